@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "listdiff",
+    products: [
+        .executable(name: "listdiff", targets: ["listdiff"]),
+        .library(name: "ListDiffKit", targets: ["ListDiffKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(
+            name: "ListDiffKit",
+            dependencies: ["CYAML"]
+        ),
+        .executableTarget(
+            name: "listdiff",
+            dependencies: [
+                "ListDiffKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "ListDiffKitTests",
+            dependencies: ["ListDiffKit"],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "listdiffTests",
+            dependencies: ["listdiff"]
+        ),
+    ]
+)

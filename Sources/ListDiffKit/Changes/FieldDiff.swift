@@ -1,0 +1,62 @@
+/// The changed fields between two versions of a record, as JSON Pointer paths.
+///
+/// Objects are compared member by member (removed and changed members in old order,
+/// then added members in new order), arrays element by element (a longer or shorter
+/// array adds or removes at the end), anything else as a whole. An object with a
+/// duplicated key is compared as a whole, since a path could not name one of the twins.
+public enum FieldDiff {
+    public static func changes(old: Value, new: Value) -> [FieldChange] {
+        var out: [FieldChange] = []
+        collect(old, new, path: "", into: &out)
+        return out
+    }
+
+    static func collect(_ a: Value, _ b: Value, path: String, into out: inout [FieldChange]) {
+        if a == b { return }
+        switch (a, b) {
+        case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
+            var newMembers: [ScalarKey: Value] = [:]
+            for m in y.members { newMembers[ScalarKey(m.key)] = m.value }
+            var oldKeys = Set<ScalarKey>()
+            for m in x.members {
+                let k = ScalarKey(m.key)
+                oldKeys.insert(k)
+                let child = path + "/" + escape(m.key)
+                if let nv = newMembers[k] {
+                    collect(m.value, nv, path: child, into: &out)
+                } else {
+                    out.append(FieldChange(path: child, old: m.value, new: nil))
+                }
+            }
+            for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
+                out.append(FieldChange(path: path + "/" + escape(m.key), old: nil, new: m.value))
+            }
+        case let (.array(x), .array(y)):
+            for i in 0..<min(x.count, y.count) {
+                collect(x[i], y[i], path: path + "/\(i)", into: &out)
+            }
+            if x.count > y.count {
+                for i in y.count..<x.count { out.append(FieldChange(path: path + "/\(i)", old: x[i], new: nil)) }
+            } else if y.count > x.count {
+                for i in x.count..<y.count { out.append(FieldChange(path: path + "/\(i)", old: nil, new: y[i])) }
+            }
+        default:
+            out.append(FieldChange(path: path, old: a, new: b))
+        }
+    }
+
+    /// RFC 6901 escaping of one reference token: `~` as `~0`, `/` as `~1`.
+    public static func escape(_ token: String) -> String {
+        guard token.contains("~") || token.contains("/") else { return token }
+        var out = ""
+        for c in token.unicodeScalars {
+            switch c {
+            case "~": out += "~0"
+            case "/": out += "~1"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
+

@@ -1,0 +1,105 @@
+/// Diffs two keyed documents: matches records by identity with a pluggable algorithm,
+/// chooses the fewest moves, and finds updates and their changed fields.
+public struct Differ: Sendable {
+    public var algorithm: any DiffAlgorithm
+
+    public init(algorithm: any DiffAlgorithm = HeckelDiff()) {
+        self.algorithm = algorithm
+    }
+
+    /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
+    ///   the size of the matched records for the content comparison.
+    public func diff(old: Document, new: Document, key: IdentityKey) -> Changeset {
+        // Identities become dense symbols, equal for equal keys.
+        var symbols: [RecordID: Int] = [:]
+        symbols.reserveCapacity(old.records.count + new.records.count)
+        func symbol(_ id: RecordID) -> Int {
+            if let s = symbols[id] { return s }
+            let s = symbols.count
+            symbols[id] = s
+            return s
+        }
+        let oldSymbols = old.records.map { symbol($0.id) }
+        let newSymbols = new.records.map { symbol($0.id) }
+        let pairing = completePairing(
+            algorithm.pairs(old: oldSymbols, new: newSymbols, symbolCount: symbols.count),
+            old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+
+        // Minimal moves: keep in place the largest set of pairs whose order agrees on both sides.
+        var pairedOld: [Int] = []
+        var pairedNew: [Int] = []
+        for (i, j) in pairing.enumerated() {
+            if let j {
+                pairedOld.append(i)
+                pairedNew.append(j)
+            }
+        }
+        var stays = [Bool](repeating: false, count: old.records.count)
+        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+
+        var newToOld = [Int](repeating: -1, count: new.records.count)
+        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
+
+        var changes: [Change] = []
+        var summary = Changeset.Summary()
+        for (i, record) in old.records.enumerated() where pairing[i] == nil {
+            changes.append(Change(.delete, key: record.key, keyedBySelf: record.value.isScalar,
+                                  old: RecordPosition(index: i), value: record.value))
+            summary.deleted += 1
+        }
+        for (j, record) in new.records.enumerated() {
+            let i = newToOld[j]
+            let selfKeyed = record.value.isScalar
+            guard i >= 0 else {
+                changes.append(Change(.insert, key: record.key, keyedBySelf: selfKeyed,
+                                      new: RecordPosition(index: j), value: record.value))
+                summary.inserted += 1
+                continue
+            }
+            let from = RecordPosition(index: i)
+            let to = RecordPosition(index: j)
+            if !stays[i] {
+                changes.append(Change(.move, key: record.key, keyedBySelf: selfKeyed, old: from, new: to))
+                summary.moved += 1
+            }
+            let before = old.records[i].value
+            if before != record.value {
+                changes.append(Change(.update, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
+                                      fields: FieldDiff.changes(old: before, new: record.value), value: record.value))
+                summary.updated += 1
+            } else if stays[i] {
+                summary.unchanged += 1
+            }
+        }
+        return Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
+                         newCount: new.records.count, changes: changes, summary: summary)
+    }
+
+    /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or
+    /// reuses an index, then pairs the equal symbols left over, in order, so that a
+    /// record present on both sides is always matched.
+    func completePairing(_ proposed: [Int?], old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
+        var pairing = [Int?](repeating: nil, count: old.count)
+        var newUsed = [Bool](repeating: false, count: new.count)
+        for (i, j) in proposed.enumerated() where i < old.count {
+            if let j, j >= 0, j < new.count, !newUsed[j], old[i] == new[j] {
+                pairing[i] = j
+                newUsed[j] = true
+            }
+        }
+        // Unpaired old indexes per symbol, as linked lists in ascending order.
+        var head = [Int](repeating: -1, count: symbolCount)
+        var tail = [Int](repeating: -1, count: symbolCount)
+        var next = [Int](repeating: -1, count: old.count)
+        for (i, s) in old.enumerated() where pairing[i] == nil {
+            if tail[s] >= 0 { next[tail[s]] = i } else { head[s] = i }
+            tail[s] = i
+        }
+        for (j, s) in new.enumerated() where !newUsed[j] && head[s] >= 0 {
+            let i = head[s]
+            head[s] = next[i]
+            pairing[i] = j
+        }
+        return pairing
+    }
+}

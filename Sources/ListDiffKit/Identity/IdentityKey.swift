@@ -1,0 +1,156 @@
+/// A path to a field inside a record: `id`, `user.id` (dotted) or `/user/id` (RFC 6901 JSON Pointer).
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    /// The path's steps: object member names, or array indexes written as decimal digits.
+    public let components: [String]
+    /// The path as the user wrote it.
+    public let spelling: String
+
+    /// Parses a path. A leading `/` makes it a JSON Pointer (`~1` is `/`, `~0` is `~`);
+    /// otherwise dots separate the steps.
+    public init(_ spelling: String) throws(ListDiffError) {
+        self.spelling = spelling
+        if spelling.hasPrefix("/") {
+            components = try FieldPath.pointerComponents(spelling)
+        } else {
+            let parts = spelling.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !spelling.isEmpty, !parts.contains(where: \.isEmpty) else {
+                throw ListDiffError("invalid key path '\(spelling)': use a field name, a dotted path such as user.id, or a JSON Pointer such as /user/id")
+            }
+            components = parts
+        }
+    }
+
+    static func pointerComponents(_ pointer: String) throws(ListDiffError) -> [String] {
+        var result: [String] = []
+        for raw in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            var step = ""
+            var it = raw.makeIterator()
+            while let c = it.next() {
+                if c == "~" {
+                    switch it.next() {
+                    case "0": step.append("~")
+                    case "1": step.append("/")
+                    default: throw ListDiffError("invalid JSON Pointer '\(pointer)': '~' must be followed by 0 or 1")
+                    }
+                } else {
+                    step.append(c)
+                }
+            }
+            result.append(step)
+        }
+        return result
+    }
+
+    public var description: String { spelling }
+
+    /// The value at this path, if there is one.
+    public func value(in root: Value) -> Value? {
+        var current = root
+        for step in components {
+            switch current {
+            case .object(let object):
+                guard let next = object[step] else { return nil }
+                current = next
+            case .array(let items):
+                guard let index = Int(step), String(index) == step, items.indices.contains(index) else { return nil }
+                current = items[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}
+
+/// How records are matched: one field path, or several for a composite key.
+public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
+    public let fields: [FieldPath]
+
+    public init(_ fields: [FieldPath]) {
+        self.fields = fields
+    }
+
+    /// Parses `--key` arguments; none means `id`.
+    public init(parsing spellings: [String]) throws(ListDiffError) {
+        var fields: [FieldPath] = []
+        for spelling in spellings.isEmpty ? ["id"] : spellings {
+            fields.append(try FieldPath(spelling))
+        }
+        self.init(fields)
+    }
+
+    public var description: String { fields.map(\.spelling).joined(separator: ", ") }
+
+    public enum Failure: Error, Equatable {
+        case missing(FieldPath)
+        case notScalar(FieldPath, typeName: String)
+        case notARecord(typeName: String)
+    }
+
+    /// The key of one list element: for an object, the values at the key's paths;
+    /// for a scalar, the scalar itself.
+    /// Returns the key as written (an array for a composite key) and its canonical identity.
+    public func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
+        switch element {
+        case .object:
+            var parts: [Value] = []
+            var encoder = RecordID.Encoder()
+            for field in fields {
+                guard let part = field.value(in: element) else { return .failure(.missing(field)) }
+                guard part.isScalar else { return .failure(.notScalar(field, typeName: part.typeName)) }
+                encoder.append(part)
+                parts.append(part)
+            }
+            return .success((parts.count == 1 ? parts[0] : .array(parts), encoder.id))
+        case .string, .number, .bool:
+            var encoder = RecordID.Encoder()
+            encoder.append(element)
+            return .success((element, encoder.id))
+        case .null, .array:
+            return .failure(.notARecord(typeName: element.typeName))
+        }
+    }
+}
+
+/// The canonical identity of a record: equal exactly when the keys are equal as values
+/// (type-aware; numbers by decimal value; strings by Unicode scalars).
+public struct RecordID: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    struct Encoder {
+        var bytes: [UInt8] = []
+
+        mutating func append(_ value: Value) {
+            switch value {
+            case .string(let s):
+                bytes.append(UInt8(ascii: "s"))
+                appendLength(s.utf8.count)
+                bytes.append(contentsOf: s.utf8)
+            case .number(let n):
+                let c = n.canonical
+                bytes.append(UInt8(ascii: "n"))
+                bytes.append(c.kind.rawValue)
+                bytes.append(c.negative ? 1 : 0)
+                appendLength(c.digits.count)
+                bytes.append(contentsOf: c.digits)
+                withUnsafeBytes(of: Int64(c.exponent).littleEndian) { bytes.append(contentsOf: $0) }
+            case .bool(let b):
+                bytes.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
+            case .null, .array, .object:
+                // Identities are scalars; `identify` never gets here.
+                bytes.append(UInt8(ascii: "?"))
+            }
+        }
+
+        mutating func appendLength(_ n: Int) {
+            var n = n
+            repeat {
+                let low = UInt8(n & 0x7F)
+                n >>= 7
+                bytes.append(n == 0 ? low : low | 0x80)
+            } while n != 0
+        }
+
+        var id: RecordID { RecordID(bytes: bytes) }
+    }
+}

@@ -1,0 +1,100 @@
+/// One element of a list, with its identity.
+public struct Record: Sendable {
+    /// The key as written in the file: the field's value, an array of values for a
+    /// composite key, or the element itself in a list of scalars.
+    public let key: Value
+    /// The canonical identity used for matching.
+    public let id: RecordID
+    /// The whole record.
+    public let value: Value
+    /// Byte offset of the record in its source.
+    public let offset: Int
+}
+
+/// A list of keyed records read from one file.
+public struct Document: Sendable {
+    public let source: SourceText
+    public let records: [Record]
+
+    public init(source: SourceText, records: [Record]) {
+        self.source = source
+        self.records = records
+    }
+
+    /// Line and column of record `index`.
+    public func location(ofRecord index: Int) -> SourceLocation {
+        source.location(ofOffset: records[index].offset)
+    }
+
+    /// The records' values, in order.
+    public var values: [Value] { records.map(\.value) }
+
+    /// Keys the top-level list of `root`.
+    ///
+    /// - Throws: when the top level is not a list, when an element has no key or a
+    ///   key that is not a scalar, and (unless `allowDuplicates`) when two elements share a key,
+    ///   naming both places.
+    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, allowDuplicates: Bool = false)
+        throws(ListDiffError) -> Document
+    {
+        func error(at offset: Int?, _ message: String) -> ListDiffError {
+            ListDiffError(file: source.name, location: offset.map(source.location(ofOffset:)), message)
+        }
+        guard case .array(let elements) = root else {
+            throw error(at: source.offset(ofValueAt: 0),
+                        "the top level is \(root.typeName.withArticle); expected a list of records")
+        }
+        var records: [Record] = []
+        records.reserveCapacity(elements.count)
+        var firstSeen: [RecordID: Int] = [:]
+        if !allowDuplicates { firstSeen.reserveCapacity(elements.count) }
+        var preorder = 1  // the list itself is value 0
+        for (index, element) in elements.enumerated() {
+            let offset = source.offset(ofValueAt: preorder) ?? 0
+            preorder += element.nodeCount
+            switch key.identify(element) {
+            case .failure(.missing(let field)):
+                throw error(at: offset, "record \(index) has no key field '\(field)'")
+            case .failure(.notScalar(let field, let typeName)):
+                throw error(at: offset, "key field '\(field)' of record \(index) is \(typeName.withArticle); a key must be a string, number or boolean")
+            case .failure(.notARecord(let typeName)):
+                throw error(at: offset, "record \(index) is \(typeName.withArticle); expected an object or a scalar")
+            case .success(let (written, id)):
+                if !allowDuplicates, let first = firstSeen.updateValue(index, forKey: id) {
+                    let earlier = source.location(ofOffset: records[first].offset)
+                    throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (records \(first) and \(index); the first is at line \(earlier.line), column \(earlier.column))")
+                }
+                records.append(Record(key: written, id: id, value: element, offset: offset))
+            }
+        }
+        return Document(source: source, records: records)
+    }
+}
+
+/// Spells a record key for people: `id=4`, `region="eu" id=4`.
+public struct KeyFormatter: Sendable {
+    public let key: IdentityKey
+
+    public init(_ key: IdentityKey) {
+        self.key = key
+    }
+
+    /// - Parameter selfKeyed: the record is a scalar keyed by itself (so no field name is shown).
+    public func format(_ written: Value, selfKeyed: Bool = false) -> String {
+        if selfKeyed { return JSONWriter.compact(written) }
+        if key.fields.count > 1, case .array(let parts) = written, parts.count == key.fields.count {
+            return zip(key.fields, parts).map { "\($0.spelling)=\(JSONWriter.compact($1))" }.joined(separator: " ")
+        }
+        if key.fields.count == 1, written.isScalar {
+            return "\(key.fields[0].spelling)=\(JSONWriter.compact(written))"
+        }
+        return JSONWriter.compact(written)
+    }
+}
+
+extension String {
+    var withArticle: String {
+        guard let first = first else { return self }
+        return ("aeiou".contains(first) ? "an " : "a ") + self
+    }
+}

@@ -1,0 +1,107 @@
+/// A number kept as the exact text it was written with.
+///
+/// Two numbers are equal when their exact decimal values are equal: `1`, `1.0`, `10e-1`
+/// and `1e0` are one number; `-0` equals `0`; nothing is ever rounded through `Double`.
+/// YAML's `.inf`, `-.inf` and `.nan` are kept too (they have no JSON spelling).
+public struct Number: Sendable, CustomStringConvertible {
+    /// The text as written (for YAML integers in octal or hexadecimal, the decimal spelling).
+    public let text: String
+
+    public init(text: String) {
+        self.text = text
+    }
+
+    public init(exactly value: Int) {
+        self.text = String(value)
+    }
+
+    public var description: String { text }
+
+    /// Whether the number is finite, so that it has a JSON spelling.
+    public var isFinite: Bool { canonical.kind == .finite }
+
+    /// The exact decimal value: sign, significant digits and exponent, so that
+    /// `value = 0.d₁d₂…dₙ × 10^exponent` with no leading or trailing zero digit.
+    struct Canonical: Hashable {
+        enum Kind: UInt8 { case finite, positiveInfinity, negativeInfinity, nan }
+        var kind: Kind
+        var negative: Bool
+        var digits: [UInt8]
+        var exponent: Int
+    }
+
+    var canonical: Canonical {
+        switch text {
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+            return Canonical(kind: .positiveInfinity, negative: false, digits: [], exponent: 0)
+        case "-.inf", "-.Inf", "-.INF":
+            return Canonical(kind: .negativeInfinity, negative: true, digits: [], exponent: 0)
+        case ".nan", ".NaN", ".NAN":
+            return Canonical(kind: .nan, negative: false, digits: [], exponent: 0)
+        default:
+            return Number.canonicalize(Array(text.utf8))
+        }
+    }
+
+    /// Reads `[+-]? digits? (. digits?)? ([eE] [+-]? digits)?`. Input is trusted to be a
+    /// number the readers accepted; anything else still yields some value, never a trap.
+    static func canonicalize(_ bytes: [UInt8]) -> Canonical {
+        var i = 0
+        var negative = false
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var digits: [UInt8] = []
+        var pointShift = 0  // digits seen before the decimal point
+        var seenPoint = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
+                if digits.isEmpty, b == UInt8(ascii: "0") {
+                    // A leading zero: it shifts the point only after the point.
+                    if seenPoint { pointShift -= 1 }
+                } else {
+                    digits.append(b)
+                    if !seenPoint { pointShift += 1 }
+                }
+            } else if b == UInt8(ascii: ".") {
+                seenPoint = true
+            } else {
+                break
+            }
+            i += 1
+        }
+        var exponent = 0
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            var expNegative = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+                expNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                // Saturate: the readers refuse exponents this large before they get here.
+                exponent = min(exponent &* 10 &+ Int(bytes[i] - UInt8(ascii: "0")), Int(Int32.max))
+                i += 1
+            }
+            if expNegative { exponent = -exponent }
+        }
+        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast() }
+        if digits.isEmpty {
+            return Canonical(kind: .finite, negative: false, digits: [], exponent: 0)
+        }
+        return Canonical(kind: .finite, negative: negative, digits: digits, exponent: exponent + pointShift)
+    }
+}
+
+extension Number: Hashable {
+    public static func == (lhs: Number, rhs: Number) -> Bool {
+        // `.nan` equals `.nan` here: a diff compares what was written, and a value must equal itself.
+        lhs.text.utf8.elementsEqual(rhs.text.utf8) || lhs.canonical == rhs.canonical
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(canonical)
+    }
+}

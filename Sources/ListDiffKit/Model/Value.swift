@@ -1,0 +1,164 @@
+/// A JSON-shaped value as it was written in a file.
+///
+/// - Objects keep their members in file order, duplicates included.
+/// - Numbers keep their exact text and compare by exact decimal value
+///   (`1`, `1.0` and `1e0` are equal; two 20-digit ids that differ in the last digit are not).
+/// - Strings, and object keys, compare by Unicode scalars, never by canonical
+///   equivalence: an NFC key and its NFD spelling are different keys.
+///
+/// Equality (`==`) is the content equality listdiff uses for updates: deep and
+/// type-aware (`true` is not `1`, `"1"` is not `1`), and object member order does not matter.
+public enum Value: Sendable {
+    case null
+    case bool(Bool)
+    case number(Number)
+    case string(String)
+    case array([Value])
+    case object(Object)
+}
+
+/// An ordered list of object members.
+public struct Object: Sendable {
+    public struct Member: Sendable {
+        public var key: String
+        public var value: Value
+        public init(key: String, value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public var members: [Member]
+
+    public init(_ members: [Member] = []) {
+        self.members = members
+    }
+
+    /// The value of the first member whose key is `key`, comparing keys scalar by scalar.
+    public subscript(key: String) -> Value? {
+        for member in members where member.key.unicodeScalars.elementsEqual(key.unicodeScalars) {
+            return member.value
+        }
+        return nil
+    }
+
+    /// Whether two members share a key (compared by Unicode scalars).
+    var hasDuplicateKeys: Bool {
+        if members.count < 2 { return false }
+        var seen = Set<ScalarKey>()
+        for member in members where !seen.insert(ScalarKey(member.key)).inserted {
+            return true
+        }
+        return false
+    }
+}
+
+/// A string wrapper whose equality and hash go by Unicode scalars (bytes of UTF-8),
+/// not by Swift's canonical equivalence.
+struct ScalarKey: Hashable {
+    let string: String
+    init(_ string: String) { self.string = string }
+    static func == (a: ScalarKey, b: ScalarKey) -> Bool {
+        a.string.utf8.elementsEqual(b.string.utf8)
+    }
+    func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension String {
+    /// Byte-exact equality: no Unicode normalisation.
+    @inlinable
+    func scalarEquals(_ other: String) -> Bool {
+        utf8.elementsEqual(other.utf8)
+    }
+
+    /// Byte order of the UTF-8 encoding, which is Unicode scalar order.
+    func scalarLess(_ other: String) -> Bool {
+        utf8.lexicographicallyPrecedes(other.utf8)
+    }
+}
+
+extension Value: Equatable {
+    public static func == (lhs: Value, rhs: Value) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.number(a), .number(b)): return a == b
+        case let (.string(a), .string(b)): return a.scalarEquals(b)
+        case let (.array(a), .array(b)): return a == b
+        case let (.object(a), .object(b)): return a.contentEquals(b)
+        default: return false
+        }
+    }
+}
+
+extension Object {
+    /// Members compared as a set of (key, value) pairs: order does not matter.
+    /// Duplicated keys are compared in the order they were written.
+    func contentEquals(_ other: Object) -> Bool {
+        if members.count != other.members.count { return false }
+        // Fast path: same order, which is by far the common case.
+        var sameOrder = true
+        for (a, b) in zip(members, other.members) where !a.key.scalarEquals(b.key) {
+            sameOrder = false
+            break
+        }
+        if sameOrder {
+            return zip(members, other.members).allSatisfy { $0.value == $1.value }
+        }
+        let a = sortedMembers()
+        let b = other.sortedMembers()
+        return zip(a, b).allSatisfy { $0.key.scalarEquals($1.key) && $0.value == $1.value }
+    }
+
+    /// Members in key byte order; a stable sort, so duplicates stay in file order.
+    func sortedMembers() -> [Member] {
+        members.enumerated().sorted { l, r in
+            if l.element.key.scalarEquals(r.element.key) { return l.offset < r.offset }
+            return l.element.key.scalarLess(r.element.key)
+        }.map(\.element)
+    }
+}
+
+extension Value {
+    /// A short name of the value's type, for messages.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    /// Whether the value is a string, number or boolean (something that can be an identity).
+    public var isScalar: Bool {
+        switch self {
+        case .bool, .number, .string: return true
+        default: return false
+        }
+    }
+
+    /// The number of nodes in the tree (this one included).
+    public var nodeCount: Int {
+        switch self {
+        case .array(let items): return items.reduce(1) { $0 + $1.nodeCount }
+        case .object(let object): return object.members.reduce(1) { $0 + $1.value.nodeCount }
+        default: return 1
+        }
+    }
+}
+
+extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Number(exactly: value)) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: Value...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}

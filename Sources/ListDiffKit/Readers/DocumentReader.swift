@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The formats listdiff reads.
+public enum InputFormat: String, Sendable, CaseIterable {
+    case json, yaml
+
+    /// The format a file name says, if it says one.
+    public static func fromExtension(of path: String) -> InputFormat? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        switch path[path.index(after: dot)...].lowercased() {
+        case "json": return .json
+        case "yaml", "yml": return .yaml
+        default: return nil
+        }
+    }
+
+    /// Guesses from the content: a first significant byte of `[`, `{` or `"` means JSON
+    /// (a YAML flow document that starts so is read strictly as JSON), anything else YAML.
+    public static func sniff(_ bytes: [UInt8]) -> InputFormat {
+        var i = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+        guard i < bytes.count else { return .yaml }
+        return [UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\"")].contains(bytes[i]) ? .json : .yaml
+    }
+}
+
+/// Reads a whole input into memory: a regular file, `-` for standard input, or any
+/// stream (pipes, FIFOs, `<(process substitution)`), with plain `read(2)` calls.
+public enum InputFile {
+    public static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
+        let fd: Int32
+        if path == "-" {
+            fd = STDIN_FILENO
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ListDiffError(file: path, "cannot open: \(errnoText())") }
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw ListDiffError(file: path, "is a directory")
+        }
+        var capacity = 1 << 16
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
+            capacity = Int(info.st_size) + 1
+        }
+        var bytes = [UInt8](repeating: 0, count: capacity)
+        var count = 0
+        while true {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ListDiffError(file: path, "cannot read: \(errnoText())")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
+    static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+/// Reads one input into a keyed document.
+public struct DocumentReader: Sendable {
+    /// A format forced by the user; nil means by extension, then by content.
+    public var format: InputFormat?
+    public var key: IdentityKey
+    public var json = JSONReader()
+    public var yaml = YAMLReader()
+
+    public init(format: InputFormat? = nil, key: IdentityKey) {
+        self.format = format
+        self.key = key
+    }
+
+    /// The format used for `path` with these `bytes`.
+    public func format(for path: String, bytes: [UInt8]) -> InputFormat {
+        format ?? InputFormat.fromExtension(of: path) ?? InputFormat.sniff(bytes)
+    }
+
+    /// Reads and parses `path` (`-` is standard input), then keys its records.
+    public func read(_ path: String) throws(ListDiffError) -> Document {
+        let bytes = try InputFile.read(path)
+        return try parse(bytes, name: path)
+    }
+
+    public func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
+        let (root, source): (Value, SourceText)
+        switch format(for: name, bytes: bytes) {
+        case .json: (root, source) = try json.read(bytes, name: name)
+        case .yaml: (root, source) = try yaml.read(bytes, name: name)
+        }
+        return try Document.keyed(root, source: source, key: key)
+    }
+}

@@ -1,0 +1,374 @@
+/// A strict RFC 8259 JSON reader over raw bytes.
+///
+/// It keeps what a diff needs and Foundation's `JSONSerialization` drops: object member
+/// order (duplicates included), each value's source offset, and each number's exact text.
+/// It refuses, with the byte offset of the problem: anything RFC 8259 does not allow,
+/// invalid UTF-8, escapes that decode to a lone UTF-16 surrogate (a Swift `String` cannot
+/// hold one, and silently replacing it would make two different strings equal), exponents
+/// beyond ±999,999,999, and nesting deeper than `maxDepth`. A UTF-8 byte order mark at the
+/// start is skipped, as RFC 8259 §8.1 permits.
+///
+/// - Complexity: O(n) in the size of the input; recursion depth at most `maxDepth`.
+public struct JSONReader: Sendable {
+    /// The deepest nesting of arrays and objects accepted.
+    public var maxDepth: Int
+
+    public init(maxDepth: Int = 1000) {
+        self.maxDepth = maxDepth
+    }
+
+    /// Reads exactly one JSON text.
+    public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+        let (values, offsets) = try parse(bytes, name: name, many: false)
+        return (values[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
+    }
+
+    /// Reads a value from bytes; convenience for tests and small inputs.
+    public func value(_ bytes: [UInt8]) throws(ListDiffError) -> Value {
+        try parse(bytes, name: "<input>", many: false).values[0]
+    }
+
+    /// Reads zero or more JSON texts separated by white space (as in a JSON sequence file).
+    public func values(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
+        try parse(bytes, name: "<input>", many: true).values
+    }
+
+    private func parse(_ bytes: [UInt8], name: String, many: Bool) throws(ListDiffError) -> (values: [Value], offsets: [Int]) {
+        let result: Result<([Value], [Int]), JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
+            do throws(JSONParseFailure) {
+                let values = try parser.parseTexts(many: many)
+                return .success((values, parser.offsets))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let parsed):
+            return parsed
+        case .failure(let failure):
+            let location = bytes.withUnsafeBufferPointer { SourceLocation.of(offset: failure.offset, in: $0) }
+            throw ListDiffError(file: name, location: location, failure.message)
+        }
+    }
+}
+
+struct JSONParseFailure: Error {
+    var offset: Int
+    var message: String
+}
+
+private let quote = UInt8(ascii: "\"")
+private let backslash = UInt8(ascii: "\\")
+
+struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
+    var depth = 0
+    /// Start offset of every value, in pre-order.
+    var offsets: [Int] = []
+    /// Scratch space for strings with escapes.
+    var scratch: [UInt8] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    mutating func parseTexts(many: Bool) throws(JSONParseFailure) -> [Value] {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        var values: [Value] = []
+        skipWhitespace()
+        if many {
+            while index < bytes.count {
+                values.append(try parseValue())
+                skipWhitespace()
+            }
+            return values
+        }
+        if index >= bytes.count { throw fail("expected a JSON value, found the end of the input") }
+        values.append(try parseValue())
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+        return values
+    }
+
+    func fail(_ message: String, at offset: Int? = nil) -> JSONParseFailure {
+        JSONParseFailure(offset: offset ?? index, message: message)
+    }
+
+    func describe(_ i: Int) -> String {
+        guard i < bytes.count else { return "end of input" }
+        let b = bytes[i]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return "byte 0x" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseFailure) -> Value {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        offsets.append(index)
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case quote: return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("expected a JSON value, found \(describe(index))")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseFailure) {
+        let start = index
+        let count = word.utf8CodeUnitCount
+        let w = word.utf8Start
+        for k in 0..<count {
+            guard index < bytes.count, bytes[index] == w[k] else {
+                throw fail("invalid literal; expected '\(word)'", at: start)
+            }
+            index += 1
+        }
+    }
+
+    mutating func enter() throws(JSONParseFailure) {
+        depth += 1
+        if depth > maxDepth { throw fail("nesting is deeper than the limit of \(maxDepth)") }
+    }
+
+    mutating func parseArray() throws(JSONParseFailure) -> Value {
+        try enter()
+        index += 1
+        var items: [Value] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated array; expected ',' or ']'") }
+            let b = bytes[index]
+            index += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "]") { break }
+            throw fail("expected ',' or ']' in array, found \(describe(index - 1))", at: index - 1)
+        }
+        depth -= 1
+        return .array(items)
+    }
+
+    mutating func parseObject() throws(JSONParseFailure) -> Value {
+        try enter()
+        index += 1
+        var members: [Object.Member] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(Object(members))
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == quote else {
+                throw fail("expected a string key in object, found \(describe(index))")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail("expected ':' after object key, found \(describe(index))")
+            }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            members.append(Object.Member(key: key, value: value))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated object; expected ',' or '}'") }
+            let b = bytes[index]
+            index += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "}") { break }
+            throw fail("expected ',' or '}' in object, found \(describe(index - 1))", at: index - 1)
+        }
+        depth -= 1
+        return .object(Object(members))
+    }
+
+    mutating func parseNumber() throws(JSONParseFailure) -> Number {
+        let start = index
+        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw fail("invalid number: leading zero", at: index - 1) }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit in the exponent") }
+            var significant = 0
+            let expStart = index
+            while index < bytes.count, isDigit(bytes[index]) {
+                if significant > 0 || bytes[index] != UInt8(ascii: "0") { significant += 1 }
+                index += 1
+            }
+            if significant > 9 { throw fail("number exponent is out of range (more than 9 digits)", at: expStart) }
+        }
+        return Number(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+    }
+
+    /// Parses a string starting at the opening quote; validates UTF-8 and escapes.
+    mutating func parseString() throws(JSONParseFailure) -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == quote {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return String(decoding: slice, as: UTF8.self)
+            }
+            if b == backslash { break }
+            if b < 0x20 { throw fail("unescaped control character in string") }
+            if b >= 0x80 {
+                index = try validateUTF8Scalar(at: index)
+            } else {
+                index += 1
+            }
+        }
+        guard index < bytes.count else { throw fail("unterminated string", at: start - 1) }
+        // Slow path: copy what we have and decode escapes.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == quote {
+                index += 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            if b < 0x20 { throw fail("unescaped control character in string") }
+            if b == backslash {
+                try parseEscape()
+            } else if b >= 0x80 {
+                let end = try validateUTF8Scalar(at: index)
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
+            } else {
+                scratch.append(b)
+                index += 1
+            }
+        }
+        throw fail("unterminated string", at: start - 1)
+    }
+
+    mutating func parseEscape() throws(JSONParseFailure) {
+        let escapeStart = index
+        index += 1
+        guard index < bytes.count else { throw fail("unterminated escape in string", at: escapeStart) }
+        let c = bytes[index]
+        index += 1
+        switch c {
+        case quote: scratch.append(quote)
+        case backslash: scratch.append(backslash)
+        case UInt8(ascii: "/"): scratch.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4(escapeStart)
+            if scalar >= 0xD800 && scalar < 0xDC00 {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard index + 1 < bytes.count, bytes[index] == backslash, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw fail("lone UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in string", at: escapeStart)
+                }
+                index += 2
+                let low = try hex4(escapeStart)
+                guard low >= 0xDC00 && low < 0xE000 else {
+                    throw fail("lone UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in string", at: escapeStart)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                throw fail("lone UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in string", at: escapeStart)
+            }
+            // Every value here is a valid scalar: surrogates were handled above.
+            let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+            scratch.append(contentsOf: UTF8.encode(s)!)
+        default:
+            throw fail("invalid escape '\\\(Character(Unicode.Scalar(c)))' in string", at: escapeStart)
+        }
+    }
+
+    mutating func hex4(_ escapeStart: Int) throws(JSONParseFailure) -> UInt32 {
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw fail("incomplete \\u escape in string", at: escapeStart) }
+            let b = bytes[index]
+            let d: UInt8
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = b - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape in string; expected four hex digits", at: escapeStart)
+            }
+            v = v << 4 | UInt32(d)
+            index += 1
+        }
+        return v
+    }
+
+    /// Validates one multi-byte UTF-8 sequence starting at `i`; returns the index after it.
+    func validateUTF8Scalar(at i: Int) throws(JSONParseFailure) -> Int {
+        let b0 = bytes[i]
+        let length: Int
+        var lowerBound: UInt8 = 0x80
+        var upperBound: UInt8 = 0xBF
+        switch b0 {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upperBound = 0x9F  // no surrogates
+        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upperBound = 0x8F
+        default: throw fail("invalid UTF-8 byte 0x\(String(b0, radix: 16, uppercase: true))", at: i)
+        }
+        guard i + length <= bytes.count else { throw fail("truncated UTF-8 sequence", at: i) }
+        let b1 = bytes[i + 1]
+        guard b1 >= lowerBound && b1 <= upperBound else { throw fail("invalid UTF-8 sequence", at: i) }
+        for k in 2..<max(2, length) where bytes[i + k] & 0xC0 != 0x80 {
+            throw fail("invalid UTF-8 sequence", at: i)
+        }
+        return i + length
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,36 @@
+/// Writes a changeset somewhere. Renderers never decide about terminals: colour comes in as a `TextStyle`.
+public protocol ChangesetRenderer {
+    func render(_ changeset: Changeset, to out: inout some TextOutputStream)
+}
+
+/// What a renderer needs to know about the inputs beyond the changeset itself.
+public struct RenderContext: Sendable {
+    /// Display names of the inputs (`-` for standard input).
+    public var oldName: String
+    public var newName: String
+
+    public init(oldName: String, newName: String) {
+        self.oldName = oldName
+        self.newName = newName
+    }
+}
+
+/// Colours for human output: ANSI escapes, or nothing.
+public struct TextStyle: Sendable {
+    public enum Color: String, Sendable {
+        case red = "31", green = "32", yellow = "33", cyan = "36", bold = "1", dim = "2"
+    }
+
+    public let colored: Bool
+
+    public static let plain = TextStyle(colored: false)
+    public static let ansi = TextStyle(colored: true)
+
+    public init(colored: Bool) {
+        self.colored = colored
+    }
+
+    public func paint(_ text: String, _ color: Color) -> String {
+        colored ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+}

@@ -1,0 +1,168 @@
+import ArgumentParser
+import ListDiffKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case patch, json
+}
+
+enum ColorMode: String, ExpressibleByArgument, CaseIterable {
+    case auto, always, never
+}
+
+enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
+    case auto, json, yaml
+
+    var format: InputFormat? {
+        switch self {
+        case .auto: return nil
+        case .json: return .json
+        case .yaml: return .yaml
+        }
+    }
+}
+
+enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
+    case heckel
+
+    var algorithm: any DiffAlgorithm {
+        switch self {
+        case .heckel: return HeckelDiff()
+        }
+    }
+}
+
+struct ListDiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listdiff",
+        abstract: "Diff two files of records, matching records by key.",
+        discussion: """
+            OLD and NEW hold a list of records (JSON or YAML). Records are matched by their \
+            key (--key, default 'id'); a list of scalars is keyed by the scalars themselves. \
+            listdiff reports inserted, deleted, moved and updated records, with the fields \
+            that changed. Moves are minimal: only records off a longest run of records that \
+            kept their order are reported moved.
+
+            Positions follow UIKit batch-update rules: deletes and updates name old \
+            positions, inserts name new positions, moves go from old to new.
+
+            Exit status: 0 if the inputs hold the same records, 1 if they differ, 2 on \
+            trouble (bad usage, unreadable or malformed input, missing or duplicate keys).
+            """,
+        version: "0.1.0"
+    )
+
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
+    var old: String
+
+    @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"))
+    var new: String
+
+    @Option(name: .customLong("key"), help: ArgumentHelp(
+        "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key. Default: id.",
+        valueName: "path"))
+    var keys: [String] = []
+
+    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people) or json (the versioned changeset).")
+    var format: OutputFormat = .patch
+
+    @Option(help: "Diff algorithm.")
+    var algorithm: AlgorithmChoice = .heckel
+
+    @Option(help: ArgumentHelp("Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
+    var color: ColorMode = .auto
+
+    @Option(name: .customLong("input-format"), help: "Input format: auto (by extension, then by content), json or yaml.")
+    var inputFormat: InputFormatOption = .auto
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp(
+        "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+        if old == "-" && new == "-" {
+            throw ValidationError("only one of OLD and NEW can be standard input ('-')")
+        }
+        for key in keys {
+            do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
+        }
+    }
+
+    /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
+    func execute() throws(ListDiffError) -> ExitStatus {
+        let key = try IdentityKey(parsing: keys)
+        let reader = DocumentReader(format: inputFormat.format, key: key)
+        let oldDocument = try reader.read(old)
+        let newDocument = try reader.read(new)
+        let changeset = Differ(algorithm: algorithm.algorithm).diff(old: oldDocument, new: newDocument, key: key)
+
+        let context = RenderContext(oldName: old, newName: new)
+        let renderer: any ChangesetRenderer
+        switch format {
+        case .json: renderer = JSONChangesetRenderer(context: context)
+        case .patch: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
+        }
+        if let output {
+            let file = try AtomicFile(path: output)
+            var stream = FileStream(fd: file.fd)
+            renderer.render(changeset, to: &stream)
+            stream.flush()
+            try file.commit(stream)
+        } else {
+            var stream = FileStream(fd: STDOUT_FILENO)
+            renderer.render(changeset, to: &stream)
+            stream.flush()
+        }
+        return changeset.isEmpty ? .same : .different
+    }
+
+    var useColor: Bool {
+        switch color {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if output != nil || !Terminal.isTerminal(STDOUT_FILENO) { return false }
+            if let noColor = Terminal.environment("NO_COLOR"), !noColor.isEmpty { return false }
+            return Terminal.environment("TERM") != "dumb"
+        }
+    }
+}
+
+@main
+enum Main {
+    static func main() {
+        let command: ListDiffCommand
+        do {
+            command = try ListDiffCommand.parse()
+        } catch {
+            // --help and --version succeed; every usage error is trouble (2), as in diff(1).
+            let code = ListDiffCommand.exitCode(for: error)
+            if code == .success {
+                print(ListDiffCommand.fullMessage(for: error))
+                exit(ExitStatus.same.rawValue)
+            }
+            var stderr = FileStream(fd: STDERR_FILENO)
+            stderr.write("listdiff: " + ListDiffCommand.fullMessage(for: error).replacingFirst("Error: ", with: "error: ") + "\n")
+            stderr.flush()
+            exit(ExitStatus.trouble.rawValue)
+        }
+        do {
+            exit(try command.execute().rawValue)
+        } catch {
+            var stderr = FileStream(fd: STDERR_FILENO)
+            stderr.write("listdiff: \(error)\n")
+            stderr.flush()
+            exit(ExitStatus.trouble.rawValue)
+        }
+    }
+}
+
+extension String {
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        hasPrefix(target) ? replacement + dropFirst(target.count) : self
+    }
+}

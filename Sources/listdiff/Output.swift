@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ListDiffKit
+
+/// A buffered `TextOutputStream` over a file descriptor.
+struct FileStream: TextOutputStream {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var failed: Int32? = nil
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    mutating func write(_ string: String) {
+        var s = string
+        s.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        var offset = 0
+        while offset < buffer.count, failed == nil {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failed = errno
+            } else {
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes the output file next to its target and renames it into place, so that a
+/// failed run never leaves a partial file, and a symbolic link at the target is replaced, not followed.
+struct AtomicFile {
+    let path: String
+    let temporary: String
+    let fd: Int32
+
+    init(path: String) throws(ListDiffError) {
+        self.path = path
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var template = Array(((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw ListDiffError(file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
+        }
+        self.fd = fd
+        self.temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        fchmod(fd, 0o644)
+    }
+
+    func commit(_ stream: FileStream) throws(ListDiffError) {
+        if let failed = stream.failed {
+            discard()
+            throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(failed)))")
+        }
+        guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw ListDiffError(file: path, "cannot write: \(reason)")
+        }
+    }
+
+    func discard() {
+        close(fd)
+        unlink(temporary)
+    }
+}
+
+enum Terminal {
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
