@@ -183,9 +183,11 @@ private struct YAMLTreeBuilder {
     static let tagPrefix = "tag:yaml.org,2002:"
 
     static func resolve(_ text: String, tag: String?, plain: Bool, at here: SourceLocation) throws(ListDiffError) -> Value {
-        guard let tag, tag != "!" else {
+        guard let tag else {
             return plain ? coreSchema(text) : .string(text)
         }
+        // The non-specific tag `!` makes a scalar a string (YAML 1.2 §6.9.1).
+        if tag == "!" { return .string(text) }
         func bad(_ kind: String) -> ListDiffError {
             ListDiffError(location: here, "'\(text)' is not a valid \(kind)")
         }

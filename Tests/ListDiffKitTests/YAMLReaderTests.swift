@@ -1,0 +1,97 @@
+import Testing
+@testable import ListDiffKit
+
+@Suite struct YAMLReaderTests {
+    func load(_ text: String) throws(ListDiffError) -> Value {
+        try YAMLReader().read(Array(text.utf8), name: "t.yaml").0
+    }
+
+    @Test func coreSchemaScalars() throws {
+        let value = try load("""
+            - yes
+            - no
+            - on
+            - true
+            - False
+            - ~
+            -
+            - 0o14
+            - 0x1F
+            - 0xFFFFFFFFFFFFFFFFFFFF
+            - +12
+            - 007
+            - .5
+            - 1.
+            - -.inf
+            - .nan
+            - '12'
+            - !!str 13
+            - ! 14
+            - 2001-12-14
+            """)
+        let expected = try json("""
+            ["yes","no","on",true,false,null,null,12,31,1208925819614629174706175,12,7,0.5,1.0,"-.inf",".nan","12","13","14","2001-12-14"]
+            """)
+        guard case .array(var items) = value, case .array(var want) = expected else { Issue.record("not lists"); return }
+        // JSON has no infinity or NaN: compare those apart.
+        #expect(items[14] == .number(Number(text: "-.inf")))
+        #expect(items[15] == .number(Number(text: ".NaN")))
+        items.removeSubrange(14...15)
+        want.removeSubrange(14...15)
+        #expect(Value.array(items) == Value.array(want))
+    }
+
+    @Test func duplicateKeysAreRefusedWithBothPlaces() {
+        #expect {
+            _ = try load("a: 1\nb: 2\na: 3\n")
+        } throws: { error in
+            "\(error)" == "t.yaml:3:1: error: duplicate mapping key 'a' (first at line 1, column 1)"
+        }
+    }
+
+    @Test func aliasesExpandWithinABudget() throws {
+        #expect(try load("a: &x [1, 2]\nb: *x\n") == json(#"{"a":[1,2],"b":[1,2]}"#))
+        var bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        for (k, name) in "bcdefghi".enumerated() {
+            let prev = Array("abcdefghi")[k]
+            bomb += "\(name): &\(name) [" + Array(repeating: "*\(prev)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        #expect(throws: ListDiffError.self) { _ = try load(bomb) }
+        #expect(throws: ListDiffError.self) { _ = try load("a: *nope\n") }
+    }
+
+    @Test func nestingLimitIsEnforcedWhileParsing() throws {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect {
+            _ = try load(deep)
+        } throws: { error in
+            "\(error)".contains("nesting is deeper than the limit of 1000")
+        }
+        let ok = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        _ = try load(ok)
+    }
+
+    @Test func syntaxErrorsArePositioned() {
+        #expect {
+            _ = try load("- a\n- b: [1, 2\n")
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("t.yaml:3:1: error: ") && !text.contains("\n")
+        }
+    }
+
+    @Test func oneDocumentIsRequired() {
+        #expect(throws: ListDiffError.self) { _ = try load("") }
+        #expect(throws: ListDiffError.self) { _ = try load("--- [1]\n--- [2]\n") }
+    }
+
+    @Test func recordPositionsComeFromTheSource() throws {
+        let text = "# people\n- id: 1\n  name: Ann\n- id: 2\n  name: Bob\n- id: 1\n"
+        let (root, source) = try YAMLReader().read(Array(text.utf8), name: "p.yaml")
+        #expect {
+            _ = try Document.keyed(root, source: source, key: IdentityKey(parsing: []))
+        } throws: { error in
+            "\(error)" == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3)"
+        }
+    }
+}
