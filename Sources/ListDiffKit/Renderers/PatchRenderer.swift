@@ -32,11 +32,9 @@ public struct PatchRenderer: ChangesetRenderer {
             let key = keys.format(change.key, selfKeyed: change.keyedBySelf)
             switch change.operation {
             case .delete:
-                line = style.paint("- \(key) #\(change.old.map(Self.position) ?? "?") ", .red)
-                    + style.paint(JSONWriter.compact(change.value ?? .null), .red) + "\n"
+                line = style.paint("- \(key) #\(change.old.map(Self.position) ?? "?") \(JSONWriter.compact(change.value ?? .null))", .red) + "\n"
             case .insert:
-                line = style.paint("+ \(key) #\(change.new.map(Self.position) ?? "?") ", .green)
-                    + style.paint(JSONWriter.compact(change.value ?? .null), .green) + "\n"
+                line = style.paint("+ \(key) #\(change.new.map(Self.position) ?? "?") \(JSONWriter.compact(change.value ?? .null))", .green) + "\n"
             case .move:
                 line = style.paint("> \(key) #\(change.old.map(Self.position) ?? "?") → #\(change.new.map(Self.position) ?? "?")", .cyan) + "\n"
             case .update:

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+
+/// Runs the built `listdiff` binary and checks stdout, stderr and the exit status.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum Binary {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary sits beside the test bundle in the build folder.
+    static let url: URL = {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("listdiff").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("listdiff")
+    }()
+
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                    in directory: URL = repository) throws -> Run {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NO_COLOR")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        // Output goes to files, so that neither stream can fill a pipe and block the child.
+        let dir = try temporaryDirectory()
+        let outURL = dir.appendingPathComponent("stdout"), errURL = dir.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
+        try? FileManager.default.removeItem(at: dir)
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("listdiff-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite struct CommandTests {
+    static let golden = Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden")
+
+    func golden(_ name: String) throws -> String {
+        try String(contentsOf: Self.golden.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test func peopleExampleIsAPatchAndExitsOne() throws {
+        let run = try Binary.run(["people-old.json", "people-new.json"], in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        #expect(run.stdout == (try golden("people.patch")))
+    }
+
+    @Test func jsonFormatIsTheVersionedChangeset() throws {
+        let run = try Binary.run(["--format", "json", "people-old.json", "people-new.json"],
+                                 in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(run.status == 1)
+        #expect(run.stdout == (try golden("people.json")))
+    }
+
+    @Test func numbersExample() throws {
+        let run = try Binary.run(["--key", "number", "numbers-old.yaml", "numbers-new.yaml"],
+                                 in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(run.status == 1)
+        #expect(run.stdout == (try golden("numbers.patch")))
+    }
+
+    @Test func sameInputsExitZeroAndSayNothing() throws {
+        let run = try Binary.run(["Examples/people-old.json", "Examples/people-old.json"])
+        #expect(run.status == 0)
+        #expect(run.stdout == "" && run.stderr == "")
+    }
+
+    @Test func colourIsAskedForOrNot() throws {
+        let always = try Binary.run(["--color", "always", "Examples/people-old.json", "Examples/people-new.json"])
+        #expect(always.stdout.contains("\u{1B}[31m- id=4"))
+        let auto = try Binary.run(["Examples/people-old.json", "Examples/people-new.json"], environment: ["NO_COLOR": "1"])
+        #expect(!auto.stdout.contains("\u{1B}["))
+    }
+
+    @Test func malformedInputIsOneLineWithAPlaceAndNoOutput() throws {
+        let dir = try temporaryDirectory()
+        try "[\n  {\"id\": 1,}\n]\n".write(to: dir.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        try "- id: 1\n- id: [\n".write(to: dir.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        try "[{\"id\": 1}, {\"id\": 1}]".write(to: dir.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
+        try "[]".write(to: dir.appendingPathComponent("empty.json"), atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["bad.json", "empty.json"], "listdiff: bad.json:2:12: error: expected a string key in object, found '}'\n"),
+            (["empty.json", "dup.json"], "listdiff: dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2)\n"),
+            (["empty.json", "missing.json"], "listdiff: missing.json: error: cannot open: No such file or directory\n"),
+            (["empty.json", "."], "listdiff: .: error: is a directory\n"),
+        ]
+        for (arguments, stderr) in cases {
+            let run = try Binary.run(arguments, in: dir)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stdout == "")
+            #expect(run.stderr == stderr)
+        }
+        let yaml = try Binary.run(["bad.yaml", "empty.json"], in: dir)
+        #expect(yaml.status == 2)
+        #expect(yaml.stderr.hasPrefix("listdiff: bad.yaml:3:1: error: "))
+        #expect(yaml.stderr.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test func usageErrorsAreTroubleToo() throws {
+        for arguments in [["--nope", "a", "b"], ["only-one"], ["--format", "xml", "a", "b"], ["-", "-"], ["--key", "a..b", "x", "y"]] {
+            let run = try Binary.run(arguments)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stdout == "")
+            #expect(run.stderr.hasPrefix("listdiff: error: "), "\(arguments): \(run.stderr)")
+        }
+        let help = try Binary.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: listdiff"))
+    }
+
+    @Test func standardInputFIFOsAndSniffing() throws {
+        let dir = try temporaryDirectory()
+        let oldText = try String(contentsOf: Binary.repository.appendingPathComponent("Examples/people-old.json"), encoding: .utf8)
+        let viaStdin = try Binary.run(["-", "Examples/people-new.json"], stdin: oldText)
+        #expect(viaStdin.status == 1)
+        #expect(viaStdin.stdout.hasPrefix("--- -\n+++ Examples/people-new.json\n"))
+        // A FIFO, as process substitution gives.
+        let fifo = dir.appendingPathComponent("old.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo.path) {
+                handle.write(Data(oldText.utf8))
+                try? handle.close()
+            }
+        }
+        writer.start()
+        let viaFIFO = try Binary.run([fifo.path, "Examples/people-new.json"])
+        #expect(viaFIFO.status == 1)
+        #expect(viaFIFO.stdout.contains("1 inserted, 1 deleted, 1 moved, 2 updated, 3 unchanged"))
+        // No extension: YAML found by sniffing; --input-format forces a reading.
+        try "- 1\n- 2\n".write(to: dir.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+        try "[2, 3]".write(to: dir.appendingPathComponent("b.txt"), atomically: true, encoding: .utf8)
+        let sniffed = try Binary.run(["a.txt", "b.txt"], in: dir)
+        #expect(sniffed.stdout == "--- a.txt\n+++ b.txt\n- 1 #0 1\n+ 3 #1 3\n1 inserted, 1 deleted, 0 moved, 0 updated, 1 unchanged\n")
+        let forced = try Binary.run(["--input-format", "json", "a.txt", "b.txt"], in: dir)
+        #expect(forced.status == 2)
+        #expect(forced.stderr == "listdiff: a.txt:1:2: error: invalid number: expected a digit\n")
+    }
+
+    @Test func outputFileIsAtomic() throws {
+        let dir = try temporaryDirectory()
+        let examples = Binary.repository.appendingPathComponent("Examples")
+        let out = dir.appendingPathComponent("changes.json")
+        let ok = try Binary.run(["-f", "json", "-o", out.path, examples.appendingPathComponent("people-old.json").path,
+                                 examples.appendingPathComponent("people-new.json").path])
+        #expect(ok.status == 1 && ok.stdout == "")
+        #expect(FileManager.default.fileExists(atPath: out.path))
+        // A failed run leaves no file and no temporary behind.
+        let failed = dir.appendingPathComponent("failed.json")
+        let bad = try Binary.run(["-o", failed.path, "nope.json", "Examples/people-new.json"])
+        #expect(bad.status == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["changes.json"])
+        // A symbolic link at the target is replaced, not written through.
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "keep".write(to: victim, atomically: true, encoding: .utf8)
+        let link = dir.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+        _ = try Binary.run(["-o", link.path, "Examples/people-old.json", "Examples/people-new.json"])
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "keep")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == nil)
+    }
+}
