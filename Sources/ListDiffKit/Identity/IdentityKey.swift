@@ -117,6 +117,12 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
 public struct RecordID: Hashable, Sendable {
     let bytes: [UInt8]
 
+    public static func == (a: RecordID, b: RecordID) -> Bool { a.bytes == b.bytes }
+
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     struct Encoder {
         var bytes: [UInt8] = []
 

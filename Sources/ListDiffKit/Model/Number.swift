@@ -98,7 +98,7 @@ public struct Number: Sendable, CustomStringConvertible {
 extension Number: Hashable {
     public static func == (lhs: Number, rhs: Number) -> Bool {
         // `.nan` equals `.nan` here: a diff compares what was written, and a value must equal itself.
-        lhs.text.utf8.elementsEqual(rhs.text.utf8) || lhs.canonical == rhs.canonical
+        lhs.text.scalarEquals(rhs.text) || lhs.canonical == rhs.canonical
     }
 
     public func hash(into hasher: inout Hasher) {

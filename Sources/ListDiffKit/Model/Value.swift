@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JSON-shaped value as it was written in a file.
 ///
 /// - Objects keep their members in file order, duplicates included.
@@ -59,7 +65,7 @@ struct ScalarKey: Hashable {
     let string: String
     init(_ string: String) { self.string = string }
     static func == (a: ScalarKey, b: ScalarKey) -> Bool {
-        a.string.utf8.elementsEqual(b.string.utf8)
+        a.string.scalarEquals(b.string)
     }
     func hash(into hasher: inout Hasher) {
         var s = string
@@ -69,9 +75,14 @@ struct ScalarKey: Hashable {
 
 extension String {
     /// Byte-exact equality: no Unicode normalisation.
-    @inlinable
     func scalarEquals(_ other: String) -> Bool {
-        utf8.elementsEqual(other.utf8)
+        guard utf8.count == other.utf8.count else { return false }
+        var a = self
+        var b = other
+        // Native strings are contiguous UTF-8: this borrows their storage, no copy.
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0 }
+        }
     }
 
     /// Byte order of the UTF-8 encoding, which is Unicode scalar order.

@@ -30,11 +30,13 @@ public struct PatchRenderer: ChangesetRenderer {
         for change in changeset.changes {
             line.removeAll(keepingCapacity: true)
             let key = keys.format(change.key, selfKeyed: change.keyedBySelf)
+            // A scalar keyed by itself is all said by its key.
+            let body = change.keyedBySelf ? "" : " " + JSONWriter.compact(change.value ?? .null)
             switch change.operation {
             case .delete:
-                line = style.paint("- \(key) #\(change.old.map(Self.position) ?? "?") \(JSONWriter.compact(change.value ?? .null))", .red) + "\n"
+                line = style.paint("- \(key) #\(change.old.map(Self.position) ?? "?")\(body)", .red) + "\n"
             case .insert:
-                line = style.paint("+ \(key) #\(change.new.map(Self.position) ?? "?") \(JSONWriter.compact(change.value ?? .null))", .green) + "\n"
+                line = style.paint("+ \(key) #\(change.new.map(Self.position) ?? "?")\(body)", .green) + "\n"
             case .move:
                 line = style.paint("> \(key) #\(change.old.map(Self.position) ?? "?") → #\(change.new.map(Self.position) ?? "?")", .cyan) + "\n"
             case .update:

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Generates an old and a new list of records for the benchmarks, deterministically.
+
+Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
+1% updated and 1% moved. Usage: generate.py COUNT OUT_DIR
+"""
+import json
+import os
+import random
+import sys
+
+FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Margaret", "Frances", "Ken", "Dennis"]
+LAST = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Hamilton", "Allen", "Thompson", "Ritchie"]
+
+
+def record(rng, i):
+    first, last = rng.choice(FIRST), rng.choice(LAST)
+    return {
+        "id": i,
+        "name": f"{first} {last}",
+        "email": f"{first.lower()}.{last.lower()}{i}@example.com",
+        "age": rng.randint(18, 90),
+        "active": rng.random() < 0.8,
+        "score": round(rng.uniform(0, 1000), 2),
+        "team": rng.choice(["engines", "codes", "compilers", "paths", "types", "books"]),
+    }
+
+
+def write(path, records):
+    with open(path, "w") as f:
+        f.write("[\n")
+        for k, r in enumerate(records):
+            f.write(json.dumps(r, separators=(",", ":")))
+            f.write(",\n" if k + 1 < len(records) else "\n")
+        f.write("]\n")
+
+
+def main():
+    count, out = int(sys.argv[1]), sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(count)
+    old = [record(rng, i) for i in range(count)]
+    new = list(old)
+    k = max(1, count // 100)
+    for _ in range(k):  # deletes
+        new.pop(rng.randrange(len(new)))
+    for n in range(k):  # inserts
+        new.insert(rng.randrange(len(new) + 1), record(rng, count + n))
+    for _ in range(k):  # updates
+        j = rng.randrange(len(new))
+        new[j] = dict(new[j], score=round(rng.uniform(0, 1000), 2), team="moved-on")
+    for _ in range(k):  # moves
+        r = new.pop(rng.randrange(len(new)))
+        new.insert(rng.randrange(len(new) + 1), r)
+    write(os.path.join(out, f"old-{count}.json"), old)
+    write(os.path.join(out, f"new-{count}.json"), new)
+
+
+if __name__ == "__main__":
+    main()
