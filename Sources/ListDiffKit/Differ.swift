@@ -9,7 +9,7 @@ public struct Differ: Sendable {
 
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
     ///   the size of the matched records for the content comparison.
-    public func diff(old: Document, new: Document, key: IdentityKey) -> Changeset {
+    public func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
         // Identities become dense symbols, equal for equal keys.
         var symbols: [RecordID: Int] = [:]
         symbols.reserveCapacity(old.records.count + new.records.count)
@@ -22,7 +22,7 @@ public struct Differ: Sendable {
         let oldSymbols = old.records.map { symbol($0.id) }
         let newSymbols = new.records.map { symbol($0.id) }
         let pairing = completePairing(
-            algorithm.pairs(old: oldSymbols, new: newSymbols, symbolCount: symbols.count),
+            try algorithm.pairs(old: oldSymbols, new: newSymbols, symbolCount: symbols.count),
             old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
 
         // Minimal moves: keep in place the largest set of pairs whose order agrees on both sides.
@@ -42,9 +42,11 @@ public struct Differ: Sendable {
 
         var changes: [Change] = []
         var summary = Changeset.Summary()
+        let numbered = old.duplicates == .match || new.duplicates == .match
+        func occurrence(_ record: Record) -> Int? { numbered ? record.occurrence : nil }
         for (i, record) in old.records.enumerated() where pairing[i] == nil {
             changes.append(Change(.delete, key: record.key, keyedBySelf: record.value.isScalar,
-                                  old: RecordPosition(index: i), value: record.value))
+                                  old: RecordPosition(index: i), value: record.value, occurrence: occurrence(record)))
             summary.deleted += 1
         }
         for (j, record) in new.records.enumerated() {
@@ -52,27 +54,31 @@ public struct Differ: Sendable {
             let selfKeyed = record.value.isScalar
             guard i >= 0 else {
                 changes.append(Change(.insert, key: record.key, keyedBySelf: selfKeyed,
-                                      new: RecordPosition(index: j), value: record.value))
+                                      new: RecordPosition(index: j), value: record.value, occurrence: occurrence(record)))
                 summary.inserted += 1
                 continue
             }
             let from = RecordPosition(index: i)
             let to = RecordPosition(index: j)
             if !stays[i] {
-                changes.append(Change(.move, key: record.key, keyedBySelf: selfKeyed, old: from, new: to))
+                changes.append(Change(.move, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
+                                      occurrence: occurrence(record)))
                 summary.moved += 1
             }
             let before = old.records[i].value
             if before != record.value {
                 changes.append(Change(.update, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
-                                      fields: FieldDiff.changes(old: before, new: record.value), value: record.value))
+                                      fields: FieldDiff.changes(old: before, new: record.value), value: record.value,
+                                      occurrence: occurrence(record)))
                 summary.updated += 1
             } else if stays[i] {
                 summary.unchanged += 1
             }
         }
-        return Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
-                         newCount: new.records.count, changes: changes, summary: summary)
+        var changeset = Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
+                                  newCount: new.records.count, changes: changes, summary: summary)
+        changeset.duplicates = numbered ? .match : .error
+        return changeset
     }
 
     /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or

@@ -27,14 +27,18 @@ enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
-    case heckel
+    case heckel, myers, lcs
 
-    var algorithm: any DiffAlgorithm {
+    func algorithm(costLimit: Int) -> any DiffAlgorithm {
         switch self {
         case .heckel: return HeckelDiff()
+        case .myers: return MyersDiff(costLimit: costLimit)
+        case .lcs: return LCSDiff(costLimit: costLimit)
         }
     }
 }
+
+extension DuplicatePolicy: ExpressibleByArgument {}
 
 struct ListDiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,8 +74,18 @@ struct ListDiffCommand: ParsableCommand {
     @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people) or json (the versioned changeset).")
     var format: OutputFormat = .patch
 
-    @Option(help: "Diff algorithm.")
+    @Option(help: "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset.")
     var algorithm: AlgorithmChoice = .heckel
+
+    @Option(name: .customLong("cost-limit"), help: ArgumentHelp(
+        "Steps myers and lcs may take before they refuse (lcs: N·M table cells, checked before it starts).",
+        valueName: "steps"))
+    var costLimit: Int = DiffCost.defaultLimit
+
+    @Option(help: ArgumentHelp(
+        "Records sharing a key in one file: error (the default) refuses; match pairs the k-th occurrence in OLD with the k-th in NEW.",
+        valueName: "policy"))
+    var duplicates: DuplicatePolicy = .error
 
     @Option(help: ArgumentHelp("Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
     var color: ColorMode = .auto
@@ -87,6 +101,9 @@ struct ListDiffCommand: ParsableCommand {
         if old == "-" && new == "-" {
             throw ValidationError("only one of OLD and NEW can be standard input ('-')")
         }
+        if costLimit < 1 {
+            throw ValidationError("--cost-limit must be a positive number of steps")
+        }
         for key in keys {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
         }
@@ -97,10 +114,11 @@ struct ListDiffCommand: ParsableCommand {
     /// first freeing millions of values one by one.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let key = try IdentityKey(parsing: keys)
-        let reader = DocumentReader(format: inputFormat.format, key: key)
+        let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates)
         let oldDocument = try reader.read(old)
         let newDocument = try reader.read(new)
-        let changeset = Differ(algorithm: algorithm.algorithm).diff(old: oldDocument, new: newDocument, key: key)
+        let changeset = try Differ(algorithm: algorithm.algorithm(costLimit: costLimit))
+            .diff(old: oldDocument, new: newDocument, key: key)
 
         let context = RenderContext(oldName: old, newName: new)
         let renderer: any ChangesetRenderer

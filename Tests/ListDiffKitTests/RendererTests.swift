@@ -13,7 +13,7 @@ struct StringStream: TextOutputStream {
         let examples = Paths.repository.appendingPathComponent("Examples")
         let o = try reader.parse(try bytes(examples.appendingPathComponent(old)), name: old)
         let n = try reader.parse(try bytes(examples.appendingPathComponent(new)), name: new)
-        return Differ().diff(old: o, new: n, key: try IdentityKey(parsing: key))
+        return try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: key))
     }
 
     static func render(_ renderer: some ChangesetRenderer, _ changeset: Changeset) -> String {

@@ -91,7 +91,7 @@ import Testing
         #expect {
             _ = try Document.keyed(root, source: source, key: IdentityKey(parsing: []))
         } throws: { error in
-            "\(error)" == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3)"
+            "\(error)" == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3; --duplicates match pairs repeated keys by occurrence)"
         }
     }
 }

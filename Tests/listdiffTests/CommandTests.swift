@@ -110,7 +110,7 @@ func temporaryDirectory() throws -> URL {
         try "[]".write(to: dir.appendingPathComponent("empty.json"), atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
             (["bad.json", "empty.json"], "listdiff: bad.json:2:12: error: expected a string key in object, found '}'\n"),
-            (["empty.json", "dup.json"], "listdiff: dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2)\n"),
+            (["empty.json", "dup.json"], "listdiff: dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"),
             (["empty.json", "missing.json"], "listdiff: missing.json: error: cannot open: No such file or directory\n"),
             (["empty.json", "."], "listdiff: .: error: is a directory\n"),
         ]
@@ -188,6 +188,58 @@ func temporaryDirectory() throws -> URL {
         _ = try Binary.run(["-o", link.path, "Examples/people-old.json", "Examples/people-new.json"])
         #expect(try String(contentsOf: victim, encoding: .utf8) == "keep")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == nil)
+    }
+}
+
+@Suite struct AlgorithmCommandTests {
+    @Test(arguments: ["heckel", "myers", "lcs"])
+    func everyAlgorithmGivesTheSameChanges(algorithm: String) throws {
+        let run = try Binary.run(["--algorithm", algorithm, "-f", "json", "people-old.json", "people-new.json"],
+                                 in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("\"algorithm\": \"\(algorithm)\""))
+        let heckel = try String(contentsOf: Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden/people.json"), encoding: .utf8)
+        #expect(run.stdout.replacingOccurrences(of: "\"\(algorithm)\"", with: "\"heckel\"") == heckel)
+    }
+
+    @Test func duplicatesPairByOccurrence() throws {
+        let dir = try temporaryDirectory()
+        try "[\"a\", \"b\", \"a\"]".write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try "[\"a\", \"a\", \"b\", \"a\"]".write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        let refused = try Binary.run(["old.json", "new.json"], in: dir)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--duplicates match"))
+        let matched = try Binary.run(["--duplicates", "match", "old.json", "new.json"], in: dir)
+        #expect(matched.status == 1)
+        #expect(matched.stdout == """
+            --- old.json
+            +++ new.json
+            > "b" #1 → #2
+            + "a" (occurrence 2) #3
+            1 inserted, 0 deleted, 1 moved, 0 updated, 2 unchanged
+
+            """)
+        let json = try Binary.run(["--duplicates", "match", "-f", "json", "old.json", "new.json"], in: dir)
+        #expect(json.stdout.contains(#"{"op": "insert", "key": "a", "occurrence": 2, "new": [0, 3], "value": "a"}"#))
+        #expect(json.stdout.contains(#""duplicates": "match""#))
+    }
+
+    @Test func quadraticAlgorithmsRefuseWithAClearMessage() throws {
+        let dir = try temporaryDirectory()
+        let old = (0..<400).map(String.init).joined(separator: ",")
+        let new = (0..<400).reversed().map(String.init).joined(separator: ",")
+        try "[\(old)]".write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try "[\(new)]".write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        for algorithm in ["lcs", "myers"] {
+            let run = try Binary.run(["--algorithm", algorithm, "--cost-limit", "10000", "old.json", "new.json"], in: dir)
+            #expect(run.status == 2)
+            #expect(run.stdout == "")
+            #expect(run.stderr.hasPrefix("listdiff: error: \(algorithm): "))
+            #expect(run.stderr.contains("above the cost limit of 10000 steps; use --algorithm heckel"))
+        }
+        let raised = try Binary.run(["--algorithm", "lcs", "--cost-limit", "1000000", "old.json", "new.json"], in: dir)
+        #expect(raised.status == 1)
+        #expect(raised.stdout.hasSuffix("0 inserted, 0 deleted, 399 moved, 0 updated, 1 unchanged\n"))
     }
 }
 

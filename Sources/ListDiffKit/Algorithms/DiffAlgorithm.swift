@@ -9,11 +9,16 @@
 /// A conforming type must return, for each index of `old`, the index in `new` it is paired
 /// with, or `nil`; a pair must join equal symbols, and no index may be used twice. It need
 /// not pair every symbol the two sides share: `Differ` pairs what is left over in order.
+/// It may refuse (for instance above a cost it cannot afford) by throwing.
+///
+/// listdiff always hands an algorithm unique symbols (keys are unique, or numbered by
+/// occurrence under `--duplicates match`), so that every algorithm's changeset is the same;
+/// the algorithms themselves are general and are tested on sequences with repeats too.
 public protocol DiffAlgorithm: Sendable {
     /// The name used on the command line and in the JSON changeset.
     var name: String { get }
 
-    func pairs(old: [Int], new: [Int], symbolCount: Int) -> [Int?]
+    func pairs(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> [Int?]
 }
 
 /// The longest strictly increasing subsequence, by patience sorting.

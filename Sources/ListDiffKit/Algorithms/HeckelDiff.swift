@@ -16,18 +16,27 @@ public struct HeckelDiff: DiffAlgorithm {
     public var name: String { "heckel" }
 
     public func pairs(old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
+        var cost = 0
+        return pairs(old: old, new: new, symbolCount: symbolCount, cost: &cost)
+    }
+
+    /// The same, counting element visits in `cost` (for the linear cost fence in the tests).
+    func pairs(old: [Int], new: [Int], symbolCount: Int, cost: inout Int) -> [Int?] {
         // Pass 1 and 2: the symbol table. Counts saturate at 2 ("many").
         var newCount = [UInt8](repeating: 0, count: symbolCount)
         var oldCount = [UInt8](repeating: 0, count: symbolCount)
         var oldLine = [Int](repeating: -1, count: symbolCount)
         for symbol in new where newCount[symbol] < 2 { newCount[symbol] += 1 }
+        cost += new.count
         for (i, symbol) in old.enumerated() {
+            cost += 1
             if oldCount[symbol] < 2 { oldCount[symbol] += 1 }
             oldLine[symbol] = i
         }
         var na = [Int](repeating: -1, count: new.count)  // new index -> old index
         var oa = [Int](repeating: -1, count: old.count)  // old index -> new index
         // Pass 3: unique on both sides.
+        cost += new.count
         for (j, symbol) in new.enumerated() where newCount[symbol] == 1 && oldCount[symbol] == 1 {
             let i = oldLine[symbol]
             na[j] = i
@@ -36,6 +45,7 @@ public struct HeckelDiff: DiffAlgorithm {
         // Pass 4: spread forward.
         var j = 0
         while j < new.count - 1 {
+            cost += 1
             let i = na[j]
             if i >= 0, i + 1 < old.count, na[j + 1] < 0, oa[i + 1] < 0, new[j + 1] == old[i + 1] {
                 na[j + 1] = i + 1
@@ -46,6 +56,7 @@ public struct HeckelDiff: DiffAlgorithm {
         // Pass 5: spread backward.
         j = new.count - 1
         while j > 0 {
+            cost += 1
             let i = na[j]
             if i > 0, na[j - 1] < 0, oa[i - 1] < 0, new[j - 1] == old[i - 1] {
                 na[j - 1] = i - 1

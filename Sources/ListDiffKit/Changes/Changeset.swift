@@ -49,10 +49,13 @@ public struct Change: Sendable {
     public var fields: [FieldChange]
     /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
     public var value: Value?
+    /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
+    public var occurrence: Int?
 
     public init(_ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
-                new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil)
+                new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil)
     {
+        self.occurrence = occurrence
         self.operation = operation
         self.key = key
         self.keyedBySelf = keyedBySelf
@@ -85,6 +88,7 @@ public struct Changeset: Sendable {
 
     public var algorithm: String
     public var key: IdentityKey
+    public var duplicates: DuplicatePolicy = .error
     public var oldCount: Int
     public var newCount: Int
     public var changes: [Change]

@@ -123,6 +123,14 @@ public struct RecordID: Hashable, Sendable {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
+    /// This identity extended with an occurrence number, for `--duplicates match`.
+    func numbered(_ occurrence: Int) -> RecordID {
+        var encoder = Encoder(bytes: bytes)
+        encoder.bytes.append(UInt8(ascii: "#"))
+        encoder.appendLength(occurrence)
+        return encoder.id
+    }
+
     struct Encoder {
         var bytes: [UInt8] = []
 

@@ -9,16 +9,30 @@ public struct Record: Sendable {
     public let value: Value
     /// Byte offset of the record in its source.
     public let offset: Int
+    /// Under `DuplicatePolicy.match`, how many earlier records of the same file share this
+    /// key (0 for the first); always 0 otherwise.
+    public let occurrence: Int
+}
+
+/// What to do when two records of one file share a key.
+public enum DuplicatePolicy: String, Sendable, CaseIterable {
+    /// Refuse, naming the key and both places.
+    case error
+    /// Number repeated keys by occurrence and pair the k-th occurrence in old with the
+    /// k-th in new, as IGListKit does: the identity is the key plus its occurrence number.
+    case match
 }
 
 /// A list of keyed records read from one file.
 public struct Document: Sendable {
     public let source: SourceText
     public let records: [Record]
+    public let duplicates: DuplicatePolicy
 
-    public init(source: SourceText, records: [Record]) {
+    public init(source: SourceText, records: [Record], duplicates: DuplicatePolicy = .error) {
         self.source = source
         self.records = records
+        self.duplicates = duplicates
     }
 
     /// Line and column of record `index`.
@@ -32,9 +46,9 @@ public struct Document: Sendable {
     /// Keys the top-level list of `root`.
     ///
     /// - Throws: when the top level is not a list, when an element has no key or a
-    ///   key that is not a scalar, and (unless `allowDuplicates`) when two elements share a key,
-    ///   naming both places.
-    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, allowDuplicates: Bool = false)
+    ///   key that is not a scalar, and (under `DuplicatePolicy.error`) when two elements share
+    ///   a key, naming both places.
+    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error)
         throws(ListDiffError) -> Document
     {
         func error(at offset: Int?, _ message: String) -> ListDiffError {
@@ -47,7 +61,8 @@ public struct Document: Sendable {
         var records: [Record] = []
         records.reserveCapacity(elements.count)
         var firstSeen: [RecordID: Int] = [:]
-        if !allowDuplicates { firstSeen.reserveCapacity(elements.count) }
+        var occurrences: [RecordID: Int] = [:]
+        firstSeen.reserveCapacity(elements.count)
         var preorder = 1  // the list itself is value 0
         for (index, element) in elements.enumerated() {
             let offset = source.offset(ofValueAt: preorder) ?? 0
@@ -60,14 +75,21 @@ public struct Document: Sendable {
             case .failure(.notARecord(let typeName)):
                 throw error(at: offset, "record \(index) is \(typeName.withArticle); expected an object or a scalar")
             case .success(let (written, id)):
-                if !allowDuplicates, let first = firstSeen.updateValue(index, forKey: id) {
-                    let earlier = source.location(ofOffset: records[first].offset)
-                    throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (records \(first) and \(index); the first is at line \(earlier.line), column \(earlier.column))")
+                switch duplicates {
+                case .error:
+                    if let first = firstSeen.updateValue(index, forKey: id) {
+                        let earlier = source.location(ofOffset: records[first].offset)
+                        throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (records \(first) and \(index); the first is at line \(earlier.line), column \(earlier.column); --duplicates match pairs repeated keys by occurrence)")
+                    }
+                    records.append(Record(key: written, id: id, value: element, offset: offset, occurrence: 0))
+                case .match:
+                    let occurrence = occurrences[id, default: 0]
+                    occurrences[id] = occurrence + 1
+                    records.append(Record(key: written, id: id.numbered(occurrence), value: element, offset: offset, occurrence: occurrence))
                 }
-                records.append(Record(key: written, id: id, value: element, offset: offset))
             }
         }
-        return Document(source: source, records: records)
+        return Document(source: source, records: records, duplicates: duplicates)
     }
 }
 
@@ -80,7 +102,14 @@ public struct KeyFormatter: Sendable {
     }
 
     /// - Parameter selfKeyed: the record is a scalar keyed by itself (so no field name is shown).
-    public func format(_ written: Value, selfKeyed: Bool = false) -> String {
+    /// - Parameter occurrence: under `--duplicates match`, the key's occurrence number, shown when above 0.
+    public func format(_ written: Value, selfKeyed: Bool = false, occurrence: Int? = nil) -> String {
+        let base = spell(written, selfKeyed: selfKeyed)
+        guard let occurrence, occurrence > 0 else { return base }
+        return base + " (occurrence \(occurrence))"
+    }
+
+    func spell(_ written: Value, selfKeyed: Bool) -> String {
         if selfKeyed { return JSONWriter.compact(written) }
         if key.fields.count > 1, case .array(let parts) = written, parts.count == key.fields.count {
             return zip(key.fields, parts).map { "\($0.spelling)=\(JSONWriter.compact($1))" }.joined(separator: " ")

@@ -77,12 +77,14 @@ public struct DocumentReader: Sendable {
     /// A format forced by the user; nil means by extension, then by content.
     public var format: InputFormat?
     public var key: IdentityKey
+    public var duplicates: DuplicatePolicy = .error
     public var json = JSONReader()
     public var yaml = YAMLReader()
 
-    public init(format: InputFormat? = nil, key: IdentityKey) {
+    public init(format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error) {
         self.format = format
         self.key = key
+        self.duplicates = duplicates
     }
 
     /// The format used for `path` with these `bytes`.
@@ -102,6 +104,6 @@ public struct DocumentReader: Sendable {
         case .json: (root, source) = try json.read(bytes, name: name)
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
         }
-        return try Document.keyed(root, source: source, key: key)
+        return try Document.keyed(root, source: source, key: key, duplicates: duplicates)
     }
 }

@@ -20,6 +20,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         JSONWriter.write(.array(changeset.key.fields.map { .string($0.spelling) }), to: &head)
         head += ",\n  \"algorithm\": "
         JSONWriter.writeString(changeset.algorithm, to: &head)
+        head += ",\n  \"duplicates\": \"\(changeset.duplicates.rawValue)\""
         let s = changeset.summary
         head += ",\n  \"records\": {\"old\": \(changeset.oldCount), \"new\": \(changeset.newCount)}"
         head += ",\n  \"summary\": {\"inserted\": \(s.inserted), \"deleted\": \(s.deleted), \"moved\": \(s.moved), "
@@ -39,6 +40,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     static func write(_ change: Change, to out: inout String) {
         out += "{\"op\": \"\(change.operation.rawValue)\", \"key\": "
         JSONWriter.write(change.key, to: &out)
+        if let occurrence = change.occurrence { out += ", \"occurrence\": \(occurrence)" }
         if let old = change.old { out += ", \"old\": [\(old.section), \(old.index)]" }
         if let new = change.new { out += ", \"new\": [\(new.section), \(new.index)]" }
         if change.operation == .update {

@@ -29,7 +29,7 @@ public struct PatchRenderer: ChangesetRenderer {
         var line = ""
         for change in changeset.changes {
             line.removeAll(keepingCapacity: true)
-            let key = keys.format(change.key, selfKeyed: change.keyedBySelf)
+            let key = keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
             // A scalar keyed by itself is all said by its key.
             let body = change.keyedBySelf ? "" : " " + JSONWriter.compact(change.value ?? .null)
             switch change.operation {
