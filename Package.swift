@@ -27,6 +27,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "listdiff-kernels",
+            dependencies: ["ListDiffKit"],
+            path: "Benchmarks/Kernels"
+        ),
         .testTarget(
             name: "ListDiffKitTests",
             dependencies: ["ListDiffKit"],

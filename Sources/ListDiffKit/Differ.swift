@@ -21,21 +21,7 @@ public struct Differ: Sendable {
         }
         let oldSymbols = old.records.map { symbol($0.id) }
         let newSymbols = new.records.map { symbol($0.id) }
-        let pairing = completePairing(
-            try algorithm.pairs(old: oldSymbols, new: newSymbols, symbolCount: symbols.count),
-            old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
-
-        // Minimal moves: keep in place the largest set of pairs whose order agrees on both sides.
-        var pairedOld: [Int] = []
-        var pairedNew: [Int] = []
-        for (i, j) in pairing.enumerated() {
-            if let j {
-                pairedOld.append(i)
-                pairedNew.append(j)
-            }
-        }
-        var stays = [Bool](repeating: false, count: old.records.count)
-        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        let (pairing, stays) = try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
 
         var newToOld = [Int](repeating: -1, count: new.records.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
@@ -79,6 +65,28 @@ public struct Differ: Sendable {
                                   newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
         return changeset
+    }
+
+    /// The matching of old to new positions, and which matched old positions stay put.
+    ///
+    /// The algorithm pairs; the pairing is checked and completed; then the largest set of
+    /// pairs whose order agrees on both sides (a longest increasing subsequence) stays, and
+    /// every other pair is a move: the fewest moves that explain the new order.
+    public func matching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
+        let pairing = completePairing(
+            try algorithm.pairs(old: old, new: new, symbolCount: symbolCount),
+            old: old, new: new, symbolCount: symbolCount)
+        var pairedOld: [Int] = []
+        var pairedNew: [Int] = []
+        for (i, j) in pairing.enumerated() {
+            if let j {
+                pairedOld.append(i)
+                pairedNew.append(j)
+            }
+        }
+        var stays = [Bool](repeating: false, count: old.count)
+        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        return (pairing, stays)
     }
 
     /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or
