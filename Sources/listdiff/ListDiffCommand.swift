@@ -174,8 +174,10 @@ enum Main {
             let (status, retained) = try command.execute()
             withExtendedLifetime(retained) { exit(status.rawValue) }
         } catch {
+            // `file:line:column: error: message`, as compilers write it, so that editors can jump
+            // to the place; an error about no file in particular names the program instead.
             var stderr = FileStream(fd: STDERR_FILENO)
-            stderr.write("listdiff: \(error)\n")
+            stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
             stderr.flush()
             exit(ExitStatus.trouble.rawValue)
         }

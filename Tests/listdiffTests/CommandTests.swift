@@ -109,10 +109,10 @@ func temporaryDirectory() throws -> URL {
         try "[{\"id\": 1}, {\"id\": 1}]".write(to: dir.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
         try "[]".write(to: dir.appendingPathComponent("empty.json"), atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
-            (["bad.json", "empty.json"], "listdiff: bad.json:2:12: error: expected a string key in object, found '}'\n"),
-            (["empty.json", "dup.json"], "listdiff: dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"),
-            (["empty.json", "missing.json"], "listdiff: missing.json: error: cannot open: No such file or directory\n"),
-            (["empty.json", "."], "listdiff: .: error: is a directory\n"),
+            (["bad.json", "empty.json"], "bad.json:2:12: error: expected a string key in object, found '}'\n"),
+            (["empty.json", "dup.json"], "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"),
+            (["empty.json", "missing.json"], "missing.json: error: cannot open: No such file or directory\n"),
+            (["empty.json", "."], ".: error: is a directory\n"),
         ]
         for (arguments, stderr) in cases {
             let run = try Binary.run(arguments, in: dir)
@@ -122,7 +122,7 @@ func temporaryDirectory() throws -> URL {
         }
         let yaml = try Binary.run(["bad.yaml", "empty.json"], in: dir)
         #expect(yaml.status == 2)
-        #expect(yaml.stderr.hasPrefix("listdiff: bad.yaml:3:1: error: "))
+        #expect(yaml.stderr.hasPrefix("bad.yaml:3:1: error: "))
         #expect(yaml.stderr.filter { $0 == "\n" }.count == 1)
     }
 
@@ -164,7 +164,7 @@ func temporaryDirectory() throws -> URL {
         #expect(sniffed.stdout == "--- a.txt\n+++ b.txt\n- 1 #0\n+ 3 #1\n1 inserted, 1 deleted, 0 moved, 0 updated, 1 unchanged\n")
         let forced = try Binary.run(["--input-format", "json", "a.txt", "b.txt"], in: dir)
         #expect(forced.status == 2)
-        #expect(forced.stderr == "listdiff: a.txt:1:2: error: invalid number: expected a digit\n")
+        #expect(forced.stderr == "a.txt:1:2: error: invalid number: expected a digit\n")
     }
 
     @Test func outputFileIsAtomic() throws {

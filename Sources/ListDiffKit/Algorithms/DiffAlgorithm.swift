@@ -48,3 +48,30 @@ public func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
     }
     return result
 }
+
+/// A sub-rectangle of the edit graph: old indexes `left ..< right`, new indexes `top ..< bottom`.
+struct EditBox {
+    var left, top, right, bottom: Int
+
+    var isEmpty: Bool { left == right || top == bottom }
+
+    /// Pairs the equal elements at the start and at the end of the box and shrinks it
+    /// to what lies between; returns how many pairs it made.
+    @discardableResult
+    mutating func pairCommonEnds(_ a: [Int], _ b: [Int], into pairs: inout [Int?]) -> Int {
+        var made = 0
+        while left < right, top < bottom, a[left] == b[top] {
+            pairs[left] = top
+            left += 1
+            top += 1
+            made += 1
+        }
+        while left < right, top < bottom, a[right - 1] == b[bottom - 1] {
+            pairs[right - 1] = bottom - 1
+            right -= 1
+            bottom -= 1
+            made += 1
+        }
+        return made
+    }
+}

@@ -20,13 +20,14 @@ public struct LCSDiff: DiffAlgorithm {
 
     public func pairs(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> [Int?] {
         var solver = Hirschberg(a: old, b: new)
-        let (left, top, right, bottom) = solver.trim(0, 0, old.count, new.count)
-        let (n, m) = (right - left, bottom - top)
+        var box = EditBox(left: 0, top: 0, right: old.count, bottom: new.count)
+        box.pairCommonEnds(old, new, into: &solver.pairs)
+        let (n, m) = (box.right - box.left, box.bottom - box.top)
         let (product, overflow) = n.multipliedReportingOverflow(by: m)
         if overflow || product > costLimit {
             throw DiffCost.exceeded("lcs", limit: costLimit, "\(n) × \(m) records need \(overflow ? "more than \(Int.max)" : "\(product)") table cells")
         }
-        solver.solve(left, top, right, bottom)
+        solver.solve(box.left, box.top, box.right, box.bottom)
         return solver.pairs
     }
 }
@@ -44,30 +45,16 @@ struct Hirschberg {
         pairs = [Int?](repeating: nil, count: a.count)
     }
 
-    /// Pairs the common prefix and suffix; returns the box left between them.
-    mutating func trim(_ left: Int, _ top: Int, _ right: Int, _ bottom: Int) -> (Int, Int, Int, Int) {
-        var (left, top, right, bottom) = (left, top, right, bottom)
-        while left < right, top < bottom, a[left] == b[top] {
-            pairs[left] = top
-            left += 1
-            top += 1
-        }
-        while left < right, top < bottom, a[right - 1] == b[bottom - 1] {
-            pairs[right - 1] = bottom - 1
-            right -= 1
-            bottom -= 1
-        }
-        return (left, top, right, bottom)
-    }
-
     mutating func solve(_ left: Int, _ top: Int, _ right: Int, _ bottom: Int) {
         // An explicit stack: the split depth is log N, but there is no reason to recurse.
         var boxes = [(left, top, right, bottom)]
         var forwardRow: [Int32] = []
         var backwardRow: [Int32] = []
-        while let box = boxes.popLast() {
-            let (l, t, r, bo) = trim(box.0, box.1, box.2, box.3)
-            if l == r || t == bo { continue }
+        while let next = boxes.popLast() {
+            var box = EditBox(left: next.0, top: next.1, right: next.2, bottom: next.3)
+            box.pairCommonEnds(a, b, into: &pairs)
+            if box.isEmpty { continue }
+            let (l, t, r, bo) = (box.left, box.top, box.right, box.bottom)
             if r - l == 1 {
                 if let j = (t..<bo).first(where: { b[$0] == a[l] }) { pairs[l] = j }
                 cost += bo - t

@@ -33,7 +33,8 @@ public enum DiffCost {
     public static let defaultLimit = 1_000_000_000
 
     static func exceeded(_ algorithm: String, limit: Int, _ detail: String) -> ListDiffError {
-        ListDiffError("\(algorithm): \(detail), above the cost limit of \(limit) steps; use --algorithm heckel (linear) for lists this different, or raise --cost-limit")
+        let instead = algorithm == "lcs" ? "heckel (linear) or myers (fast on alike lists)" : "heckel (linear)"
+        return ListDiffError("\(algorithm): \(detail), above the cost limit of \(limit) steps; use --algorithm \(instead) for lists this large, or raise --cost-limit")
     }
 }
 
@@ -61,30 +62,18 @@ struct MyersSearch {
 
     mutating func run() throws(ListDiffError) {
         // Work on boxes with an explicit stack, so that deep splits cannot overflow the stack.
-        var boxes = [(left: 0, top: 0, right: a.count, bottom: b.count)]
-        while let box = boxes.popLast() {
-            var (left, top, right, bottom) = box
-            // Common prefix and suffix are paired outright.
-            while left < right, top < bottom, a[left] == b[top] {
-                pairs[left] = top
-                left += 1
-                top += 1
-                cost += 1
-            }
-            while left < right, top < bottom, a[right - 1] == b[bottom - 1] {
-                pairs[right - 1] = bottom - 1
-                right -= 1
-                bottom -= 1
-                cost += 1
-            }
-            if left == right || top == bottom { continue }
+        var boxes = [EditBox(left: 0, top: 0, right: a.count, bottom: b.count)]
+        while var box = boxes.popLast() {
+            cost += box.pairCommonEnds(a, b, into: &pairs)
+            if box.isEmpty { continue }
+            let (left, top, right, bottom) = (box.left, box.top, box.right, box.bottom)
             let snake = try middleSnake(left: left, top: top, right: right, bottom: bottom)
             for step in 0..<snake.length {
                 pairs[snake.diagonal.x + step] = snake.diagonal.y + step
             }
             let (start, finish) = (snake.start, snake.finish)
-            boxes.append((left, top, start.x, start.y))
-            boxes.append((finish.x, finish.y, right, bottom))
+            boxes.append(EditBox(left: left, top: top, right: start.x, bottom: start.y))
+            boxes.append(EditBox(left: finish.x, top: finish.y, right: right, bottom: bottom))
         }
     }
 
