@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, json
+    case patch, json, jsonpatch
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -71,7 +71,7 @@ struct ListDiffCommand: ParsableCommand {
         valueName: "path"))
     var keys: [String] = []
 
-    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people) or json (the versioned changeset).")
+    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset) or jsonpatch (RFC 6902 operations that turn OLD into NEW).")
     var format: OutputFormat = .patch
 
     @Option(help: "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset.")
@@ -124,6 +124,7 @@ struct ListDiffCommand: ParsableCommand {
         let renderer: any ChangesetRenderer
         switch format {
         case .json: renderer = JSONChangesetRenderer(context: context)
+        case .jsonpatch: renderer = JSONPatchRenderer()
         case .patch: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
         if let output {

@@ -82,6 +82,15 @@ func temporaryDirectory() throws -> URL {
         #expect(run.stdout == (try golden("people.json")))
     }
 
+    @Test func jsonPatchFormat() throws {
+        let run = try Binary.run(["--format", "jsonpatch", "people-old.json", "people-new.json"],
+                                 in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(run.status == 1)
+        #expect(run.stdout == (try golden("people.jsonpatch.json")))
+        let same = try Binary.run(["--format", "jsonpatch", "Examples/people-old.json", "Examples/people-old.json"])
+        #expect(same.status == 0 && same.stdout == "[]\n")
+    }
+
     @Test func numbersExample() throws {
         let run = try Binary.run(["--key", "number", "numbers-old.yaml", "numbers-new.yaml"],
                                  in: Binary.repository.appendingPathComponent("Examples"))

@@ -2,7 +2,8 @@
 ///
 /// Objects are compared member by member (removed and changed members in old order,
 /// then added members in new order), arrays element by element (a longer or shorter
-/// array adds or removes at the end), anything else as a whole. An object with a
+/// array adds or removes at the end; removals are listed last first, so that the fields
+/// can be applied one after another), anything else as a whole. An object with a
 /// duplicated key is compared as a whole, since a path could not name one of the twins.
 public enum FieldDiff {
     public static func changes(old: Value, new: Value) -> [FieldChange] {
@@ -36,7 +37,7 @@ public enum FieldDiff {
                 collect(x[i], y[i], path: path + "/\(i)", into: &out)
             }
             if x.count > y.count {
-                for i in y.count..<x.count { out.append(FieldChange(path: path + "/\(i)", old: x[i], new: nil)) }
+                for i in (y.count..<x.count).reversed() { out.append(FieldChange(path: path + "/\(i)", old: x[i], new: nil)) }
             } else if y.count > x.count {
                 for i in x.count..<y.count { out.append(FieldChange(path: path + "/\(i)", old: nil, new: y[i])) }
             }
