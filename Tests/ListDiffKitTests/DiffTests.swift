@@ -21,7 +21,7 @@ func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], cou
     static let new = "a mass of latin words falls upon the relevant facts like soft snow , covering up the details ."
         .split(separator: " ").map(String.init)
 
-    @Test func reproducesThePapersExample() {
+    @Test func reproducesThePapersExample() throws {
         let (o, n, count) = symbolize(Self.old, Self.new)
         let pairs = HeckelDiff().pairs(old: o, new: n, symbolCount: count)
         // Every word of the new text is found in the old one but "latin" and "soft"; the
@@ -38,6 +38,11 @@ func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], cou
         #expect(stay.count == 14)
         let moved = Set(paired.indices).subtracting(stay).map { Self.new[paired[$0]] }.sorted()
         #expect(moved == [",", "like", "snow"])
+        // The alignment as the paper draws it, one old word a line, kept as a golden file.
+        let drawing = Self.old.indices.map { i in
+            pairs[i].map { "\(Self.old[i]) → \($0) \(Self.new[$0])" } ?? "\(Self.old[i]) → (deleted)"
+        } + Self.new.indices.filter { j in !pairs.contains(j) }.map { "(inserted) → \($0) \(Self.new[$0])" }
+        try assertGolden(drawing.joined(separator: "\n") + "\n", "heckel-paper.txt")
     }
 
     @Test func pairsAFullReversalOfUniqueSymbols() {

@@ -116,7 +116,9 @@ public struct Changeset: Sendable {
         var removed = [Bool](repeating: false, count: old.count)
         var deleted = [Bool](repeating: false, count: old.count)
         var replacement: [Int: Value] = [:]
-        var placed: [Int: (fromOld: Int?, value: Value?)] = [:]
+        /// What fills a new position: a moved old record, or an inserted value.
+        enum Placement { case moved(from: Int), inserted(Value) }
+        var placed: [Int: Placement] = [:]
         func checkOld(_ p: RecordPosition?, _ c: Change) throws(ListDiffError) -> Int {
             guard let p, p.section == 0, p.index >= 0, p.index < old.count else {
                 throw ListDiffError("\(c.operation.rawValue) names an old position out of range")
@@ -135,14 +137,14 @@ public struct Changeset: Sendable {
                         throw ListDiffError("move names a new position out of range")
                     }
                     guard placed[n.index] == nil else { throw ListDiffError("new position \(n.index) is filled twice") }
-                    placed[n.index] = (i, nil)
+                    placed[n.index] = .moved(from: i)
                 }
             case .insert:
                 guard let n = change.new, n.section == 0, n.index >= 0, let value = change.value else {
                     throw ListDiffError("insert needs a new position and a value")
                 }
                 guard placed[n.index] == nil else { throw ListDiffError("new position \(n.index) is filled twice") }
-                placed[n.index] = (nil, value)
+                placed[n.index] = .inserted(value)
             case .update:
                 let i = try checkOld(change.old, change)
                 guard let value = change.value else { throw ListDiffError("update of old position \(i) has no value") }
@@ -150,6 +152,9 @@ public struct Changeset: Sendable {
                     throw ListDiffError("old position \(i) is updated twice")
                 }
             }
+        }
+        if let i = replacement.keys.first(where: { deleted[$0] }) {
+            throw ListDiffError("old position \(i) is both updated and deleted")
         }
         let count = removed.lazy.filter { !$0 }.count + placed.count
         guard placed.keys.allSatisfy({ $0 < count }) else {
@@ -159,16 +164,16 @@ public struct Changeset: Sendable {
         result.reserveCapacity(count)
         var next = 0  // next old index to consider for an unfilled slot
         for j in 0..<count {
-            if let (fromOld, value) = placed[j] {
-                if let i = fromOld { result.append(replacement[i] ?? old[i]) } else { result.append(value!) }
-            } else {
+            switch placed[j] {
+            case .moved(let i)?:
+                result.append(replacement[i] ?? old[i])
+            case .inserted(let value)?:
+                result.append(value)
+            case nil:
                 while removed[next] { next += 1 }
                 result.append(replacement[next] ?? old[next])
                 next += 1
             }
-        }
-        if let i = replacement.keys.first(where: { deleted[$0] }) {
-            throw ListDiffError("old position \(i) is both updated and deleted")
         }
         return result
     }

@@ -62,7 +62,7 @@ public struct Document: Sendable {
         records.reserveCapacity(elements.count)
         var firstSeen: [RecordID: Int] = [:]
         var occurrences: [RecordID: Int] = [:]
-        firstSeen.reserveCapacity(elements.count)
+        if duplicates == .error { firstSeen.reserveCapacity(elements.count) }
         var preorder = 1  // the list itself is value 0
         for (index, element) in elements.enumerated() {
             let offset = source.offset(ofValueAt: preorder) ?? 0

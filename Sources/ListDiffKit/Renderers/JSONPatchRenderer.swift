@@ -88,7 +88,6 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         if movedTo.isEmpty && inserted.isEmpty { return ops }
         // Records that stay, in order; the others fall in the gaps between them.
         // Gap g holds what lies before the g-th staying record (gap `stays` is the tail).
-        let stayingOld = (0..<oldCount).filter { !leaves[$0] }
         var gapOfOld = [Int](repeating: 0, count: oldCount)
         var gap = 0
         for i in 0..<oldCount {
@@ -104,7 +103,8 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         }
         // The slot order: per gap, final slots (by new index), then original slots of moved
         // records (by old index), then the staying record that closes the gap.
-        let gaps = stayingOld.count + 1
+        let staying = gap  // every new position not moved or inserted holds a staying record
+        let gaps = staying + 1
         var finals = [[Int]](repeating: [], count: gaps)
         var originals = [[Int]](repeating: [], count: gaps)
         for j in 0..<newCount where movedTo[j] != nil || inserted[j] != nil { finals[gapOfNew[j]].append(j) }
@@ -116,7 +116,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         for g in 0..<gaps {
             for j in finals[g] { finalSlot[j] = slots; slots += 1; occupied.append(0) }
             for i in originals[g] { originalSlot[i] = slots; slots += 1; occupied.append(1) }
-            if g < stayingOld.count { slots += 1; occupied.append(1) }
+            if g < staying { slots += 1; occupied.append(1) }
         }
         var tree = FenwickTree(occupied)
         for j in (0..<newCount) where movedTo[j] != nil || inserted[j] != nil {
