@@ -1,10 +1,20 @@
 /// Diffs two keyed documents: matches records by identity with a pluggable algorithm,
 /// chooses the fewest moves, and finds updates and their changed fields.
 public struct Differ: Sendable {
-    public var algorithm: any DiffAlgorithm
+    /// Whether the order of an object's members is part of a record's content.
+    public enum MemberOrder: String, Sendable, CaseIterable {
+        /// Objects are unordered (RFC 8259): members that only change order change nothing.
+        case ignore
+        /// A record whose members changed order is updated (with no changed field).
+        case significant
+    }
 
-    public init(algorithm: any DiffAlgorithm = HeckelDiff()) {
+    public var algorithm: any DiffAlgorithm
+    public var memberOrder: MemberOrder
+
+    public init(algorithm: any DiffAlgorithm = HeckelDiff(), memberOrder: MemberOrder = .ignore) {
         self.algorithm = algorithm
+        self.memberOrder = memberOrder
     }
 
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
@@ -52,7 +62,7 @@ public struct Differ: Sendable {
                 summary.moved += 1
             }
             let before = old.records[i].value
-            if before != record.value {
+            if memberOrder == .significant ? !before.isIdentical(to: record.value) : before != record.value {
                 changes.append(Change(.update, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
                                       fields: FieldDiff.changes(old: before, new: record.value), value: record.value,
                                       occurrence: occurrence(record)))

@@ -75,6 +75,28 @@ struct AtomicFile {
     }
 }
 
+enum Output {
+    /// Writes to `path` atomically, or to standard output when there is no path.
+    static func write(to path: String?, _ body: (inout FileStream) throws(ListDiffError) -> Void) throws(ListDiffError) {
+        if let path {
+            let file = try AtomicFile(path: path)
+            var stream = FileStream(fd: file.fd)
+            do {
+                try body(&stream)
+            } catch {
+                file.discard()
+                throw error
+            }
+            stream.flush()
+            try file.commit(stream)
+        } else {
+            var stream = FileStream(fd: STDOUT_FILENO)
+            try body(&stream)
+            stream.flush()
+        }
+    }
+}
+
 enum Terminal {
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 

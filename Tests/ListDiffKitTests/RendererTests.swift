@@ -13,7 +13,9 @@ struct StringStream: TextOutputStream {
         let examples = Paths.repository.appendingPathComponent("Examples")
         let o = try reader.parse(try bytes(examples.appendingPathComponent(old)), name: old)
         let n = try reader.parse(try bytes(examples.appendingPathComponent(new)), name: new)
-        return try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: key))
+        var changeset = try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: key))
+        changeset.fingerprints = .init(old: Fingerprint.of(o.root), new: Fingerprint.of(n.root))  // as the command does
+        return changeset
     }
 
     static func render(_ renderer: some ChangesetRenderer, _ changeset: Changeset) -> String {

@@ -256,15 +256,31 @@ func temporaryDirectory() throws -> URL {
     /// man/listdiff.1 is generated from the help (see README); every option the command
     /// takes must be in it, so that a new option without a regenerated page fails here.
     @Test func manPageCoversEveryOption() throws {
-        let help = try Binary.run(["--help"]).stdout
+        let help = try Binary.run(["diff", "--help"]).stdout + Binary.run(["apply", "--help"]).stdout
         let man = try String(contentsOf: Binary.repository.appendingPathComponent("man/listdiff.1"), encoding: .utf8)
-        let options = help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
-            .filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "=" }) }
-        #expect(options.count >= 6)
-        for option in Set(options) {
-            // mdoc writes --key as "Fl -key".
-            #expect(man.contains("Fl " + option.dropFirst()), "man page lacks \(option)")
+        // The option column of each help line that starts with a dash.
+        var options: [String] = []
+        for line in help.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("-") else { continue }
+            let column = trimmed.split(separator: "  ").first ?? ""
+            for word in column.split(whereSeparator: { $0 == " " || $0 == "," })
+            where word.hasPrefix("--") && word.allSatisfy({ $0.isLetter || $0 == "-" }) {
+                options.append(String(word))
+            }
         }
+        #expect(options.contains("--force") && options.contains("--algorithm"))
+        for option in Set(options) {
+            // mdoc writes --key as "Fl -key", and -f, --format as "Fl f , -format".
+            #expect(man.contains("Fl " + option.dropFirst()) || man.contains(", " + option.dropFirst()), "man page lacks \(option)")
+        }
+    }
+
+    /// The shipped changeset is what the command makes today.
+    @Test func shippedChangesetIsCurrent() throws {
+        let examples = Binary.repository.appendingPathComponent("Examples")
+        let run = try Binary.run(["--format", "json", "people-old.json", "people-new.json"], in: examples)
+        #expect(run.stdout == (try String(contentsOf: examples.appendingPathComponent("people-changes.json"), encoding: .utf8)))
     }
 
     /// Every command in Examples/README.md runs and exits as it says.
@@ -275,8 +291,132 @@ func temporaryDirectory() throws -> URL {
         for line in commands {
             let words = line.dropFirst(4).split(separator: " ").dropFirst().map(String.init)
             let run = try Binary.run(words, in: Binary.repository.appendingPathComponent("Examples"))
-            #expect(run.status == 1, "\(line): \(run.stderr)")
+            #expect(run.status == (words.first == "apply" ? 0 : 1), "\(line): \(run.stderr)")
             #expect(run.stderr == "")
         }
+    }
+}
+
+@Suite struct ApplyCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    /// Makes a changeset with the real binary and returns its path.
+    static func changeset(_ old: String, _ new: String, in dir: URL, _ extra: [String] = []) throws -> String {
+        let path = dir.appendingPathComponent("changes.json").path
+        let run = try Binary.run(["-f", "json", "-o", path] + extra + [old, new], in: examples)
+        #expect(run.status == 1, "\(run.stderr)")
+        return path
+    }
+
+    @Test func appliesToStandardOutputAsJSONOrYAML() throws {
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
+        let applied = try Binary.run(["apply", "people-old.json", changes], in: Self.examples)
+        #expect(applied.status == 0)
+        #expect(applied.stderr == "")
+        let out = dir.appendingPathComponent("out.json")
+        try applied.stdout.write(to: out, atomically: true, encoding: .utf8)
+        // The new file's records, with their members in the new file's order.
+        #expect(try Binary.run(["--member-order", "significant", out.path, "people-new.json"], in: Self.examples).status == 0)
+
+        let yaml = try Binary.run(["apply", "--output-format", "yaml", "people-old.json", changes], in: Self.examples)
+        #expect(yaml.status == 0)
+        #expect(yaml.stdout.hasPrefix("- id: 1\n  name: Ada Lovelace\n"))
+        let outYAML = dir.appendingPathComponent("out.yaml")
+        try yaml.stdout.write(to: outYAML, atomically: true, encoding: .utf8)
+        #expect(try Binary.run([outYAML.path, "people-new.json"], in: Self.examples).status == 0)
+
+        // The changeset from standard input.
+        let text = try String(contentsOfFile: changes, encoding: .utf8)
+        let piped = try Binary.run(["apply", "people-old.json", "-"], stdin: text, in: Self.examples)
+        #expect(piped.stdout == applied.stdout)
+    }
+
+    @Test func yamlStaysYAMLUnlessTheOutputNameSaysJSON() throws {
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("numbers-old.yaml", "numbers-new.yaml", in: dir, ["--key", "number"])
+        let applied = try Binary.run(["apply", "numbers-old.yaml", changes], in: Self.examples)
+        #expect(applied.status == 0)
+        #expect(applied.stdout.hasPrefix("- number: 1\n  text: eins\n"))
+        let json = dir.appendingPathComponent("result.json")
+        #expect(try Binary.run(["apply", "-o", json.path, "numbers-old.yaml", changes], in: Self.examples).status == 0)
+        #expect(try String(contentsOf: json, encoding: .utf8).hasPrefix("[\n  {\n    \"number\": 1,"))
+        #expect(try Binary.run(["--key", "number", json.path, "numbers-new.yaml"], in: Self.examples).status == 0)
+    }
+
+    @Test func outputIsAtomicAndNeverWrittenThroughALink() throws {
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
+        let before = try Data(contentsOf: Self.examples.appendingPathComponent("people-old.json"))
+        let victim = dir.appendingPathComponent("victim.json")
+        try Data("precious\n".utf8).write(to: victim)
+        let link = dir.appendingPathComponent("out.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+        let run = try Binary.run(["apply", "-o", link.path, "people-old.json", changes], in: Self.examples)
+        #expect(run.status == 0)
+        #expect(run.stdout == "")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == nil)
+        #expect(try Binary.run([link.path, "people-new.json"], in: Self.examples).status == 0)
+        #expect(try Data(contentsOf: Self.examples.appendingPathComponent("people-old.json")) == before)
+        // Only the result and the changeset: no temporary file left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["changes.json", "out.json", "victim.json"])
+    }
+
+    @Test func refusesAnotherOldFileUnlessForcedAndNeverScrambles() throws {
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
+        // A different file altogether: refused, and --force cannot make its keys fit.
+        let wrong = try Binary.run(["apply", "-o", dir.appendingPathComponent("x.json").path, "people-new.json", changes], in: Self.examples)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.hasPrefix("people-new.json: error: this is not the document the changeset was made from (its fingerprint is sha256:"))
+        #expect(wrong.stderr.hasSuffix("; 7 records, the changeset's 7); --force applies it anyway\n"))
+        let forced = try Binary.run(["apply", "--force", "people-new.json", changes], in: Self.examples)
+        #expect(forced.status == 2)
+        #expect(forced.stdout == "")
+        #expect(forced.stderr.contains("error: the delete of id=4 names old position 3, which holds id=2: the changeset was not made from this file"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.json").path))
+
+        // The old file with one unrelated edit: refused, then applied under --force.
+        var text = try String(contentsOf: Self.examples.appendingPathComponent("people-old.json"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "ada@example.com", with: "ada@lovelace.example")
+        let edited = dir.appendingPathComponent("edited.json")
+        try text.write(to: edited, atomically: true, encoding: .utf8)
+        #expect(try Binary.run(["apply", edited.path, changes]).status == 2)
+        let kept = try Binary.run(["apply", "--force", edited.path, changes])
+        #expect(kept.status == 0)
+        #expect(kept.stdout.contains("ada@lovelace.example"))
+        #expect(kept.stdout.contains("grace.hopper@example.com"))
+    }
+
+    @Test func refusesMalformedChangesets() throws {
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
+        let text = try String(contentsOfFile: changes, encoding: .utf8)
+        let cases: [(String, String)] = [
+            (text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
+             "bad.json:14:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
+            (text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
+             "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"),
+            (String(text.dropLast(10)), ""),
+        ]
+        for (content, expected) in cases {
+            let bad = dir.appendingPathComponent("bad.json")
+            try content.write(to: bad, atomically: true, encoding: .utf8)
+            let out = dir.appendingPathComponent("never.json")
+            let run = try Binary.run(["apply", "-o", out.path, Self.examples.appendingPathComponent("people-old.json").path, "bad.json"], in: dir)
+            #expect(run.status == 2)
+            #expect(run.stdout == "")
+            if expected.isEmpty {
+                #expect(run.stderr.hasPrefix("bad.json:"), "\(run.stderr)")
+                #expect(run.stderr.filter { $0 == "\n" }.count == 1)
+            } else {
+                #expect(run.stderr == expected)
+            }
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+        }
+        let usage = try Binary.run(["apply", "-", "-"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.hasPrefix("listdiff: error: only one of OLD and CHANGESET"))
     }
 }

@@ -26,11 +26,14 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
 /// A list of keyed records read from one file.
 public struct Document: Sendable {
     public let source: SourceText
+    /// The whole value read from the file.
+    public let root: Value
     public let records: [Record]
     public let duplicates: DuplicatePolicy
 
-    public init(source: SourceText, records: [Record], duplicates: DuplicatePolicy = .error) {
+    public init(source: SourceText, root: Value, records: [Record], duplicates: DuplicatePolicy = .error) {
         self.source = source
+        self.root = root
         self.records = records
         self.duplicates = duplicates
     }
@@ -89,7 +92,7 @@ public struct Document: Sendable {
                 }
             }
         }
-        return Document(source: source, records: records, duplicates: duplicates)
+        return Document(source: source, root: root, records: records, duplicates: duplicates)
     }
 }
 

@@ -18,7 +18,11 @@ public struct Number: Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// Whether the number is finite, so that it has a JSON spelling.
-    public var isFinite: Bool { canonical.kind == .finite }
+    /// (Finite numbers are kept in JSON spelling, which ends in a digit; `.inf` and `.nan` do not.)
+    public var isFinite: Bool {
+        guard let last = text.utf8.last else { return false }
+        return last >= UInt8(ascii: "0") && last <= UInt8(ascii: "9")
+    }
 
     /// The exact decimal value: sign, significant digits and exponent, so that
     /// `value = 0.d₁d₂…dₙ × 10^exponent` with no leading or trailing zero digit.

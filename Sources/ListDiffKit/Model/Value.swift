@@ -126,7 +126,8 @@ extension Object {
 
     /// Members in key byte order; a stable sort, so duplicates stay in file order.
     func sortedMembers() -> [Member] {
-        members.enumerated().sorted { l, r in
+        if zip(members, members.dropFirst()).allSatisfy({ !$1.key.scalarLess($0.key) }) { return members }
+        return members.enumerated().sorted { l, r in
             if l.element.key.scalarEquals(r.element.key) { return l.offset < r.offset }
             return l.element.key.scalarLess(r.element.key)
         }.map(\.element)
@@ -172,4 +173,35 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
+}
+
+extension Value {
+    /// The first `.inf`, `-.inf` or `.nan` in the tree (pre-order), which JSON cannot spell.
+    public var firstNonFiniteNumber: Number? {
+        switch self {
+        case .number(let n): return n.isFinite ? nil : n
+        case .array(let items):
+            for item in items { if let n = item.firstNonFiniteNumber { return n } }
+            return nil
+        case .object(let object):
+            for member in object.members { if let n = member.value.firstNonFiniteNumber { return n } }
+            return nil
+        default: return nil
+        }
+    }
+}
+
+extension Value {
+    /// Equality that also asks for object members in the same order, at every depth.
+    public func isIdentical(to other: Value) -> Bool {
+        switch (self, other) {
+        case let (.array(a), .array(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+        case let (.object(a), .object(b)):
+            return a.members.count == b.members.count
+                && zip(a.members, b.members).allSatisfy { $0.key.scalarEquals($1.key) && $0.value.isIdentical(to: $1.value) }
+        default:
+            return self == other
+        }
+    }
 }

@@ -75,3 +75,93 @@ final class LibYAMLParser {
         return String(cString: pointer)
     }
 }
+
+/// libyaml's emitter (`yaml_emitter_emit`), writing block-style YAML into memory.
+final class LibYAMLEmitter {
+    enum ScalarStyle { case plain, any, doubleQuoted }
+
+    private var emitter = yaml_emitter_t()
+    /// The bytes written so far; a class so that the C write handler can reach it.
+    final class Sink { var bytes: [UInt8] = [] }
+    let sink = Sink()
+    private(set) var failure: String?
+
+    init() {
+        yaml_emitter_initialize(&emitter)
+        yaml_emitter_set_unicode(&emitter, 1)
+        yaml_emitter_set_width(&emitter, -1)  // no folding of long scalars
+        yaml_emitter_set_output(&emitter, { data, buffer, size in
+            let sink = Unmanaged<Sink>.fromOpaque(data!).takeUnretainedValue()
+            sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: size))
+            return 1
+        }, Unmanaged.passUnretained(sink).toOpaque())
+    }
+
+    deinit { yaml_emitter_delete(&emitter) }
+
+    private func emit(_ event: inout yaml_event_t, ok: Int32) {
+        guard failure == nil else { yaml_event_delete(&event); return }
+        guard ok == 1, yaml_emitter_emit(&emitter, &event) == 1 else {
+            failure = emitter.problem.map { String(cString: $0) } ?? "the YAML emitter failed"
+            return
+        }
+    }
+
+    func streamStart() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING))
+    }
+
+    func streamEnd() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_stream_end_event_initialize(&e))
+        yaml_emitter_flush(&emitter)
+    }
+
+    func documentStart() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_document_start_event_initialize(&e, nil, nil, nil, 1))
+    }
+
+    func documentEnd() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_document_end_event_initialize(&e, 1))
+    }
+
+    func sequenceStart() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_sequence_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_SEQUENCE_STYLE))
+    }
+
+    func sequenceEnd() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_sequence_end_event_initialize(&e))
+    }
+
+    func mappingStart() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_mapping_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_MAPPING_STYLE))
+    }
+
+    func mappingEnd() {
+        var e = yaml_event_t()
+        emit(&e, ok: yaml_mapping_end_event_initialize(&e))
+    }
+
+    /// A scalar without a tag: `plain` must be read back as meant by the core schema;
+    /// `any` lets libyaml choose plain or quoted; `doubleQuoted` forces quotes.
+    func scalar(_ text: String, style: ScalarStyle) {
+        var text = text
+        let cStyle: yaml_scalar_style_t
+        switch style {
+        case .plain: cStyle = YAML_PLAIN_SCALAR_STYLE
+        case .any: cStyle = YAML_ANY_SCALAR_STYLE
+        case .doubleQuoted: cStyle = YAML_DOUBLE_QUOTED_SCALAR_STYLE
+        }
+        var e = yaml_event_t()
+        let ok = text.withUTF8 { utf8 in
+            yaml_scalar_event_initialize(&e, nil, nil, utf8.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(utf8.count), 1, 1, cStyle)
+        }
+        emit(&e, ok: ok)
+    }
+}

@@ -49,7 +49,7 @@ public struct YAMLReader: Sendable {
 }
 
 /// Builds values from events with an explicit stack: no recursion, whatever the depth.
-private struct YAMLTreeBuilder {
+struct YAMLTreeBuilder {
     enum Frame {
         case sequence(items: [Value], anchor: String?, firstNode: Int)
         case mapping(members: [Object.Member], keys: [ScalarKey: SourceLocation], pendingKey: (String, SourceLocation)?,

@@ -23,6 +23,9 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         head += ",\n  \"duplicates\": \"\(changeset.duplicates.rawValue)\""
         let s = changeset.summary
         head += ",\n  \"records\": {\"old\": \(changeset.oldCount), \"new\": \(changeset.newCount)}"
+        if let f = changeset.fingerprints {
+            head += ",\n  \"fingerprints\": {\"old\": \"\(f.old)\", \"new\": \"\(f.new)\"}"
+        }
         head += ",\n  \"summary\": {\"inserted\": \(s.inserted), \"deleted\": \(s.deleted), \"moved\": \(s.moved), "
         head += "\"updated\": \(s.updated), \"unchanged\": \(s.unchanged)}"
         head += ",\n  \"changes\": ["

@@ -8,6 +8,7 @@
 ///     > id=2 #1 → #4
 ///     ~ id=3 /name: "Carol" → "Caroline"
 ///     ~ id=3 /email: (none) → "c@example.com"
+///     ~ id=5 (member order)
 ///     1 inserted, 1 deleted, 1 moved, 1 updated, 10 unchanged
 ///
 /// `#n` is a 0-based index (old for `-`, new for `+`, old → new for `>`). Nothing is
@@ -40,6 +41,10 @@ public struct PatchRenderer: ChangesetRenderer {
             case .move:
                 line = style.paint("> \(key) #\(change.old.map(Self.position) ?? "?") → #\(change.new.map(Self.position) ?? "?")", .cyan) + "\n"
             case .update:
+                if change.fields.isEmpty {
+                    // Only the order of members changed (under `--member-order significant`).
+                    line += style.paint("~ \(key) ", .yellow) + "(member order)\n"
+                }
                 for field in change.fields {
                     line += style.paint("~ \(key) ", .yellow)
                     line += (field.path.isEmpty ? "(record)" : field.path) + ": "

@@ -39,11 +39,12 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension DuplicatePolicy: ExpressibleByArgument {}
+extension Differ.MemberOrder: ExpressibleByArgument {}
 
-struct ListDiffCommand: ParsableCommand {
+struct DiffCommand: ParsableCommand, Executable {
     static let configuration = CommandConfiguration(
-        commandName: "listdiff",
-        abstract: "Diff two files of records, matching records by key.",
+        commandName: "diff",
+        abstract: "Diff two files of records, matching records by key (the default command).",
         discussion: """
             OLD and NEW hold a list of records (JSON or YAML). Records are matched by their \
             key (--key, default 'id'); a list of scalars is keyed by the scalars themselves. \
@@ -56,8 +57,7 @@ struct ListDiffCommand: ParsableCommand {
 
             Exit status: 0 if the inputs hold the same records, 1 if they differ, 2 on \
             trouble (bad usage, unreadable or malformed input, missing or duplicate keys).
-            """,
-        version: "0.1.0"
+            """
     )
 
     @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
@@ -86,6 +86,11 @@ struct ListDiffCommand: ParsableCommand {
         "Records sharing a key in one file: error (the default) refuses; match pairs the k-th occurrence in OLD with the k-th in NEW.",
         valueName: "policy"))
     var duplicates: DuplicatePolicy = .error
+
+    @Option(name: .customLong("member-order"), help: ArgumentHelp(
+        "Whether a record whose object members only changed order is updated: ignore (the default; JSON objects are unordered) or significant.",
+        valueName: "mode"))
+    var memberOrder: Differ.MemberOrder = .ignore
 
     @Option(help: ArgumentHelp("Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
     var color: ColorMode = .auto
@@ -117,8 +122,13 @@ struct ListDiffCommand: ParsableCommand {
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates)
         let oldDocument = try reader.read(old)
         let newDocument = try reader.read(new)
-        let changeset = try Differ(algorithm: algorithm.algorithm(costLimit: costLimit))
+        var changeset = try Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder)
             .diff(old: oldDocument, new: newDocument, key: key)
+        if format == .json {
+            // What `listdiff apply` checks its OLD against, and its result against.
+            changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(oldDocument.root),
+                                                            new: Fingerprint.of(newDocument.root))
+        }
 
         let context = RenderContext(oldName: old, newName: new)
         let renderer: any ChangesetRenderer
@@ -127,17 +137,7 @@ struct ListDiffCommand: ParsableCommand {
         case .jsonpatch: renderer = JSONPatchRenderer()
         case .patch: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
-        if let output {
-            let file = try AtomicFile(path: output)
-            var stream = FileStream(fd: file.fd)
-            renderer.render(changeset, to: &stream)
-            stream.flush()
-            try file.commit(stream)
-        } else {
-            var stream = FileStream(fd: STDOUT_FILENO)
-            renderer.render(changeset, to: &stream)
-            stream.flush()
-        }
+        try Output.write(to: output) { stream in renderer.render(changeset, to: &stream) }
         return (changeset.isEmpty ? .same : .different, [oldDocument, newDocument, changeset] as [Any])
     }
 
@@ -153,40 +153,3 @@ struct ListDiffCommand: ParsableCommand {
     }
 }
 
-@main
-enum Main {
-    static func main() {
-        let command: ListDiffCommand
-        do {
-            command = try ListDiffCommand.parse()
-        } catch {
-            // --help and --version succeed; every usage error is trouble (2), as in diff(1).
-            let code = ListDiffCommand.exitCode(for: error)
-            if code == .success {
-                print(ListDiffCommand.fullMessage(for: error))
-                exit(ExitStatus.same.rawValue)
-            }
-            var stderr = FileStream(fd: STDERR_FILENO)
-            stderr.write("listdiff: " + ListDiffCommand.fullMessage(for: error).replacingFirst("Error: ", with: "error: ") + "\n")
-            stderr.flush()
-            exit(ExitStatus.trouble.rawValue)
-        }
-        do {
-            let (status, retained) = try command.execute()
-            withExtendedLifetime(retained) { exit(status.rawValue) }
-        } catch {
-            // `file:line:column: error: message`, as compilers write it, so that editors can jump
-            // to the place; an error about no file in particular names the program instead.
-            var stderr = FileStream(fd: STDERR_FILENO)
-            stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
-            stderr.flush()
-            exit(ExitStatus.trouble.rawValue)
-        }
-    }
-}
-
-extension String {
-    func replacingFirst(_ target: String, with replacement: String) -> String {
-        hasPrefix(target) ? replacement + dropFirst(target.count) : self
-    }
-}

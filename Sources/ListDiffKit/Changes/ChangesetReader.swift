@@ -1,0 +1,169 @@
+/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1) back into a
+/// `Changeset`, refusing anything foreign with the exact reason and place.
+public struct ChangesetReader: Sendable {
+    public init() {}
+
+    public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
+        let (root, source) = try JSONReader().read(bytes, name: name)
+        var cursor = Cursor(source: source, preorder: 0)
+        return try decode(root, at: &cursor)
+    }
+
+    /// Walks a value tree alongside its pre-order source offsets, so that every error can
+    /// name the line and column of the value it is about.
+    struct Cursor {
+        let source: SourceText
+        var preorder: Int
+
+        func error(_ message: String) -> ListDiffError {
+            ListDiffError(file: source.name, location: source.offset(ofValueAt: preorder).map(source.location(ofOffset:)), message)
+        }
+
+        /// The members of an object at this cursor, each with its own cursor.
+        func members(of object: Object) -> [(key: String, value: Value, cursor: Cursor)] {
+            var next = preorder + 1
+            return object.members.map { member in
+                defer { next += member.value.nodeCount }
+                return (member.key, member.value, Cursor(source: source, preorder: next))
+            }
+        }
+
+        func elements(of items: [Value]) -> [(value: Value, cursor: Cursor)] {
+            var next = preorder + 1
+            return items.map { item in
+                defer { next += item.nodeCount }
+                return (item, Cursor(source: source, preorder: next))
+            }
+        }
+    }
+
+    func decode(_ root: Value, at cursor: inout Cursor) throws(ListDiffError) -> Changeset {
+        guard case .object(let object) = root else {
+            throw cursor.error("a changeset is a JSON object (made by listdiff --format json); this is \(root.typeName.withArticle)")
+        }
+        var fields: [String: (Value, Cursor)] = [:]
+        for (key, value, c) in cursor.members(of: object) { fields[key] = (value, c) }
+        func required(_ name: String) throws(ListDiffError) -> (Value, Cursor) {
+            guard let field = fields[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
+            return field
+        }
+        let (version, versionAt) = try required("version")
+        guard case .number(let v) = version, v == Number(exactly: JSONChangesetRenderer.schemaVersion) else {
+            throw versionAt.error("unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(JSONChangesetRenderer.schemaVersion)")
+        }
+        let (keyValue, keyAt) = try required("key")
+        guard case .array(let keyItems) = keyValue, !keyItems.isEmpty else {
+            throw keyAt.error("\"key\" must be a non-empty array of field paths")
+        }
+        var keyPaths: [String] = []
+        for item in keyItems {
+            guard case .string(let s) = item else { throw keyAt.error("\"key\" must be a non-empty array of field paths") }
+            keyPaths.append(s)
+        }
+        let key: IdentityKey
+        do { key = try IdentityKey(parsing: keyPaths) } catch { throw keyAt.error(error.message) }
+
+        var duplicates = DuplicatePolicy.error
+        if let (value, at) = fields["duplicates"] {
+            guard case .string(let s) = value, let policy = DuplicatePolicy(rawValue: s) else {
+                throw at.error("\"duplicates\" must be \"error\" or \"match\"")
+            }
+            duplicates = policy
+        }
+        var algorithm = "heckel"
+        if let (value, _) = fields["algorithm"], case .string(let s) = value { algorithm = s }
+
+        let (records, recordsAt) = try required("records")
+        let oldCount = try count(records, "old", at: recordsAt)
+        let newCount = try count(records, "new", at: recordsAt)
+
+        var fingerprints: Changeset.Fingerprints?
+        if let (value, at) = fields["fingerprints"] {
+            guard case .object(let o) = value, case .string(let old)? = o["old"], case .string(let new)? = o["new"],
+                  old.hasPrefix("sha256:"), new.hasPrefix("sha256:")
+            else {
+                throw at.error("\"fingerprints\" must be {\"old\": \"sha256:…\", \"new\": \"sha256:…\"}")
+            }
+            fingerprints = Changeset.Fingerprints(old: old, new: new)
+        }
+
+        let (changesValue, changesAt) = try required("changes")
+        guard case .array(let items) = changesValue else { throw changesAt.error("\"changes\" must be an array") }
+        var changes: [Change] = []
+        changes.reserveCapacity(items.count)
+        var locations: [Int] = []
+        locations.reserveCapacity(items.count)
+        var summary = Changeset.Summary()
+        for (item, at) in changesAt.elements(of: items) {
+            let change = try decodeChange(item, at: at)
+            switch change.operation {
+            case .insert: summary.inserted += 1
+            case .delete: summary.deleted += 1
+            case .move: summary.moved += 1
+            case .update: summary.updated += 1
+            }
+            changes.append(change)
+            locations.append(at.preorder)
+        }
+        var changeset = Changeset(algorithm: algorithm, key: key, oldCount: oldCount, newCount: newCount,
+                                  changes: changes, summary: summary)
+        changeset.duplicates = duplicates
+        changeset.fingerprints = fingerprints
+        changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations)
+        return changeset
+    }
+
+    func count(_ records: Value, _ side: String, at: Cursor) throws(ListDiffError) -> Int {
+        guard case .object(let o) = records, case .number(let n)? = o[side], let count = Int(n.text), count >= 0 else {
+            throw at.error("\"records\" must be {\"old\": count, \"new\": count}")
+        }
+        return count
+    }
+
+    func decodeChange(_ value: Value, at: Cursor) throws(ListDiffError) -> Change {
+        guard case .object(let object) = value else { throw at.error("a change must be an object; this is \(value.typeName.withArticle)") }
+        var fields: [String: (Value, Cursor)] = [:]
+        for (key, value, c) in at.members(of: object) { fields[key] = (value, c) }
+        guard let (opValue, opAt) = fields["op"] else { throw at.error("the change has no \"op\"") }
+        guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
+            throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
+        }
+        guard let (key, _) = fields["key"] else { throw at.error("the \(opName) has no \"key\"") }
+        func position(_ name: String) throws(ListDiffError) -> RecordPosition? {
+            guard let (value, c) = fields[name] else { return nil }
+            guard case .array(let parts) = value, parts.count == 2,
+                  case .number(let s) = parts[0], case .number(let i) = parts[1],
+                  let section = Int(s.text), let index = Int(i.text), section >= 0, index >= 0
+            else {
+                throw c.error("\"\(name)\" must be a position [section, index] of two whole numbers ≥ 0")
+            }
+            return RecordPosition(section: section, index: index)
+        }
+        let old = try position("old")
+        let new = try position("new")
+        let needsOld = op != .insert, needsNew = op != .delete
+        if needsOld, old == nil { throw at.error("the \(opName) has no \"old\" position") }
+        if needsNew, new == nil { throw at.error("the \(opName) has no \"new\" position") }
+        let record = fields["value"]?.0
+        if op == .insert || op == .update, record == nil { throw at.error("the \(opName) has no \"value\"") }
+        var occurrence: Int?
+        if let (value, c) = fields["occurrence"] {
+            guard case .number(let n) = value, let k = Int(n.text), k >= 0 else {
+                throw c.error("\"occurrence\" must be a whole number ≥ 0")
+            }
+            occurrence = k
+        }
+        var changedFields: [FieldChange] = []
+        if let (value, c) = fields["fields"] {
+            guard case .array(let items) = value else { throw c.error("\"fields\" must be an array") }
+            for item in items {
+                guard case .object(let f) = item, case .string(let path)? = f["path"] else {
+                    throw c.error("each of \"fields\" must be an object with a \"path\"")
+                }
+                changedFields.append(FieldChange(path: path, old: f["old"], new: f["new"]))
+            }
+        }
+        return Change(op, key: key, keyedBySelf: key.isScalar && record?.isScalar == true, old: old,
+                      new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
+    }
+}

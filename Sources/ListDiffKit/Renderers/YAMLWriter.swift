@@ -1,0 +1,44 @@
+/// Writes values as block-style YAML through libyaml's emitter, so that `YAMLReader`
+/// (YAML 1.2 core schema) reads back the same values: strings that would read as
+/// something else (`"true"`, `"1.5"`, `"null"`, `""`) are quoted, numbers keep their
+/// exact text, members keep their order.
+public enum YAMLWriter {
+    public static func document(_ value: Value) throws(ListDiffError) -> String {
+        let emitter = LibYAMLEmitter()
+        emitter.streamStart()
+        emitter.documentStart()
+        write(value, to: emitter)
+        emitter.documentEnd()
+        emitter.streamEnd()
+        if let failure = emitter.failure { throw ListDiffError("cannot write YAML: \(failure)") }
+        return String(decoding: emitter.sink.bytes, as: UTF8.self)
+    }
+
+    static func write(_ value: Value, to emitter: LibYAMLEmitter) {
+        switch value {
+        case .null: emitter.scalar("null", style: .plain)
+        case .bool(let b): emitter.scalar(b ? "true" : "false", style: .plain)
+        case .number(let n): emitter.scalar(n.text, style: .plain)
+        case .string(let s): string(s, to: emitter)
+        case .array(let items):
+            emitter.sequenceStart()
+            for item in items { write(item, to: emitter) }
+            emitter.sequenceEnd()
+        case .object(let object):
+            emitter.mappingStart()
+            for member in object.members {
+                string(member.key, to: emitter)
+                write(member.value, to: emitter)
+            }
+            emitter.mappingEnd()
+        }
+    }
+
+    static func string(_ s: String, to emitter: LibYAMLEmitter) {
+        if case .string = YAMLTreeBuilder.coreSchema(s) {
+            emitter.scalar(s, style: .any)
+        } else {
+            emitter.scalar(s, style: .doubleQuoted)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import ListDiffKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
+    case json, yaml
+}
+
+struct ApplyCommand: ParsableCommand, Executable {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Write the new document from the old one and a changeset made by 'listdiff --format json'.",
+        discussion: """
+            The changeset records a fingerprint (SHA-256 of the canonical value) of the document \
+            it was made from and of the one it leads to. apply refuses, with exit status 2, an \
+            OLD that is not the document the changeset was made from (unless --force), a \
+            changeset that is malformed or of another version, and a change whose key is not \
+            the key of the record at its old position (even with --force). Exit status 0 when \
+            the new document was written.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
+    var old: String
+
+    @Argument(help: ArgumentHelp("The changeset, as written by 'listdiff --format json' ('-' for standard input).", valueName: "changeset"))
+    var changeset: String
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp(
+        "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).", valueName: "file"))
+    var output: String?
+
+    @Option(name: .customLong("output-format"), help: ArgumentHelp(
+        "Write json or yaml. Default: the format --output's extension names, else OLD's format.", valueName: "format"))
+    var outputFormat: DocumentFormat?
+
+    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json or yaml.")
+    var inputFormat: InputFormatOption = .auto
+
+    @Flag(help: "Apply even when OLD's fingerprint differs from the one in the changeset (each change must still find its key at its old position).")
+    var force = false
+
+    func validate() throws {
+        if old == "-" && changeset == "-" {
+            throw ValidationError("only one of OLD and CHANGESET can be standard input ('-')")
+        }
+    }
+
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let changes = try ChangesetReader().read(try InputFile.read(changeset), name: changeset)
+        let reader = DocumentReader(format: inputFormat.format, key: changes.key, duplicates: changes.duplicates)
+        let bytes = try InputFile.read(old)
+        let oldFormat = reader.format(for: old, bytes: bytes)
+        let document = try reader.parse(bytes, name: old)
+
+        if !force {
+            guard let fingerprints = changes.fingerprints else {
+                throw ListDiffError(file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
+            }
+            let found = Fingerprint.of(document.root)
+            guard found == fingerprints.old else {
+                throw ListDiffError(file: old, "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(document.records.count) records, the changeset's \(changes.oldCount)); --force applies it anyway")
+            }
+        }
+        let result = try changes.apply(to: document)
+        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(result) != fingerprints.new {
+            throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
+        }
+
+        let format = outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map { $0 == .json ? .json : .yaml }
+            ?? (oldFormat == .json ? .json : .yaml)
+        let text: String
+        switch format {
+        case .json:
+            if let bad = result.firstNonFiniteNumber {
+                throw ListDiffError(file: old, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+            }
+            var out = ""
+            JSONWriter.writePretty(result, to: &out)
+            out += "\n"
+            text = out
+        case .yaml:
+            text = try YAMLWriter.document(result)
+        }
+        try Output.write(to: output) { stream in stream.write(text) }
+        return (.same, [document, changes, result] as [Any])
+    }
+}

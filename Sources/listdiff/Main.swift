@@ -1,0 +1,78 @@
+import ArgumentParser
+import ListDiffKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `listdiff [diff] OLD NEW` diffs; `listdiff apply OLD CHANGESET` replays a changeset.
+struct ListDiff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listdiff",
+        abstract: "Diff files of records matched by key; apply the changesets it writes.",
+        discussion: """
+            'listdiff OLD NEW' is 'listdiff diff OLD NEW': see 'listdiff diff --help' for \
+            its options. 'listdiff apply OLD CHANGESET' writes NEW back from OLD and a \
+            changeset made by 'listdiff --format json'.
+            """,
+        version: "0.2.0",
+        subcommands: [DiffCommand.self, ApplyCommand.self],
+        defaultSubcommand: DiffCommand.self
+    )
+}
+
+/// A subcommand that runs and says how it went; errors are thrown as `ListDiffError`.
+protocol Executable {
+    /// Returns the exit status and whatever big values the run built, so that the caller
+    /// can exit without first freeing millions of values one by one.
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any)
+}
+
+@main
+enum Main {
+    static func main() {
+        let command: any ParsableCommand
+        do {
+            command = try ListDiff.parseAsRoot()
+        } catch {
+            // --help and --version succeed; every usage error is trouble (2), as in diff(1).
+            let code = ListDiff.exitCode(for: error)
+            if code == .success {
+                print(ListDiff.fullMessage(for: error))
+                exit(ExitStatus.same.rawValue)
+            }
+            var stderr = FileStream(fd: STDERR_FILENO)
+            stderr.write("listdiff: " + ListDiff.fullMessage(for: error).replacingFirst("Error: ", with: "error: ") + "\n")
+            stderr.flush()
+            exit(ExitStatus.trouble.rawValue)
+        }
+        guard let executable = command as? any Executable else {
+            // argument-parser's own commands (`listdiff help apply`) print and succeed.
+            var command = command
+            do {
+                try command.run()
+                exit(ExitStatus.same.rawValue)
+            } catch {
+                ListDiff.exit(withError: error)
+            }
+        }
+        do {
+            let (status, retained) = try executable.execute()
+            withExtendedLifetime(retained) { exit(status.rawValue) }
+        } catch {
+            // `file:line:column: error: message`, as compilers write it, so that editors can jump
+            // to the place; an error about no file in particular names the program instead.
+            var stderr = FileStream(fd: STDERR_FILENO)
+            stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
+            stderr.flush()
+            exit(ExitStatus.trouble.rawValue)
+        }
+    }
+}
+
+extension String {
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        hasPrefix(target) ? replacement + dropFirst(target.count) : self
+    }
+}
