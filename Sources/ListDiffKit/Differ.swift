@@ -20,6 +20,9 @@ public struct Differ: Sendable {
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
     ///   the size of the matched records for the content comparison.
     public func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
+        guard old.layout.shape == new.layout.shape else {
+            throw ListDiffError("\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
+        }
         // Identities become dense symbols, equal for equal keys.
         var symbols: [RecordID: Int] = [:]
         symbols.reserveCapacity(old.records.count + new.records.count)
@@ -31,7 +34,13 @@ public struct Differ: Sendable {
         }
         let oldSymbols = old.records.map { symbol($0.id) }
         let newSymbols = new.records.map { symbol($0.id) }
-        let (pairing, stays) = try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+        var (pairing, stays) = try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+        var sectionChanges: [SectionChange] = []
+        if old.layout.isSectioned {
+            let sectionTarget: [Int?]
+            (sectionChanges, sectionTarget) = try diffSections(old: old, new: new)
+            stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
+        }
 
         var newToOld = [Int](repeating: -1, count: new.records.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
@@ -42,7 +51,7 @@ public struct Differ: Sendable {
         func occurrence(_ record: Record) -> Int? { numbered ? record.occurrence : nil }
         for (i, record) in old.records.enumerated() where pairing[i] == nil {
             changes.append(Change(.delete, key: record.key, keyedBySelf: record.value.isScalar,
-                                  old: RecordPosition(index: i), value: record.value, occurrence: occurrence(record)))
+                                  old: record.position, value: record.value, occurrence: occurrence(record)))
             summary.deleted += 1
         }
         for (j, record) in new.records.enumerated() {
@@ -50,12 +59,12 @@ public struct Differ: Sendable {
             let selfKeyed = record.value.isScalar
             guard i >= 0 else {
                 changes.append(Change(.insert, key: record.key, keyedBySelf: selfKeyed,
-                                      new: RecordPosition(index: j), value: record.value, occurrence: occurrence(record)))
+                                      new: record.position, value: record.value, occurrence: occurrence(record)))
                 summary.inserted += 1
                 continue
             }
-            let from = RecordPosition(index: i)
-            let to = RecordPosition(index: j)
+            let from = old.records[i].position
+            let to = record.position
             if !stays[i] {
                 changes.append(Change(.move, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
                                       occurrence: occurrence(record)))
@@ -74,7 +83,67 @@ public struct Differ: Sendable {
         var changeset = Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
                                   newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
+        changeset.layout = old.layout
+        changeset.sections = sectionChanges
+        changeset.oldSections = SectionOutline(old)
+        changeset.newSections = SectionOutline(new)
         return changeset
+    }
+
+    /// Matches sections by name, with this differ's algorithm and minimal moves, and finds
+    /// section objects whose own fields changed. Returns the section changes (deletes by old
+    /// index, then inserts, moves and updates by new index) and where each old section goes.
+    func diffSections(old: Document, new: Document) throws(ListDiffError) -> ([SectionChange], [Int?]) {
+        var names: [String: Int] = [:]
+        func symbol(_ name: Value?) -> Int {
+            let id = Fingerprint.of(name ?? .null)
+            if let s = names[id] { return s }
+            names[id] = names.count
+            return names.count - 1
+        }
+        let oldNames = old.sections.map { symbol($0.name) }
+        let newNames = new.sections.map { symbol($0.name) }
+        let (pairs, stays) = try matching(old: oldNames, new: newNames, symbolCount: names.count)
+        var newToOld = [Int](repeating: -1, count: new.sections.count)
+        for (s, t) in pairs.enumerated() { if let t { newToOld[t] = s } }
+        var changes: [SectionChange] = []
+        for (s, section) in old.sections.enumerated() where pairs[s] == nil {
+            changes.append(SectionChange(.delete, name: section.name ?? .null, old: s))
+        }
+        for (t, section) in new.sections.enumerated() {
+            let s = newToOld[t]
+            guard s >= 0 else {
+                changes.append(SectionChange(.insert, name: section.name ?? .null, new: t, value: section.header))
+                continue
+            }
+            if !stays[s] { changes.append(SectionChange(.move, name: section.name ?? .null, old: s, new: t)) }
+            let before = old.sections[s].header ?? .null, after = section.header ?? .null
+            if memberOrder == .significant ? !before.isIdentical(to: after) : before != after {
+                changes.append(SectionChange(.update, name: section.name ?? .null, old: s, new: t, value: section.header,
+                                             fields: FieldDiff.changes(old: before, new: after)))
+            }
+        }
+        return (changes, pairs)
+    }
+
+    /// Which matched records stay put when records are grouped in sections: a record stays
+    /// when its section goes to its new section and it is on a longest run, within that pair
+    /// of sections, of records that kept their order. Every other matched record moves.
+    static func staysWithinSections(pairing: [Int?], old: Document, new: Document, sectionTarget: [Int?]) -> [Bool] {
+        var stays = [Bool](repeating: false, count: old.records.count)
+        for (s, section) in old.sections.enumerated() {
+            guard let t = sectionTarget[s] else { continue }
+            var pairedOld: [Int] = []
+            var pairedNew: [Int] = []
+            for i in section.records {
+                if let j = pairing[i], new.records[j].position.section == t {
+                    pairedOld.append(i)
+                    pairedNew.append(j)
+                }
+            }
+            for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        }
+        return stays
     }
 
     /// The matching of old to new positions, and which matched old positions stay put.

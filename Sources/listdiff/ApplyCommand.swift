@@ -52,7 +52,8 @@ struct ApplyCommand: ParsableCommand, Executable {
 
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let changes = try ChangesetReader().read(try InputFile.read(changeset), name: changeset)
-        let reader = DocumentReader(format: inputFormat.format, key: changes.key, duplicates: changes.duplicates)
+        let reader = DocumentReader(format: inputFormat.format, key: changes.key, duplicates: changes.duplicates,
+                                    layout: changes.layout.options)
         let bytes = try InputFile.read(old)
         let oldFormat = reader.format(for: old, bytes: bytes)
         let document = try reader.parse(bytes, name: old)
@@ -61,13 +62,14 @@ struct ApplyCommand: ParsableCommand, Executable {
             guard let fingerprints = changes.fingerprints else {
                 throw ListDiffError(file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
             }
-            let found = Fingerprint.of(document.root)
+            let found = Fingerprint.of(document.diffed)
             guard found == fingerprints.old else {
                 throw ListDiffError(file: old, "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(document.records.count) records, the changeset's \(changes.oldCount)); --force applies it anyway")
             }
         }
         let result = try changes.apply(to: document)
-        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(result) != fingerprints.new {
+        let resultDiffed = changes.layout.path.flatMap { $0.value(in: result) } ?? result
+        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(resultDiffed) != fingerprints.new {
             throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
         }
 

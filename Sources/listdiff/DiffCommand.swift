@@ -71,6 +71,21 @@ struct DiffCommand: ParsableCommand, Executable {
         valueName: "path"))
     var keys: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "Where the records are, inside a larger document: a JSON Pointer (/data/users) or dotted path. Default: the top level.",
+        valueName: "pointer"))
+    var path: String?
+
+    @Option(name: .customLong("section-key"), help: ArgumentHelp(
+        "In a list of section objects, the field that names a section. Default: detected (name, title, section, header, label, key, id).",
+        valueName: "field"))
+    var sectionKey: String?
+
+    @Option(help: ArgumentHelp(
+        "In a list of section objects, the field that holds a section's records. Default: detected (items, records, rows, elements, entries, children, values, data).",
+        valueName: "field"))
+    var items: String?
+
     @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset) or jsonpatch (RFC 6902 operations that turn OLD into NEW).")
     var format: OutputFormat = .patch
 
@@ -109,7 +124,7 @@ struct DiffCommand: ParsableCommand, Executable {
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
-        for key in keys {
+        for key in keys + [path].compactMap({ $0 }) {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
         }
     }
@@ -119,15 +134,20 @@ struct DiffCommand: ParsableCommand, Executable {
     /// first freeing millions of values one by one.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let key = try IdentityKey(parsing: keys)
-        let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates)
+        let layout = LayoutOptions(path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
+                                   sectionKey: sectionKey, items: items)
+        let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
         let oldDocument = try reader.read(old)
         let newDocument = try reader.read(new)
         var changeset = try Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder)
             .diff(old: oldDocument, new: newDocument, key: key)
         if format == .json {
             // What `listdiff apply` checks its OLD against, and its result against.
-            changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(oldDocument.root),
-                                                            new: Fingerprint.of(newDocument.root))
+            changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(oldDocument.diffed),
+                                                            new: Fingerprint.of(newDocument.diffed))
+        }
+        if format == .jsonpatch, changeset.layout.isSectioned {
+            throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
 
         let context = RenderContext(oldName: old, newName: new)

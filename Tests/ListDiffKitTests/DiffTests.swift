@@ -218,7 +218,7 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
         #expect(message("[{\"id\":1},\n {\"name\":2}]") == "k.json:2:2: error: record 1 has no key field 'id'")
         #expect(message("[{\"id\":{\"a\":1}}]") == "k.json:1:2: error: key field 'id' of record 0 is an object; a key must be a string, number or boolean")
         #expect(message("[{\"id\":1},\n {\"id\":1.0}]") == "k.json:2:2: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)")
-        #expect(message("{\"id\":1}") == "k.json:1:1: error: the top level is an object; expected a list of records")
+        #expect(message("{\"id\":1}") == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)")
         #expect(message("[[1]]") == "k.json:1:2: error: record 0 is an array; expected an object or a scalar")
         #expect(message("[\"a\",\n \"b\", \"a\"]") == "k.json:2:7: error: duplicate key \"a\" (records 0 and 2; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)")
     }

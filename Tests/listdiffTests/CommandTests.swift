@@ -395,7 +395,7 @@ func temporaryDirectory() throws -> URL {
         let text = try String(contentsOfFile: changes, encoding: .utf8)
         let cases: [(String, String)] = [
             (text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
-             "bad.json:14:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
+             "bad.json:16:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
             (text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
              "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"),
             (String(text.dropLast(10)), ""),

@@ -93,8 +93,15 @@ public struct Changeset: Sendable {
     public var newCount: Int
     public var changes: [Change]
     public var summary: Summary
-    /// Fingerprints of the two documents, when computed (the JSON changeset carries them).
+    /// Fingerprints of the two documents' diffed parts, when computed (the JSON changeset carries them).
     public var fingerprints: Fingerprints?
+    /// Where the records are in the documents and how they are grouped.
+    public var layout = Layout()
+    /// Section operations (none for plain lists).
+    public var sections: [SectionChange] = []
+    /// The sections of each document: names and sizes.
+    public var oldSections: SectionOutline
+    public var newSections: SectionOutline
     /// Set when the changeset was read from a file.
     public var origin: Origin?
 
@@ -105,10 +112,12 @@ public struct Changeset: Sendable {
         self.newCount = newCount
         self.changes = changes
         self.summary = summary
+        self.oldSections = .plain(oldCount)
+        self.newSections = .plain(newCount)
     }
 
-    /// Whether old and new are the same list.
-    public var isEmpty: Bool { changes.isEmpty }
+    /// Whether old and new are the same.
+    public var isEmpty: Bool { changes.isEmpty && sections.isEmpty }
 
     /// Applies the changes to the old list, in UIKit batch-update semantics: remove the
     /// deleted and moved-away records (old positions), replace updated records, then place
@@ -117,26 +126,184 @@ public struct Changeset: Sendable {
     /// - Throws: when the changeset does not fit `old`: a position out of range or used twice,
     ///   an update without a value, or counts that do not reconcile.
     public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
-        try apply(to: old, check: nil)
+        try applySections(to: [(nil, nil, old)], check: nil).first?.records ?? []
     }
 
-    /// Applies the changes to a document's records and gives the new document's root.
+    /// Applies the changes to a document and gives the new document's root: the section
+    /// operations, then the record operations, each level in UIKit batch-update semantics.
+    /// Whatever lies outside the layout's path is kept as it is in `document`.
     ///
     /// Beyond `apply(to:)`, every change that names an old position must name the key of the
     /// record there, so that a changeset applied to the wrong file fails instead of
     /// scrambling it (the fingerprint check is the caller's, and can be forced; this one cannot).
     public func apply(to document: Document) throws(ListDiffError) -> Value {
-        let values = try apply(to: document.records.map(\.value)) { (n: Int, change: Change, i: Int) throws(ListDiffError) in
-            let record = document.records[i]
+        guard document.layout == layout else {
+            throw ListDiffError(file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
+        }
+        let grid = document.sections.map { section in
+            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
+        }
+        let result = try applySections(to: grid) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
+            let record = document.records[document.sections[p.section].records.lowerBound + p.index]
             let numbered = duplicates == .match ? record.occurrence : nil
             guard record.key == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
                 let formatter = KeyFormatter(key)
                 let named = formatter.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
                 let found = formatter.format(record.key, selfKeyed: record.value.isScalar, occurrence: numbered)
-                throw error(change: n, "the \(change.operation.rawValue) of \(named) names old position \(i), which holds \(found): the changeset was not made from this file")
+                let place = layout.isSectioned ? "\(p)" : "\(p.index)"
+                throw error(change: n, "the \(change.operation.rawValue) of \(named) names old position \(place), which holds \(found): the changeset was not made from this file")
             }
         }
-        return .array(values)
+        return try layout.rebuild(document.root, sections: result)
+    }
+
+    typealias SectionContent = (name: Value?, header: Value?, records: [Value])
+
+    func applySections(to old: [SectionContent], check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?)
+        throws(ListDiffError) -> [SectionContent]
+    {
+        // Sections first: where each old section goes, and what each new one starts from.
+        enum SectionOrigin { case old(Int), inserted(name: Value, header: Value?) }
+        var sectionGone = [Bool](repeating: false, count: old.count)
+        var sectionDeleted = [Bool](repeating: false, count: old.count)
+        var header: [Int: Value] = [:]
+        var placedSection: [Int: SectionOrigin] = [:]
+        for (n, op) in sections.enumerated() {
+            func fail(_ message: String) -> ListDiffError { error(section: n, message) }
+            if op.operation != .insert {
+                guard let s = op.old, s < old.count else {
+                    throw fail("the section \(op.operation.rawValue) names old section \(op.old.map(String.init) ?? "nil"), beyond the old file's \(old.count) sections")
+                }
+                guard old[s].name == op.name else {
+                    throw fail("the section \(op.operation.rawValue) of \(JSONWriter.compact(op.name)) names old section \(s), which is \(JSONWriter.compact(old[s].name ?? .null)): the changeset was not made from this file")
+                }
+                if op.operation == .update {
+                    guard header.updateValue(op.value ?? .null, forKey: s) == nil else { throw fail("old section \(s) is updated twice") }
+                    continue
+                }
+                guard !sectionGone[s] else { throw fail("old section \(s) is deleted or moved twice") }
+                sectionGone[s] = true
+                sectionDeleted[s] = op.operation == .delete
+            }
+            if op.operation != .delete {
+                guard let t = op.new else { throw fail("the section \(op.operation.rawValue) has no new index") }
+                let origin: SectionOrigin = op.operation == .move ? .old(op.old!) : .inserted(name: op.name, header: op.value)
+                guard placedSection.updateValue(origin, forKey: t) == nil else { throw fail("new section \(t) is filled twice") }
+            }
+        }
+        if let s = header.keys.first(where: { sectionDeleted[$0] }) {
+            throw error(section: 0, "old section \(s) is both updated and deleted")
+        }
+        let sectionCount = sectionGone.lazy.filter { !$0 }.count + placedSection.count
+        if let t = placedSection.keys.first(where: { $0 >= sectionCount }) {
+            throw error(section: 0, "new section \(t) is beyond the end of the new document (\(sectionCount) sections)")
+        }
+        var origins: [SectionOrigin] = []
+        var nextSection = 0
+        for t in 0..<sectionCount {
+            if let origin = placedSection[t] {
+                origins.append(origin)
+            } else {
+                while sectionGone[nextSection] { nextSection += 1 }
+                origins.append(.old(nextSection))
+                nextSection += 1
+            }
+        }
+
+        // Then records, by old position (removals) and new position (placements).
+        var removed = old.map { [Bool](repeating: false, count: $0.records.count) }
+        var deleted = removed
+        var replacement: [RecordPosition: (value: Value, change: Int)] = [:]
+        /// What fills a new position: a moved old record, or an inserted value.
+        enum Placement { case moved(from: RecordPosition), inserted(Value) }
+        var placed: [RecordPosition: (placement: Placement, change: Int)] = [:]
+        func oldPosition(_ n: Int, _ c: Change) throws(ListDiffError) -> RecordPosition {
+            guard let p = c.old, p.section < old.count, p.index < old[p.section].records.count else {
+                let size = old.count == 1 ? "the old file's \(old[0].records.count) records" : "the old file's sections"
+                throw error(change: n, "the \(c.operation.rawValue) names old position \(c.old?.description ?? "nil"), beyond \(size)")
+            }
+            try check?(n, c, p)
+            return p
+        }
+        func place(_ n: Int, _ c: Change, _ placement: Placement) throws(ListDiffError) {
+            guard let p = c.new, p.section < sectionCount else {
+                throw error(change: n, "the \(c.operation.rawValue) names new position \(c.new?.description ?? "nil"), which does not exist")
+            }
+            if let earlier = placed.updateValue((placement, n), forKey: p) {
+                throw error(change: n, "new position \(p) is filled twice (also by change \(earlier.change + 1))")
+            }
+        }
+        for (n, change) in changes.enumerated() {
+            switch change.operation {
+            case .delete, .move:
+                let p = try oldPosition(n, change)
+                guard !removed[p.section][p.index] else { throw error(change: n, "old position \(p) is deleted or moved twice") }
+                removed[p.section][p.index] = true
+                deleted[p.section][p.index] = change.operation == .delete
+                if change.operation == .move { try place(n, change, .moved(from: p)) }
+            case .insert:
+                guard let value = change.value else { throw error(change: n, "the insert has no value") }
+                try place(n, change, .inserted(value))
+            case .update:
+                let p = try oldPosition(n, change)
+                guard let value = change.value else { throw error(change: n, "the update has no value") }
+                guard replacement.updateValue((value, n), forKey: p) == nil else {
+                    throw error(change: n, "old position \(p) is updated twice")
+                }
+            }
+        }
+        if let (p, r) = replacement.first(where: { deleted[$0.key.section][$0.key.index] }) {
+            throw error(change: r.change, "old position \(p) is both updated and deleted")
+        }
+        for s in old.indices where sectionDeleted[s] {
+            if let i = removed[s].firstIndex(of: false) {
+                throw ListDiffError("record [\(s), \(i)] is in a deleted section, but no change deletes or moves it")
+            }
+        }
+        var placedCount = [Int](repeating: 0, count: sectionCount)
+        for p in placed.keys { placedCount[p.section] += 1 }
+        let sources: [Int?] = origins.map { if case .old(let s) = $0 { return s } else { return nil } }
+        let counts = (0..<sectionCount).map { t in
+            placedCount[t] + (sources[t].map { s in removed[s].lazy.filter { !$0 }.count } ?? 0)
+        }
+        if let (p, r) = placed.filter({ $0.key.index >= counts[$0.key.section] }).min(by: { $0.value.change < $1.value.change }) {
+            let place = old.count == 1 && sectionCount == 1 ? "the new list (\(counts[0]) records)" : "new section \(p.section) (\(counts[p.section]) records)"
+            throw error(change: r.change, "new position \(p) is beyond the end of \(place)")
+        }
+        var result: [SectionContent] = []
+        result.reserveCapacity(sectionCount)
+        for (t, origin) in origins.enumerated() {
+            let name: Value?, sectionHeader: Value?
+            switch origin {
+            case .old(let s):
+                name = old[s].name
+                sectionHeader = header[s] ?? old[s].header
+            case .inserted(let n, let h):
+                name = n
+                sectionHeader = h
+            }
+            var records: [Value] = []
+            records.reserveCapacity(counts[t])
+            var next = 0  // next old index to consider for an unfilled slot
+            for j in 0..<counts[t] {
+                let here = RecordPosition(section: t, index: j)
+                switch placed[here]?.placement {
+                case .moved(let from)?:
+                    records.append(replacement[from]?.value ?? old[from.section].records[from.index])
+                case .inserted(let value)?:
+                    records.append(value)
+                case nil:
+                    // Counts reconcile: an unfilled slot always has a staying record left.
+                    let source = sources[t]!
+                    while removed[source][next] { next += 1 }
+                    let from = RecordPosition(section: source, index: next)
+                    records.append(replacement[from]?.value ?? old[source].records[next])
+                    next += 1
+                }
+            }
+            result.append((name, sectionHeader, records))
+        }
+        return result
     }
 
     /// Where the changeset was read from, so that errors about a change can name its place.
@@ -144,6 +311,8 @@ public struct Changeset: Sendable {
         public let source: SourceText
         /// The pre-order index of each change's value in `source`.
         let changePreorders: [Int]
+        /// The same for each section change.
+        var sectionPreorders: [Int] = []
     }
 
     /// The fingerprints of the old and new documents (see `Fingerprint`).
@@ -157,76 +326,17 @@ public struct Changeset: Sendable {
         }
     }
 
+    /// An error about section change `n`, placed like `error(change:)`.
+    func error(section n: Int, _ message: String) -> ListDiffError {
+        guard let origin, origin.sectionPreorders.indices.contains(n) else { return ListDiffError("section change \(n + 1): " + message) }
+        let offset = origin.source.offset(ofValueAt: origin.sectionPreorders[n])
+        return ListDiffError(file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
+    }
+
     /// An error about change `n`, placed in the changeset's file when it was read from one.
     func error(change n: Int, _ message: String) -> ListDiffError {
         guard let origin else { return ListDiffError("change \(n + 1): " + message) }
         let offset = origin.source.offset(ofValueAt: origin.changePreorders[n])
         return ListDiffError(file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
-    }
-
-    func apply(to old: [Value], check: ((Int, Change, Int) throws(ListDiffError) -> Void)?) throws(ListDiffError) -> [Value] {
-        var removed = [Bool](repeating: false, count: old.count)
-        var deleted = [Bool](repeating: false, count: old.count)
-        var replacement: [Int: (value: Value, change: Int)] = [:]
-        /// What fills a new position: a moved old record, or an inserted value.
-        enum Placement { case moved(from: Int), inserted(Value) }
-        var placed: [Int: (placement: Placement, change: Int)] = [:]
-        func oldIndex(_ n: Int, _ c: Change) throws(ListDiffError) -> Int {
-            guard let p = c.old, p.section == 0, p.index < old.count else {
-                throw error(change: n, "the \(c.operation.rawValue) names old position \(c.old?.description ?? "nil"), beyond the old file's \(old.count) records")
-            }
-            try check?(n, c, p.index)
-            return p.index
-        }
-        func place(_ n: Int, _ c: Change, _ placement: Placement) throws(ListDiffError) {
-            guard let p = c.new, p.section == 0 else {
-                throw error(change: n, "the \(c.operation.rawValue) names new position \(c.new?.description ?? "nil"), which does not exist")
-            }
-            if let earlier = placed.updateValue((placement, n), forKey: p.index) {
-                throw error(change: n, "new position \(p) is filled twice (also by change \(earlier.change + 1))")
-            }
-        }
-        for (n, change) in changes.enumerated() {
-            switch change.operation {
-            case .delete, .move:
-                let i = try oldIndex(n, change)
-                guard !removed[i] else { throw error(change: n, "old position [0, \(i)] is deleted or moved twice") }
-                removed[i] = true
-                deleted[i] = change.operation == .delete
-                if change.operation == .move { try place(n, change, .moved(from: i)) }
-            case .insert:
-                guard let value = change.value else { throw error(change: n, "the insert has no value") }
-                try place(n, change, .inserted(value))
-            case .update:
-                let i = try oldIndex(n, change)
-                guard let value = change.value else { throw error(change: n, "the update has no value") }
-                guard replacement.updateValue((value, n), forKey: i) == nil else {
-                    throw error(change: n, "old position [0, \(i)] is updated twice")
-                }
-            }
-        }
-        if let (i, r) = replacement.first(where: { deleted[$0.key] }) {
-            throw error(change: r.change, "old position [0, \(i)] is both updated and deleted")
-        }
-        let count = removed.lazy.filter { !$0 }.count + placed.count
-        if let (j, p) = placed.first(where: { $0.key >= count }) {
-            throw error(change: p.change, "new position [0, \(j)] is beyond the end of the new list (\(count) records)")
-        }
-        var result: [Value] = []
-        result.reserveCapacity(count)
-        var next = 0  // next old index to consider for an unfilled slot
-        for j in 0..<count {
-            switch placed[j]?.placement {
-            case .moved(let i)?:
-                result.append(replacement[i]?.value ?? old[i])
-            case .inserted(let value)?:
-                result.append(value)
-            case nil:
-                while removed[next] { next += 1 }
-                result.append(replacement[next]?.value ?? old[next])
-                next += 1
-            }
-        }
-        return result
     }
 }

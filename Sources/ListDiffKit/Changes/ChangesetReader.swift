@@ -87,6 +87,23 @@ public struct ChangesetReader: Sendable {
             fingerprints = Changeset.Fingerprints(old: old, new: new)
         }
 
+        var layout = Layout()
+        if let (value, at) = fields["layout"] {
+            layout = try decodeLayout(value, at: at)
+        }
+        var sectionChanges: [SectionChange] = []
+        var sectionLocations: [Int] = []
+        if let (value, at) = fields["sections"] {
+            guard case .array(let items) = value else { throw at.error("\"sections\" must be an array") }
+            for (item, c) in at.elements(of: items) {
+                sectionChanges.append(try decodeSectionChange(item, at: c))
+                sectionLocations.append(c.preorder)
+            }
+        }
+        if !sectionChanges.isEmpty, !layout.isSectioned {
+            throw cursor.error("the changeset has section changes but its layout is a plain list")
+        }
+
         let (changesValue, changesAt) = try required("changes")
         guard case .array(let items) = changesValue else { throw changesAt.error("\"changes\" must be an array") }
         var changes: [Change] = []
@@ -109,8 +126,50 @@ public struct ChangesetReader: Sendable {
                                   changes: changes, summary: summary)
         changeset.duplicates = duplicates
         changeset.fingerprints = fingerprints
-        changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations)
+        changeset.layout = layout
+        changeset.sections = sectionChanges
+        changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
         return changeset
+    }
+
+    func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {
+        let bad = at.error("\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}")
+        guard case .object(let o) = value, case .string(let shape)? = o["shape"] else { throw bad }
+        var path: FieldPath?
+        switch o["path"] {
+        case nil, .null?: path = nil
+        case .string(let p)?:
+            do { path = try FieldPath(p) } catch { throw at.error(error.message) }
+        default: throw bad
+        }
+        switch shape {
+        case "list": return Layout(path: path, shape: .list)
+        case "object": return Layout(path: path, shape: .objectOfLists)
+        case "sections":
+            guard case .string(let key)? = o["section_key"], case .string(let items)? = o["items"] else { throw bad }
+            return Layout(path: path, shape: .sectionList(sectionKey: key, items: items))
+        default: throw bad
+        }
+    }
+
+    func decodeSectionChange(_ value: Value, at: Cursor) throws(ListDiffError) -> SectionChange {
+        guard case .object(let object) = value else { throw at.error("a section change must be an object; this is \(value.typeName.withArticle)") }
+        var fields: [String: (Value, Cursor)] = [:]
+        for (key, value, c) in at.members(of: object) { fields[key] = (value, c) }
+        guard let (opValue, opAt) = fields["op"] else { throw at.error("the section change has no \"op\"") }
+        guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
+            throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
+        }
+        guard let (name, _) = fields["name"], name.isScalar else { throw at.error("the section \(opName) has no scalar \"name\"") }
+        func index(_ key: String) throws(ListDiffError) -> Int? {
+            guard let (value, c) = fields[key] else { return nil }
+            guard case .number(let n) = value, let i = Int(n.text), i >= 0 else { throw c.error("\"\(key)\" must be a section index ≥ 0") }
+            return i
+        }
+        let old = try index("old"), new = try index("new")
+        if op != .insert, old == nil { throw at.error("the section \(opName) has no \"old\" index") }
+        if op != .delete, new == nil { throw at.error("the section \(opName) has no \"new\" index") }
+        return SectionChange(op, name: name, old: old, new: new, value: fields["value"]?.0)
     }
 
     func count(_ records: Value, _ side: String, at: Cursor) throws(ListDiffError) -> Int {

@@ -12,6 +12,8 @@ public struct Record: Sendable {
     /// Under `DuplicatePolicy.match`, how many earlier records of the same file share this
     /// key (0 for the first); always 0 otherwise.
     public let occurrence: Int
+    /// The record's section and its index in it.
+    public let position: RecordPosition
 }
 
 /// What to do when two records of one file share a key.
@@ -23,17 +25,26 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
     case match
 }
 
-/// A list of keyed records read from one file.
+/// A list of keyed records read from one file, grouped in sections.
 public struct Document: Sendable {
     public let source: SourceText
     /// The whole value read from the file.
     public let root: Value
+    /// Where the list (or the sections) sits in `root`, and its shape.
+    public let layout: Layout
+    /// The sections in file order; a plain list is one section without a name.
+    public let sections: [Section]
+    /// Every record, section after section.
     public let records: [Record]
     public let duplicates: DuplicatePolicy
 
-    public init(source: SourceText, root: Value, records: [Record], duplicates: DuplicatePolicy = .error) {
+    public init(source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
+                records: [Record], duplicates: DuplicatePolicy = .error)
+    {
         self.source = source
         self.root = root
+        self.layout = layout
+        self.sections = sections ?? [Section(name: nil, header: nil, records: 0..<records.count, offset: 0)]
         self.records = records
         self.duplicates = duplicates
     }
@@ -46,53 +57,73 @@ public struct Document: Sendable {
     /// The records' values, in order.
     public var values: [Value] { records.map(\.value) }
 
-    /// Keys the top-level list of `root`.
+    /// The part of the document that is diffed: the value at the layout's path.
+    public var diffed: Value { layout.path.flatMap { $0.value(in: root) } ?? root }
+
+    /// Keys the records of `root`, found as `options` say (see `Layout`).
     ///
-    /// - Throws: when the top level is not a list, when an element has no key or a
-    ///   key that is not a scalar, and (under `DuplicatePolicy.error`) when two elements share
-    ///   a key, naming both places.
-    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error)
-        throws(ListDiffError) -> Document
+    /// - Throws: when the value at the path is not a list, an object of lists or a list of
+    ///   section objects; when an element has no key or a key that is not a scalar; when two
+    ///   sections share a name; and (under `DuplicatePolicy.error`) when two records share a
+    ///   key anywhere in the document, naming both places.
+    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error,
+                             options: LayoutOptions = LayoutOptions()) throws(ListDiffError) -> Document
     {
         func error(at offset: Int?, _ message: String) -> ListDiffError {
             ListDiffError(file: source.name, location: offset.map(source.location(ofOffset:)), message)
         }
-        guard case .array(let elements) = root else {
-            throw error(at: source.offset(ofValueAt: 0),
-                        "the top level is \(root.typeName.withArticle); expected a list of records")
-        }
+        let found = try Layout.find(in: root, source: source, key: key, options: options)
         var records: [Record] = []
-        records.reserveCapacity(elements.count)
+        var sections: [Section] = []
         var firstSeen: [RecordID: Int] = [:]
         var occurrences: [RecordID: Int] = [:]
-        if duplicates == .error { firstSeen.reserveCapacity(elements.count) }
-        var preorder = 1  // the list itself is value 0
-        for (index, element) in elements.enumerated() {
-            let offset = source.offset(ofValueAt: preorder) ?? 0
-            preorder += element.nodeCount
-            switch key.identify(element) {
-            case .failure(.missing(let field)):
-                throw error(at: offset, "record \(index) has no key field '\(field)'")
-            case .failure(.notScalar(let field, let typeName)):
-                throw error(at: offset, "key field '\(field)' of record \(index) is \(typeName.withArticle); a key must be a string, number or boolean")
-            case .failure(.notARecord(let typeName)):
-                throw error(at: offset, "record \(index) is \(typeName.withArticle); expected an object or a scalar")
-            case .success(let (written, id)):
-                switch duplicates {
-                case .error:
-                    if let first = firstSeen.updateValue(index, forKey: id) {
-                        let earlier = source.location(ofOffset: records[first].offset)
-                        throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (records \(first) and \(index); the first is at line \(earlier.line), column \(earlier.column); --duplicates match pairs repeated keys by occurrence)")
-                    }
-                    records.append(Record(key: written, id: id, value: element, offset: offset, occurrence: 0))
-                case .match:
-                    let occurrence = occurrences[id, default: 0]
-                    occurrences[id] = occurrence + 1
-                    records.append(Record(key: written, id: id.numbered(occurrence), value: element, offset: offset, occurrence: occurrence))
+        var sectionNames: [String: Int] = [:]
+        if duplicates == .error { firstSeen.reserveCapacity(found.lists.reduce(0) { $0 + $1.elements.count }) }
+        for (s, list) in found.lists.enumerated() {
+            let start = records.count
+            records.reserveCapacity(start + list.elements.count)
+            if let name = list.name {
+                if let earlier = sectionNames.updateValue(s, forKey: Fingerprint.of(name)) {
+                    throw error(at: list.offset, "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
                 }
             }
+            var preorder = list.preorder + 1  // the list itself is value `list.preorder`
+            for (index, element) in list.elements.enumerated() {
+                let offset = source.offset(ofValueAt: preorder) ?? 0
+                preorder += element.nodeCount
+                let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
+                switch key.identify(element) {
+                case .failure(.missing(let field)):
+                    throw error(at: offset, "\(place) has no key field '\(field)'")
+                case .failure(.notScalar(let field, let typeName)):
+                    throw error(at: offset, "key field '\(field)' of \(place) is \(typeName.withArticle); a key must be a string, number or boolean")
+                case .failure(.notARecord(let typeName)):
+                    throw error(at: offset, "\(place) is \(typeName.withArticle); expected an object or a scalar")
+                case .success(let (written, id)):
+                    switch duplicates {
+                    case .error:
+                        if let first = firstSeen.updateValue(records.count, forKey: id) {
+                            let earlier = source.location(ofOffset: records[first].offset)
+                            let firstPlace = records[first].position
+                            let places = sections.isEmpty && list.name == nil
+                                ? "records \(firstPlace.index) and \(index)"
+                                : "records \(firstPlace) and \(RecordPosition(section: s, index: index))"
+                            throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (\(places); the first is at line \(earlier.line), column \(earlier.column); --duplicates match pairs repeated keys by occurrence)")
+                        }
+                        records.append(Record(key: written, id: id, value: element, offset: offset, occurrence: 0,
+                                              position: RecordPosition(section: s, index: index)))
+                    case .match:
+                        let occurrence = occurrences[id, default: 0]
+                        occurrences[id] = occurrence + 1
+                        records.append(Record(key: written, id: id.numbered(occurrence), value: element, offset: offset,
+                                              occurrence: occurrence, position: RecordPosition(section: s, index: index)))
+                    }
+                }
+            }
+            sections.append(Section(name: list.name, header: list.header, records: start..<records.count, offset: list.offset))
         }
-        return Document(source: source, root: root, records: records, duplicates: duplicates)
+        return Document(source: source, root: root, layout: found.layout, sections: sections, records: records,
+                        duplicates: duplicates)
     }
 }
 

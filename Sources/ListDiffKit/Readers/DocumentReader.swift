@@ -78,13 +78,18 @@ public struct DocumentReader: Sendable {
     public var format: InputFormat?
     public var key: IdentityKey
     public var duplicates: DuplicatePolicy = .error
+    /// Where the records are: `--path`, `--section-key`, `--items`.
+    public var layout = LayoutOptions()
     public var json = JSONReader()
     public var yaml = YAMLReader()
 
-    public init(format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error) {
+    public init(format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,
+                layout: LayoutOptions = LayoutOptions())
+    {
         self.format = format
         self.key = key
         self.duplicates = duplicates
+        self.layout = layout
     }
 
     /// The format used for `path` with these `bytes`.
@@ -104,6 +109,6 @@ public struct DocumentReader: Sendable {
         case .json: (root, source) = try json.read(bytes, name: name)
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
         }
-        return try Document.keyed(root, source: source, key: key, duplicates: duplicates)
+        return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
     }
 }

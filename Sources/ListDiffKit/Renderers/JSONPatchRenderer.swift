@@ -47,11 +47,13 @@ public struct JSONPatchRenderer: ChangesetRenderer {
 
     public static func operations(_ changeset: Changeset) -> [Operation] {
         var ops: [Operation] = []
+        // Under `--path`, the list sits inside the document.
+        let prefix = changeset.layout.path.map { $0.components.map { "/" + FieldDiff.escape($0) }.joined() } ?? ""
         // 1. Updates, in place: old positions are still valid.
         for change in changeset.changes where change.operation == .update {
             guard let i = change.old?.index else { continue }
             for field in change.fields {
-                let path = "/\(i)" + field.path
+                let path = prefix + "/\(i)" + field.path
                 switch (field.old, field.new) {
                 case (nil, let new?): ops.append(Operation(op: "add", path: path, value: new))
                 case (_?, nil): ops.append(Operation(op: "remove", path: path))
@@ -62,7 +64,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         }
         // 2. Deletes, last first, so that each index is still the old one.
         let deletes = changeset.changes.filter { $0.operation == .delete }.compactMap { $0.old?.index }.sorted(by: >)
-        for i in deletes { ops.append(Operation(op: "remove", path: "/\(i)")) }
+        for i in deletes { ops.append(Operation(op: "remove", path: prefix + "/\(i)")) }
 
         // 3. Inserts and moves, in order of their new positions.
         let oldCount = changeset.oldCount
@@ -127,11 +129,11 @@ public struct JSONPatchRenderer: ChangesetRenderer {
                 let to = tree.prefixSum(target)
                 tree.add(target, 1)
                 // One move per moved record, even where it lands where it stood (a valid no-op).
-                ops.append(Operation(op: "move", path: "/\(to)", from: "/\(from)"))
+                ops.append(Operation(op: "move", path: prefix + "/\(to)", from: prefix + "/\(from)"))
             } else {
                 let to = tree.prefixSum(target)
                 tree.add(target, 1)
-                ops.append(Operation(op: "add", path: "/\(to)", value: inserted[j]))
+                ops.append(Operation(op: "add", path: prefix + "/\(to)", value: inserted[j]))
             }
         }
         return ops

@@ -24,43 +24,133 @@ public struct PatchRenderer: ChangesetRenderer {
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
         guard !changeset.isEmpty else { return }
-        let keys = KeyFormatter(changeset.key)
         out.write(style.paint("--- \(context.oldName)", .bold) + "\n")
         out.write(style.paint("+++ \(context.newName)", .bold) + "\n")
-        var line = ""
-        for change in changeset.changes {
-            line.removeAll(keepingCapacity: true)
-            let key = keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
-            // A scalar keyed by itself is all said by its key.
-            let body = change.keyedBySelf ? "" : " " + JSONWriter.compact(change.value ?? .null)
-            switch change.operation {
-            case .delete:
-                line = style.paint("- \(key) #\(change.old.map(Self.position) ?? "?")\(body)", .red) + "\n"
-            case .insert:
-                line = style.paint("+ \(key) #\(change.new.map(Self.position) ?? "?")\(body)", .green) + "\n"
-            case .move:
-                line = style.paint("> \(key) #\(change.old.map(Self.position) ?? "?") → #\(change.new.map(Self.position) ?? "?")", .cyan) + "\n"
-            case .update:
-                if change.fields.isEmpty {
-                    // Only the order of members changed (under `--member-order significant`).
-                    line += style.paint("~ \(key) ", .yellow) + "(member order)\n"
-                }
-                for field in change.fields {
-                    line += style.paint("~ \(key) ", .yellow)
-                    line += (field.path.isEmpty ? "(record)" : field.path) + ": "
-                    line += style.paint(field.old.map(JSONWriter.compact) ?? "(none)", .red)
-                    line += " → "
-                    line += style.paint(field.new.map(JSONWriter.compact) ?? "(none)", .green)
-                    line += "\n"
-                }
-            }
-            out.write(line)
+        if !changeset.layout.isSectioned {
+            for change in changeset.changes { out.write(line(change, changeset)) }
+            out.write(Self.summaryLine(changeset.summary) + "\n")
+            return
         }
-        out.write(Self.summaryLine(changeset.summary) + "\n")
+        // Sections: the layout, the section changes, then record changes under the header of
+        // the section they belong to (deletes: the old section; the rest: the new one).
+        out.write(style.paint("# \(changeset.layout)", .bold) + "\n")
+        for op in changeset.sections { out.write(line(op)) }
+        let oldNames = changeset.oldSections.names, newNames = changeset.newSections.names
+        var groups: [[Change]] = Array(repeating: [], count: newNames.count)
+        var goneGroups: [Int: [Change]] = [:]
+        let target = Self.sectionTargets(changeset)
+        for change in changeset.changes {
+            if change.operation == .delete, let o = change.old {
+                if let t = target[o.section] { groups[t].append(change) } else { goneGroups[o.section, default: []].append(change) }
+            } else if let n = change.new, n.section < groups.count {
+                groups[n.section].append(change)
+            }
+        }
+        let homes = groups.enumerated().map { (newNames[$0.offset], $0.element) }
+            + goneGroups.keys.sorted().map { (oldNames[$0], goneGroups[$0]!) }
+        for (name, changes) in homes where !changes.isEmpty {
+            out.write(style.paint("@ \(JSONWriter.compact(name ?? .null))", .bold) + "\n")
+            for change in changes { out.write(line(change, changeset)) }
+        }
+        out.write(Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.sections) + "\n")
+        for (name, changes) in homes where !changes.isEmpty {
+            out.write("  \(JSONWriter.compact(name ?? .null)): \(Self.groupSummary(changes, target: target))\n")
+        }
     }
 
-    static func position(_ p: RecordPosition) -> String {
-        p.section == 0 ? "\(p.index)" : "\(p.section).\(p.index)"
+    /// Where each old section goes (nil: deleted), in UIKit semantics.
+    static func sectionTargets(_ changeset: Changeset) -> [Int?] {
+        let oldCount = changeset.oldSections.names.count, newCount = changeset.newSections.names.count
+        var target = [Int?](repeating: nil, count: oldCount)
+        var gone = [Bool](repeating: false, count: oldCount)
+        var filled = [Bool](repeating: false, count: newCount)
+        for op in changeset.sections {
+            if op.operation == .delete || op.operation == .move, let s = op.old, s < oldCount { gone[s] = true }
+            if op.operation == .insert || op.operation == .move, let t = op.new, t < newCount { filled[t] = true }
+            if op.operation == .move, let s = op.old, s < oldCount { target[s] = op.new }
+        }
+        var slot = 0
+        for s in 0..<oldCount where !gone[s] {
+            while slot < newCount, filled[slot] { slot += 1 }
+            if slot < newCount { target[s] = slot }
+            slot += 1
+        }
+        return target
+    }
+
+    func line(_ change: Change, _ changeset: Changeset) -> String {
+        let keys = KeyFormatter(changeset.key)
+        let sectioned = changeset.layout.isSectioned
+        func at(_ p: RecordPosition?) -> String {
+            guard let p else { return "?" }
+            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
+        }
+        let key = keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
+        // A scalar keyed by itself is all said by its key.
+        let body = change.keyedBySelf ? "" : " " + JSONWriter.compact(change.value ?? .null)
+        switch change.operation {
+        case .delete:
+            return style.paint("- \(key) #\(at(change.old))\(body)", .red) + "\n"
+        case .insert:
+            return style.paint("+ \(key) #\(at(change.new))\(body)", .green) + "\n"
+        case .move:
+            var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
+            if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
+               changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
+            {
+                text += " (from \(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null)))"
+            }
+            return style.paint(text, .cyan) + "\n"
+        case .update:
+            return fieldLines(style.paint("~ \(key) ", .yellow), change.fields)
+        }
+    }
+
+    func line(_ op: SectionChange) -> String {
+        let name = JSONWriter.compact(op.name)
+        switch op.operation {
+        case .delete: return style.paint("-§ \(name) #\(op.old ?? 0)", .red) + "\n"
+        case .insert:
+            let header = op.value.map { " " + JSONWriter.compact($0) } ?? ""
+            return style.paint("+§ \(name) #\(op.new ?? 0)\(header)", .green) + "\n"
+        case .move: return style.paint(">§ \(name) #\(op.old ?? 0) → #\(op.new ?? 0)", .cyan) + "\n"
+        case .update: return fieldLines(style.paint("~§ \(name) ", .yellow), op.fields)
+        }
+    }
+
+    func fieldLines(_ lead: String, _ fields: [FieldChange]) -> String {
+        // No field: only the order of members changed (under `--member-order significant`).
+        if fields.isEmpty { return lead + "(member order)\n" }
+        var text = ""
+        for field in fields {
+            text += lead
+            text += (field.path.isEmpty ? "(record)" : field.path) + ": "
+            text += style.paint(field.old.map(JSONWriter.compact) ?? "(none)", .red)
+            text += " → "
+            text += style.paint(field.new.map(JSONWriter.compact) ?? "(none)", .green)
+            text += "\n"
+        }
+        return text
+    }
+
+    static func sectionSummary(_ ops: [SectionChange]) -> String {
+        func count(_ op: Change.Operation) -> Int { ops.lazy.filter { $0.operation == op }.count }
+        return "\(count(.insert)) inserted, \(count(.delete)) deleted, \(count(.move)) moved, \(count(.update)) updated"
+    }
+
+    /// Counts for one section's group: moves from another section are `moved in`.
+    static func groupSummary(_ changes: [Change], target: [Int?]) -> String {
+        var inserted = 0, deleted = 0, moved = 0, movedIn = 0, updated = 0
+        for change in changes {
+            switch change.operation {
+            case .insert: inserted += 1
+            case .delete: deleted += 1
+            case .update: updated += 1
+            case .move:
+                if let o = change.old, o.section < target.count, target[o.section] == change.new?.section { moved += 1 } else { movedIn += 1 }
+            }
+        }
+        return "\(inserted) inserted, \(deleted) deleted, \(moved) moved, \(movedIn) moved in, \(updated) updated"
     }
 
     public static func summaryLine(_ s: Changeset.Summary) -> String {

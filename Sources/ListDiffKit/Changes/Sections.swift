@@ -1,0 +1,157 @@
+/// One change to a section: positions are section indexes, old for delete, move and update,
+/// new for insert, move and update, as in UIKit's batch updates.
+public struct SectionChange: Sendable, Equatable {
+    public var operation: Change.Operation
+    /// The section's name: its member key in an object of lists, its name field otherwise.
+    public var name: Value
+    public var old: Int?
+    public var new: Int?
+    /// `insert` and `update`: the new section object without its records (nil for an
+    /// object of lists, whose sections are only names).
+    public var value: Value?
+    /// `update`: the section object's changed fields (its records aside).
+    public var fields: [FieldChange]
+
+    public init(_ operation: Change.Operation, name: Value, old: Int? = nil, new: Int? = nil, value: Value? = nil,
+                fields: [FieldChange] = [])
+    {
+        self.operation = operation
+        self.name = name
+        self.old = old
+        self.new = new
+        self.value = value
+        self.fields = fields
+    }
+}
+
+/// The sections of each document, as the changeset remembers them: names and sizes.
+public struct SectionOutline: Sendable, Equatable {
+    /// Names (nil for the single section of a plain list).
+    public var names: [Value?]
+    public var sizes: [Int]
+
+    public init(names: [Value?], sizes: [Int]) {
+        self.names = names
+        self.sizes = sizes
+    }
+
+    public init(_ document: Document) {
+        names = document.sections.map(\.name)
+        sizes = document.sections.map(\.records.count)
+    }
+
+    public static func plain(_ count: Int) -> SectionOutline { SectionOutline(names: [nil], sizes: [count]) }
+}
+
+/// One UIKit-safe batch of a staged changeset. Positions are in the stage's own before
+/// (old, delete, move-from) and after (new, insert, move-to) states, as a batch update needs.
+public struct Stage: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Record (and section) updates, at old positions; nothing moves yet.
+        case updates
+        /// Record deletes, at old positions (records of deleted sections go with their section,
+        /// except those that move elsewhere: they are deleted here and inserted in the last stage).
+        case deletes
+        /// Section deletes, inserts and moves; inserted sections start empty.
+        case sections
+        /// Record inserts and moves into the final positions.
+        case insertsAndMoves = "inserts and moves"
+    }
+
+    public var kind: Kind
+    public var sections: [SectionChange]
+    public var changes: [Change]
+}
+
+extension Changeset {
+    /// The changeset as four UIKit-safe batches in DifferenceKit's order: record updates;
+    /// record deletes; section deletes, inserts and moves; record inserts and moves. Each is
+    /// valid on its own: indexes in range of its before and after states, no index both
+    /// deleted and moved, no update of a record that moves in the same batch.
+    public var stages: [Stage] {
+        let oldSizes = oldSections.sizes
+        let oldSectionCount = oldSizes.count
+        // Section fate: where each old section goes (nil: deleted).
+        var sectionTarget = [Int?](repeating: nil, count: oldSectionCount)
+        var deletedSection = [Bool](repeating: false, count: oldSectionCount)
+        var movedSection = Set<Int>()
+        for op in sections where op.operation == .delete { if let s = op.old { deletedSection[s] = true } }
+        for op in sections where op.operation == .move { if let s = op.old, let t = op.new { sectionTarget[s] = t; movedSection.insert(s) } }
+        // Sections that neither move nor go are placed in order into the unfilled new slots.
+        let newSectionCount = newSections.sizes.count
+        var filled = [Bool](repeating: false, count: newSectionCount)
+        for op in sections where op.operation == .insert || op.operation == .move { if let t = op.new, t < newSectionCount { filled[t] = true } }
+        var slot = 0
+        for s in 0..<oldSectionCount where !deletedSection[s] && !movedSection.contains(s) {
+            while slot < newSectionCount, filled[slot] { slot += 1 }
+            sectionTarget[s] = slot
+            slot += 1
+        }
+
+        // Records leaving a deleted section for elsewhere: deleted, then inserted again.
+        var reinserted = Set<RecordPosition>()  // old positions
+        for change in changes where change.operation == .move {
+            if let o = change.old, deletedSection[o.section] { reinserted.insert(o) }
+        }
+        var updates = sections.filter { $0.operation == .update }
+        updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }
+        var stage1: [Change] = []
+        var stage2: [Change] = []
+        for change in changes {
+            switch change.operation {
+            case .update:
+                guard let o = change.old, !reinserted.contains(o) else { continue }
+                stage1.append(Change(.update, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+            case .delete:
+                guard let o = change.old, !deletedSection[o.section] else { continue }
+                stage2.append(Change(.delete, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+            case .move:
+                guard let o = change.old, reinserted.contains(o) else { continue }
+                stage2.append(Change(.delete, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+            case .insert:
+                continue
+            }
+        }
+        stage2.sort { $0.old! < $1.old! }
+        let stage3 = sections.filter { $0.operation != .update }.map { op in
+            SectionChange(op.operation, name: op.name, old: op.old, new: op.new)
+        }
+
+        // After stage 2 and 3: each surviving old record's index among its section's survivors.
+        var leaving = Set<RecordPosition>()
+        for change in changes where change.operation == .delete { if let o = change.old { leaving.insert(o) } }
+        leaving.formUnion(reinserted)
+        var survivorsBefore: [[Int]] = oldSizes.map { [Int](repeating: 0, count: $0) }
+        for s in 0..<oldSectionCount {
+            var k = 0
+            for i in 0..<oldSizes[s] {
+                survivorsBefore[s][i] = k
+                if !leaving.contains(RecordPosition(section: s, index: i)) { k += 1 }
+            }
+        }
+        var stage4: [Change] = []
+        for change in changes {
+            switch change.operation {
+            case .insert:
+                stage4.append(Change(.insert, key: change.key, keyedBySelf: change.keyedBySelf, new: change.new, occurrence: change.occurrence))
+            case .move:
+                guard let o = change.old, let n = change.new else { continue }
+                if reinserted.contains(o) {
+                    stage4.append(Change(.insert, key: change.key, keyedBySelf: change.keyedBySelf, new: n, occurrence: change.occurrence))
+                } else if let t = sectionTarget[o.section] {
+                    let from = RecordPosition(section: t, index: survivorsBefore[o.section][o.index])
+                    stage4.append(Change(.move, key: change.key, keyedBySelf: change.keyedBySelf, old: from, new: n, occurrence: change.occurrence))
+                }
+            default:
+                continue
+            }
+        }
+        stage4.sort { $0.new! < $1.new! }
+        return [
+            Stage(kind: .updates, sections: updates.map { SectionChange(.update, name: $0.name, old: $0.old) }, changes: stage1),
+            Stage(kind: .deletes, sections: [], changes: stage2),
+            Stage(kind: .sections, sections: stage3, changes: []),
+            Stage(kind: .insertsAndMoves, sections: [], changes: stage4),
+        ]
+    }
+}
