@@ -420,3 +420,57 @@ func temporaryDirectory() throws -> URL {
         #expect(usage.stderr.hasPrefix("listdiff: error: only one of OLD and CHANGESET"))
     }
 }
+
+@Suite struct SectionCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    static func golden(_ name: String) throws -> String {
+        try String(contentsOf: Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden/" + name), encoding: .utf8)
+    }
+
+    @Test func sectionedExamples() throws {
+        let people = try Binary.run(["people-sections-old.yaml", "people-sections-new.yaml"], in: Self.examples)
+        #expect(people.status == 1)
+        #expect(people.stderr == "")
+        #expect(people.stdout == (try Self.golden("people-sections.patch")))
+        let teams = try Binary.run(["-f", "json", "teams-old.json", "teams-new.json"], in: Self.examples)
+        #expect(teams.status == 1)
+        #expect(teams.stdout == (try Self.golden("teams.json")))
+        let patch = try Binary.run(["-f", "jsonpatch", "teams-old.json", "teams-new.json"], in: Self.examples)
+        #expect(patch.status == 2)
+        #expect(patch.stdout == "")
+        #expect(patch.stderr == "listdiff: error: --format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'\n")
+    }
+
+    @Test func sectionedApplyRoundTrips() throws {
+        let dir = try temporaryDirectory()
+        for (old, new) in [("people-sections-old.yaml", "people-sections-new.yaml"), ("teams-old.json", "teams-new.json")] {
+            let changes = dir.appendingPathComponent("c.json").path
+            #expect(try Binary.run(["-f", "json", "-o", changes, old, new], in: Self.examples).status == 1)
+            let result = dir.appendingPathComponent("result" + (old.hasSuffix(".yaml") ? ".yaml" : ".json")).path
+            let apply = try Binary.run(["apply", "-o", result, old, changes], in: Self.examples)
+            #expect(apply.status == 0, "\(apply.stderr)")
+            let check = try Binary.run(["--member-order", "significant", result, new], in: Self.examples)
+            #expect(check.status == 0, "\(check.stdout)")
+        }
+    }
+
+    @Test func pathReachesIntoLargerDocuments() throws {
+        let run = try Binary.run(["--path", "/data/users", "api-old.json", "api-new.json"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasSuffix("1 inserted, 1 deleted, 0 moved, 1 updated, 1 unchanged\n"))
+        let patch = try Binary.run(["--path", "data.users", "-f", "jsonpatch", "api-old.json", "api-new.json"], in: Self.examples)
+        #expect(patch.stdout.contains(#"{"op": "remove", "path": "/data/users/1"}"#))
+        let without = try Binary.run(["api-old.json", "api-new.json"], in: Self.examples)
+        #expect(without.status == 2)
+        #expect(without.stderr == "api-old.json:2:11: error: the top level is an object whose member \"meta\" is an object, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)\n")
+        // apply keeps what lies outside the path from OLD.
+        let dir = try temporaryDirectory()
+        let changes = dir.appendingPathComponent("c.json").path
+        _ = try Binary.run(["--path", "/data/users", "-f", "json", "-o", changes, "api-old.json", "api-new.json"], in: Self.examples)
+        let applied = try Binary.run(["apply", "api-old.json", changes], in: Self.examples)
+        #expect(applied.status == 0)
+        #expect(applied.stdout.contains("\"generated\": \"2026-11-20T09:00:00Z\""))
+        #expect(applied.stdout.contains("\"u4\""))
+    }
+}
