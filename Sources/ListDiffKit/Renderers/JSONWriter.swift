@@ -92,7 +92,8 @@ public enum JSONWriter {
                 }
             }
             if let escape {
-                out.unicodeScalars.append(contentsOf: scalars[plainStart..<i])
+                // (Appending through `out.unicodeScalars` copies all of `out` each time.)
+                out += Substring(scalars[plainStart..<i])
                 out += escape
                 i = scalars.index(after: i)
                 plainStart = i
@@ -100,7 +101,7 @@ public enum JSONWriter {
                 i = scalars.index(after: i)
             }
         }
-        out.unicodeScalars.append(contentsOf: scalars[plainStart..<scalars.endIndex])
+        out += Substring(scalars[plainStart..<scalars.endIndex])
         out += "\""
     }
 }
