@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, json, jsonpatch
+    case patch, json, jsonpatch, replay
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -86,7 +86,7 @@ struct DiffCommand: ParsableCommand, Executable {
         valueName: "field"))
     var items: String?
 
-    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset) or jsonpatch (RFC 6902 operations that turn OLD into NEW).")
+    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW) or replay (an animation in the terminal).")
     var format: OutputFormat = .patch
 
     @Option(help: "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset.")
@@ -113,6 +113,21 @@ struct DiffCommand: ParsableCommand, Executable {
     @Option(name: .customLong("input-format"), help: "Input format: auto (by extension, then by content), json or yaml.")
     var inputFormat: InputFormatOption = .auto
 
+    @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Replay in about this many seconds in all (instead of --speed).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(name: .customLong("animate-limit"), help: ArgumentHelp(
+        "Above this many changes the replay does not animate: it shows the result and says so.", valueName: "changes"))
+    var animateLimit: Int = 300
+
+    @Option(help: ArgumentHelp(
+        "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS×LINES, or 80×24).",
+        valueName: "file.cast"))
+    var record: String?
+
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp(
         "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"))
     var output: String?
@@ -121,6 +136,13 @@ struct DiffCommand: ParsableCommand, Executable {
         if old == "-" && new == "-" {
             throw ValidationError("only one of OLD and NEW can be standard input ('-')")
         }
+        if speed <= 0 || !speed.isFinite { throw ValidationError("--speed must be a positive number") }
+        if let duration, duration <= 0 || !duration.isFinite { throw ValidationError("--duration must be a positive number of seconds") }
+        if animateLimit < 0 { throw ValidationError("--animate-limit must be 0 or more") }
+        if format != .replay, record != nil || duration != nil || speed != 1 {
+            throw ValidationError("--record, --speed and --duration go with --format replay")
+        }
+        if format == .replay, output != nil { throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file") }
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
@@ -150,15 +172,40 @@ struct DiffCommand: ParsableCommand, Executable {
             throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
 
+        let status: ExitStatus = changeset.isEmpty ? .same : .different
+        if format == .replay {
+            try replay(changeset, oldDocument, newDocument, status: status)
+            return (status, [oldDocument, newDocument, changeset] as [Any])
+        }
         let context = RenderContext(oldName: old, newName: new)
         let renderer: any ChangesetRenderer
         switch format {
         case .json: renderer = JSONChangesetRenderer(context: context)
         case .jsonpatch: renderer = JSONPatchRenderer()
-        case .patch: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
+        case .patch, .replay: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
         try Output.write(to: output) { stream in renderer.render(changeset, to: &stream) }
-        return (changeset.isEmpty ? .same : .different, [oldDocument, newDocument, changeset] as [Any])
+        return (status, [oldDocument, newDocument, changeset] as [Any])
+    }
+
+    /// Plays the replay on the terminal, or records it with --record.
+    func replay(_ changeset: Changeset, _ oldDocument: Document, _ newDocument: Document, status: ExitStatus) throws(ListDiffError) {
+        let replay = Replay(old: oldDocument, new: newDocument, changeset: changeset, limit: animateLimit)
+        let total = (0..<replay.frameCount).reduce(0.0) { $0 + replay.frame($1, options: Replay.Options(), style: .plain).seconds }
+        let scale = duration.map { total > 0 ? $0 / total : 1 } ?? 1 / speed
+        let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
+        if let record {
+            let (width, height) = ReplayPlayer.size(of: STDOUT_FILENO)
+            try Output.write(to: record) { stream in
+                ReplayPlayer.record(replay, limit: animateLimit, scale: scale, width: width, height: height,
+                                    style: TextStyle(colored: colored), title: "listdiff \(old) \(new)", to: &stream)
+            }
+            return
+        }
+        guard Terminal.isTerminal(STDOUT_FILENO) else {
+            throw ListDiffError("--format replay needs a terminal on standard output; --record FILE.cast records it without one")
+        }
+        ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
     }
 
     var useColor: Bool {

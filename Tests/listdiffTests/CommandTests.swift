@@ -474,3 +474,131 @@ func temporaryDirectory() throws -> URL {
         #expect(applied.stdout.contains("\"u4\""))
     }
 }
+
+/// The replay in a real terminal: tmux runs the binary; `capture-pane` reads the screen,
+/// `#{alternate_on}` and `#{cursor_flag}` say whether the terminal was restored.
+///
+/// One bash script drives each session from start to end: a tmux server started from a
+/// Foundation `Process` does not outlive the process that started it.
+enum Tmux {
+    static func script(_ body: String, in directory: URL) throws -> String {
+        let prelude = """
+            set -u
+            export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8; unset TMUX
+            S=listdiff-$$-$RANDOM
+            t() { tmux -u -L "$S" "$@"; }
+            flags() { t display -p -t s '#{alternate_on} #{cursor_flag}'; }
+            screen() { t capture-pane -p -t s; }
+            # wait_for CONDITION [TENTHS]: polls every 0.05 s, up to 15 s by default.
+            wait_for() { local n=0; while [ $n -lt ${2:-300} ]; do eval "$1" && return 0; sleep 0.05; n=$((n+1)); done; return 1; }
+            trap 't kill-server 2>/dev/null' EXIT
+            # Descriptors this process was given beyond 0-2 (the test's pipe among them) must
+            # not reach the tmux server and the programs in its panes.
+            for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", prelude + body]
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The lines after `marker` up to the next line that starts with `==`.
+    static func section(_ output: String, _ marker: String) -> [String] {
+        let lines = output.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: marker) else { return [] }
+        return Array(lines[(start + 1)...].prefix { !$0.hasPrefix("==") })
+    }
+}
+
+@Suite(.serialized) struct ReplayCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+    static let command = "'\(Binary.url.path)' -f replay"
+
+    static func strip(_ text: String) -> String {
+        text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+    }
+
+    static func start(_ arguments: String) -> String {
+        // The server must not inherit the script's output pipe, or reading it waits for the server.
+        "t new-session -d -s s -x 90 -y 20 \"\(command) \(arguments); echo EXIT=\\$?; sleep 60\" </dev/null >/dev/null 2>&1\n"
+    }
+
+    @Test func playsToTheNewListAndRestoresTheTerminal() throws {
+        let out = try Tmux.script(Self.start("--duration 1.5 people-old.json people-new.json") + """
+            wait_for '[ "$(flags)" = "1 0" ]' && echo "== playing on the alternate screen, cursor hidden"
+            wait_for 'screen | grep -q EXIT='
+            echo "== flags $(flags)"
+            echo "== screen"; screen
+            """, in: Self.examples)
+        #expect(out.contains("== playing on the alternate screen, cursor hidden"))
+        #expect(out.contains("== flags 0 1"), "main screen, cursor visible: \(out)")
+        let screen = Tmux.section(out, "== screen")
+        let rows = screen.filter { $0.hasPrefix("  id=") }
+        #expect(rows.map { $0.prefix(7) } == ["  id=1 ", "  id=3 ", "  id=5 ", "  id=2 ", "  id=6 ", "  id=8 ", "  id=7 "])
+        #expect(screen.contains("new: people-new.json · 1 inserted, 1 deleted, 1 moved, 2 updated, 3 unchanged"))
+        #expect(screen.contains("EXIT=1"))
+    }
+
+    @Test func ctrlCInTheMiddleRestoresTheTerminal() throws {
+        let out = try Tmux.script(Self.start("--duration 60 people-old.json people-new.json") + """
+            wait_for '[ "$(flags)" = "1 0" ] && screen | grep -q "1/13"' && echo "== started"
+            t resize-window -t s -x 40 -y 12
+            wait_for 'screen | grep -q "^  id=1 {.*…$"' 100 && echo "== resized"; screen
+            t send-keys -t s C-c
+            wait_for 'screen | grep -q EXIT='
+            echo "== flags $(flags)"
+            echo "== screen"; screen
+            """, in: Self.examples)
+        #expect(out.contains("== started"))
+        // Resized mid-replay, it draws again at the new width.
+        #expect(out.contains("== resized"))
+        #expect(Tmux.section(out, "== resized").filter { $0.hasPrefix("  id=") }.allSatisfy { $0.count == 40 })
+        #expect(out.contains("== flags 0 1"), "main screen, cursor visible: \(out)")
+        #expect(Tmux.section(out, "== screen").contains("EXIT=1"), "the diff's status, as for every format")
+    }
+
+    @Test func refusesWithoutATerminalButRecords() throws {
+        let run = try Binary.run(["-f", "replay", "people-old.json", "people-new.json"], in: Self.examples)
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "listdiff: error: --format replay needs a terminal on standard output; --record FILE.cast records it without one\n")
+
+        let dir = try temporaryDirectory()
+        let cast = dir.appendingPathComponent("people.cast")
+        let recorded = try Binary.run(["-f", "replay", "--record", cast.path, "people-old.json", "people-new.json"],
+                                      environment: ["COLUMNS": "90", "LINES": "20"], in: Self.examples)
+        #expect(recorded.status == 1)
+        #expect(recorded.stdout == "" && recorded.stderr == "")
+        let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
+        // asciicast v2: a header object, then [time, "o", data] events in time order.
+        let header = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(header?["version"] as? Int == 2 && header?["width"] as? Int == 90 && header?["height"] as? Int == 20)
+        var last = -1.0
+        var data = ""
+        for line in lines.dropFirst() {
+            let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any]
+            let time = (event?[0] as? NSNumber)?.doubleValue ?? -2
+            #expect(event?.count == 3 && event?[1] as? String == "o" && time >= last)
+            last = time
+            data = event?[2] as? String ?? ""
+        }
+        #expect(lines.count == 14)
+        // Its last frame is what the terminal shows at the end of a live replay.
+        let castRows = Self.strip(data).components(separatedBy: "\r\n").filter { $0.hasPrefix("  id=") }
+        let out = try Tmux.script(Self.start("--speed 50 people-old.json people-new.json") + """
+            wait_for 'screen | grep -q EXIT='
+            echo "== screen"; screen
+            """, in: Self.examples)
+        let screenRows = Tmux.section(out, "== screen").filter { $0.hasPrefix("  id=") }
+        #expect(castRows == screenRows && castRows.count == 7, "\(castRows)\n\(screenRows)")
+    }
+}

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ListDiffKit
+
+/// Plays a `Replay` on the terminal (alternate screen, hidden cursor, both restored however
+/// the run ends), or records it as an asciicast v2 file.
+enum ReplayPlayer {
+    static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
+    static let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+
+    /// Terminal size from the kernel, or `COLUMNS`/`LINES`, or 80×24.
+    static func size(of fd: Int32) -> (width: Int, height: Int) {
+        var ws = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
+            return (Int(ws.ws_col), Int(ws.ws_row))
+        }
+        let width = Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
+        let height = Terminal.environment("LINES").flatMap { Int($0) } ?? 24
+        return (max(width, 10), max(height, 3))
+    }
+
+    /// What one frame writes: from the top left, each line cleared to its end, the rest cleared.
+    static func screen(_ frame: Replay.Frame) -> String {
+        "\u{1B}[H" + frame.lines.joined(separator: "\u{1B}[K\r\n") + "\u{1B}[K\u{1B}[J"
+    }
+
+    static func play(_ replay: Replay, limit: Int, scale: Double, style: TextStyle, status: ExitStatus) {
+        installHandlers(status: status)
+        write(enter)
+        var options = Replay.Options(limit: limit)
+        (options.width, options.height) = size(of: STDOUT_FILENO)
+        for index in 0..<replay.frameCount {
+            var frame = replay.frame(index, options: options, style: style)
+            write(screen(frame))
+            var request = timespec(seconds: frame.seconds * scale)
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0, errno == EINTR {
+                request = remaining
+                if windowChanged != 0 {
+                    windowChanged = 0
+                    (options.width, options.height) = size(of: STDOUT_FILENO)
+                    frame = replay.frame(index, options: options, style: style)
+                    write(screen(frame))
+                }
+            }
+        }
+        write(leave)
+        ignoreSignals()
+        // The new list stays on the main screen.
+        write(replay.finalLines(options: options, style: style).joined(separator: "\n") + "\n")
+    }
+
+    /// An asciicast v2 file: a header line, then `[time, "o", data]` events.
+    static func record(_ replay: Replay, limit: Int, scale: Double, width: Int, height: Int, style: TextStyle,
+                       title: String, to out: inout FileStream)
+    {
+        var header = "{\"version\": 2, \"width\": \(width), \"height\": \(height), \"timestamp\": \(time(nil)), \"title\": "
+        JSONWriter.writeString(title, to: &header)
+        out.write(header + ", \"env\": {\"TERM\": \"xterm-256color\"}}\n")
+        let options = Replay.Options(width: width, height: height, limit: limit)
+        var clock = 0.0
+        for index in 0..<replay.frameCount {
+            let frame = replay.frame(index, options: options, style: style)
+            var line = "[" + seconds(clock) + ", \"o\", "
+            JSONWriter.writeString((index == 0 ? "\u{1B}[2J" : "") + screen(frame), to: &line)
+            out.write(line + "]\n")
+            clock += frame.seconds * scale
+        }
+    }
+
+    static func seconds(_ t: Double) -> String {
+        let millis = Int((t * 1000).rounded())
+        let fraction = String(millis % 1000)
+        return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    static func write(_ text: String) {
+        var s = FileStream(fd: STDOUT_FILENO)
+        s.write(text)
+        s.flush()
+    }
+
+    static func installHandlers(status: ExitStatus) {
+        // Everything the handlers touch is ready before they can run.
+        interruptStatus = status.rawValue
+        let bytes = Array(leave.utf8)
+        restoreBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+        restoreBytes!.initialize(from: bytes, count: bytes.count)
+        restoreCount = bytes.count
+        let restoreAndExit: @convention(c) (Int32) -> Void = { _ in
+            if let bytes = restoreBytes { _ = Glibc.write(STDOUT_FILENO, bytes, restoreCount) }
+            _exit(interruptStatus)
+        }
+        signal(SIGINT, restoreAndExit)
+        signal(SIGTERM, restoreAndExit)
+        signal(SIGHUP, restoreAndExit)
+        signal(SIGWINCH, { _ in windowChanged = 1 })
+        // A parent may have left these blocked, and a blocked Ctrl-C would leave the terminal unrestored.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] { sigaddset(&set, signal) }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    static func ignoreSignals() {
+        signal(SIGWINCH, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGHUP, SIG_DFL)
+    }
+}
+
+// Read by signal handlers: set before the handlers are installed, or a flag they set.
+nonisolated(unsafe) var interruptStatus: Int32 = 1
+nonisolated(unsafe) var restoreBytes: UnsafeMutablePointer<UInt8>?
+nonisolated(unsafe) var restoreCount = 0
+nonisolated(unsafe) var windowChanged: sig_atomic_t = 0
+
+extension timespec {
+    init(seconds: Double) {
+        let s = max(0, seconds)
+        self.init(tv_sec: Int(s), tv_nsec: Int((s - s.rounded(.down)) * 1_000_000_000))
+    }
+}
