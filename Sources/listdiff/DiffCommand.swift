@@ -165,8 +165,8 @@ struct DiffCommand: ParsableCommand, Executable {
             .diff(old: oldDocument, new: newDocument, key: key)
         if format == .json {
             // What `listdiff apply` checks its OLD against, and its result against.
-            changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(oldDocument.diffed),
-                                                            new: Fingerprint.of(newDocument.diffed))
+            let (old, new) = Fingerprint.of(oldDocument.diffed, newDocument.diffed)
+            changeset.fingerprints = Changeset.Fingerprints(old: old, new: new)
         }
         if format == .jsonpatch, changeset.layout.isSectioned {
             throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")

@@ -52,6 +52,10 @@ import Testing
         #expect(try f(#"{"é":1}"#) != f(#"{"e\u0301":1}"#))  // NFC and NFD keys are different keys
         #expect(try f("[12345678901234567890]") != f("[12345678901234567891]"))
         #expect(try f("[-0]") == f("[0]"))
+        // Plain integers take a shortcut; it must agree with the exact decimal value.
+        #expect(try f("[10, -120, 7]") == f("[1e1, -1.2e2, 7.000]"))
+        #expect(try f("[100]") != f("[10]"))
+        #expect(try f(#"{"a":1}"#) == f(#"{"a":1.0}"#))
         #expect(try f("[1]").hasPrefix("sha256:"))
         #expect(try f("[1]").count == 7 + 64)
     }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A document's fingerprint: `sha256:` and the hex SHA-256 of the value's canonical encoding.
 ///
 /// The encoding is injective and follows `Value`'s equality, so that two values have the
@@ -9,6 +11,17 @@ public enum Fingerprint {
         var encoder = Encoder()
         encoder.encode(value)
         return "sha256:" + SHA256.hex(encoder.finish())
+    }
+
+    /// Two fingerprints, computed at once on two cores.
+    public static func of(_ a: Value, _ b: Value) -> (String, String) {
+        let results = UnsafeMutableBufferPointer<String>.allocate(capacity: 2)
+        results.initialize(repeating: "")
+        defer { results.deallocate() }
+        let values = [a, b]
+        nonisolated(unsafe) let out = results
+        DispatchQueue.concurrentPerform(iterations: 2) { i in out[i] = of(values[i]) }
+        return (results[0], results[1])
     }
 
     struct Encoder {
@@ -29,8 +42,48 @@ public enum Fingerprint {
         }
 
         mutating func count(_ n: Int) {
-            text(String(n))
+            decimal(n)
             byte(UInt8(ascii: ":"))
+        }
+
+        /// `n` in decimal, without going through a `String`.
+        mutating func decimal(_ n: Int) {
+            if n < 0 { byte(UInt8(ascii: "-")) }
+            var m = n.magnitude
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                         UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var k = 0
+            withUnsafeMutableBytes(of: &digits) { d in
+                repeat {
+                    d[k] = UInt8(ascii: "0") + UInt8(m % 10)
+                    m /= 10
+                    k += 1
+                } while m > 0
+                while k > 0 {
+                    k -= 1
+                    buffer.append(d[k])
+                }
+            }
+        }
+
+        /// A plain integer (`-?[1-9][0-9]*`), encoded as `canonical` would, without its allocations.
+        mutating func integer(_ text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { b -> Bool in
+                var i = 0
+                let negative = b.first == UInt8(ascii: "-")
+                if negative { i = 1 }
+                guard i < b.count, b[i] != UInt8(ascii: "0") else { return false }
+                for j in i..<b.count where b[j] < UInt8(ascii: "0") || b[j] > UInt8(ascii: "9") { return false }
+                var end = b.count
+                while end > i + 1, b[end - 1] == UInt8(ascii: "0") { end -= 1 }
+                if negative { buffer.append(UInt8(ascii: "-")) }
+                buffer.append(contentsOf: b[i..<end])
+                buffer.append(UInt8(ascii: "e"))
+                decimal(b.count - i)
+                return true
+            }
         }
 
         mutating func drain() {
@@ -48,14 +101,18 @@ public enum Fingerprint {
             case .null: byte(UInt8(ascii: "n"))
             case .bool(let b): byte(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
             case .number(let n):
-                let c = n.canonical
                 byte(UInt8(ascii: "d"))
+                if integer(n.text) {
+                    byte(UInt8(ascii: ";"))
+                    break
+                }
+                let c = n.canonical
                 switch c.kind {
                 case .finite:
                     if c.negative { byte(UInt8(ascii: "-")) }
                     buffer.append(contentsOf: c.digits)
                     byte(UInt8(ascii: "e"))
-                    text(String(c.exponent))
+                    decimal(c.exponent)
                 case .positiveInfinity: text("+inf")
                 case .negativeInfinity: text("-inf")
                 case .nan: text("nan")

@@ -87,7 +87,15 @@ extension String {
 
     /// Byte order of the UTF-8 encoding, which is Unicode scalar order.
     func scalarLess(_ other: String) -> Bool {
-        utf8.lexicographicallyPrecedes(other.utf8)
+        // Native strings are contiguous UTF-8: compare their bytes in place.
+        let fast = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b -> Bool in
+                let n = min(a.count, b.count)
+                let c = n == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, n)
+                return c < 0 || (c == 0 && a.count < b.count)
+            }
+        }
+        return (fast ?? nil) ?? utf8.lexicographicallyPrecedes(other.utf8)
     }
 }
 
@@ -127,10 +135,14 @@ extension Object {
     /// Members in key byte order; a stable sort, so duplicates stay in file order.
     func sortedMembers() -> [Member] {
         if zip(members, members.dropFirst()).allSatisfy({ !$1.key.scalarLess($0.key) }) { return members }
-        return members.enumerated().sorted { l, r in
-            if l.element.key.scalarEquals(r.element.key) { return l.offset < r.offset }
-            return l.element.key.scalarLess(r.element.key)
-        }.map(\.element)
+        // A stable sort: equal keys keep their file order.
+        var order = Array(members.indices)
+        order.sort { l, r in
+            if members[l].key.scalarLess(members[r].key) { return true }
+            if members[r].key.scalarLess(members[l].key) { return false }
+            return l < r
+        }
+        return order.map { members[$0] }
     }
 }
 
