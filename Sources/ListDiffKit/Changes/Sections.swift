@@ -6,8 +6,8 @@ public struct SectionChange: Sendable, Equatable {
     public var name: Value
     public var old: Int?
     public var new: Int?
-    /// `insert` and `update`: the new section object without its records (nil for an
-    /// object of lists, whose sections are only names).
+    /// `insert` and `update`: the new section object with its records list emptied (nil for
+    /// an object of lists, whose sections are only names).
     public var value: Value?
     /// `update`: the section object's changed fields (its records aside).
     public var fields: [FieldChange]

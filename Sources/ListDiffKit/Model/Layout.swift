@@ -60,7 +60,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
     /// One list of records found in a document, with what names it.
     struct FoundList {
         var name: Value?
-        /// A section object without its records (for `.sectionList`).
+        /// A section object with its records list emptied (for `.sectionList`).
         var header: Value?
         var elements: [Value]
         /// Pre-order index of the list value, and the source offset of its section.
@@ -185,6 +185,8 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
                     }
                     list = elements
                     lists.append(FoundList(name: name, header: nil, elements: elements, preorder: q, offset: offset(p)))
+                    // Kept in place, emptied, so that the section object keeps its member order.
+                    header.members.append(.init(key: member.key, value: .array([])))
                 } else {
                     header.members.append(member)
                     if list == nil { q += member.value.nodeCount }
@@ -214,7 +216,11 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
             container = .array(sections.map { section in
                 var header: Object
                 if case .object(let o)? = section.header { header = o } else { header = Object() }
-                header.members.append(.init(key: items, value: .array(section.records)))
+                if let k = header.members.firstIndex(where: { $0.key.scalarEquals(items) }) {
+                    header.members[k].value = .array(section.records)
+                } else {
+                    header.members.append(.init(key: items, value: .array(section.records)))
+                }
                 return .object(header)
             })
         }
@@ -241,8 +247,8 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// One section of a document: its name (nil for a plain list), the section object without
-/// its records (for a list of section objects), and its records' range in `Document.records`.
+/// One section of a document: its name (nil for a plain list), the section object with its
+/// records list emptied (for a list of section objects), and its records' range in `Document.records`.
 public struct Section: Sendable {
     public let name: Value?
     public let header: Value?
