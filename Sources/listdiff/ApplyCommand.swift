@@ -68,8 +68,7 @@ struct ApplyCommand: ParsableCommand, Executable {
             }
         }
         let result = try changes.apply(to: document)
-        let resultDiffed = changes.layout.path.flatMap { $0.value(in: result) } ?? result
-        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(resultDiffed) != fingerprints.new {
+        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(changes.layout.diffed(in: result)) != fingerprints.new {
             throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
         }
 

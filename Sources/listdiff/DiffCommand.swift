@@ -191,8 +191,7 @@ struct DiffCommand: ParsableCommand, Executable {
     /// Plays the replay on the terminal, or records it with --record.
     func replay(_ changeset: Changeset, _ oldDocument: Document, _ newDocument: Document, status: ExitStatus) throws(ListDiffError) {
         let replay = Replay(old: oldDocument, new: newDocument, changeset: changeset, limit: animateLimit)
-        let total = (0..<replay.frameCount).reduce(0.0) { $0 + replay.frame($1, options: Replay.Options(), style: .plain).seconds }
-        let scale = duration.map { total > 0 ? $0 / total : 1 } ?? 1 / speed
+        let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
         let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
         if let record {
             let (width, height) = ReplayPlayer.size(of: STDOUT_FILENO)

@@ -28,6 +28,13 @@ public struct ChangesetReader: Sendable {
             }
         }
 
+        /// The members of an object at this cursor by name (the last of a repeated name wins).
+        func fields(of object: Object) -> [String: (Value, Cursor)] {
+            var fields: [String: (Value, Cursor)] = [:]
+            for (key, value, c) in members(of: object) { fields[key] = (value, c) }
+            return fields
+        }
+
         func elements(of items: [Value]) -> [(value: Value, cursor: Cursor)] {
             var next = preorder + 1
             return items.map { item in
@@ -41,8 +48,7 @@ public struct ChangesetReader: Sendable {
         guard case .object(let object) = root else {
             throw cursor.error("a changeset is a JSON object (made by listdiff --format json); this is \(root.typeName.withArticle)")
         }
-        var fields: [String: (Value, Cursor)] = [:]
-        for (key, value, c) in cursor.members(of: object) { fields[key] = (value, c) }
+        let fields = cursor.fields(of: object)
         func required(_ name: String) throws(ListDiffError) -> (Value, Cursor) {
             guard let field = fields[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
             return field
@@ -154,8 +160,7 @@ public struct ChangesetReader: Sendable {
 
     func decodeSectionChange(_ value: Value, at: Cursor) throws(ListDiffError) -> SectionChange {
         guard case .object(let object) = value else { throw at.error("a section change must be an object; this is \(value.typeName.withArticle)") }
-        var fields: [String: (Value, Cursor)] = [:]
-        for (key, value, c) in at.members(of: object) { fields[key] = (value, c) }
+        let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the section change has no \"op\"") }
         guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
             throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
@@ -181,8 +186,7 @@ public struct ChangesetReader: Sendable {
 
     func decodeChange(_ value: Value, at: Cursor) throws(ListDiffError) -> Change {
         guard case .object(let object) = value else { throw at.error("a change must be an object; this is \(value.typeName.withArticle)") }
-        var fields: [String: (Value, Cursor)] = [:]
-        for (key, value, c) in at.members(of: object) { fields[key] = (value, c) }
+        let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the change has no \"op\"") }
         guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
             throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")

@@ -64,6 +64,28 @@ public struct Stage: Sendable {
 }
 
 extension Changeset {
+    /// Where each old section goes in the new document (nil: deleted), in UIKit semantics:
+    /// moved sections to their new index, the others, in order, into the slots no insert or
+    /// move fills.
+    public var oldSectionTargets: [Int?] {
+        let oldCount = oldSections.names.count, newCount = newSections.names.count
+        var target = [Int?](repeating: nil, count: oldCount)
+        var gone = [Bool](repeating: false, count: oldCount)
+        var filled = [Bool](repeating: false, count: newCount)
+        for op in sections {
+            if op.operation == .delete || op.operation == .move, let s = op.old, s < oldCount { gone[s] = true }
+            if op.operation == .insert || op.operation == .move, let t = op.new, t < newCount { filled[t] = true }
+            if op.operation == .move, let s = op.old, s < oldCount { target[s] = op.new }
+        }
+        var slot = 0
+        for s in 0..<oldCount where !gone[s] {
+            while slot < newCount, filled[slot] { slot += 1 }
+            if slot < newCount { target[s] = slot }
+            slot += 1
+        }
+        return target
+    }
+
     /// The changeset as four UIKit-safe batches in DifferenceKit's order: record updates;
     /// record deletes; section deletes, inserts and moves; record inserts and moves. Each is
     /// valid on its own: indexes in range of its before and after states, no index both
@@ -71,22 +93,9 @@ extension Changeset {
     public var stages: [Stage] {
         let oldSizes = oldSections.sizes
         let oldSectionCount = oldSizes.count
-        // Section fate: where each old section goes (nil: deleted).
-        var sectionTarget = [Int?](repeating: nil, count: oldSectionCount)
+        let sectionTarget = oldSectionTargets
         var deletedSection = [Bool](repeating: false, count: oldSectionCount)
-        var movedSection = Set<Int>()
-        for op in sections where op.operation == .delete { if let s = op.old { deletedSection[s] = true } }
-        for op in sections where op.operation == .move { if let s = op.old, let t = op.new { sectionTarget[s] = t; movedSection.insert(s) } }
-        // Sections that neither move nor go are placed in order into the unfilled new slots.
-        let newSectionCount = newSections.sizes.count
-        var filled = [Bool](repeating: false, count: newSectionCount)
-        for op in sections where op.operation == .insert || op.operation == .move { if let t = op.new, t < newSectionCount { filled[t] = true } }
-        var slot = 0
-        for s in 0..<oldSectionCount where !deletedSection[s] && !movedSection.contains(s) {
-            while slot < newSectionCount, filled[slot] { slot += 1 }
-            sectionTarget[s] = slot
-            slot += 1
-        }
+        for op in sections where op.operation == .delete { if let s = op.old, s < oldSectionCount { deletedSection[s] = true } }
 
         // Records leaving a deleted section for elsewhere: deleted, then inserted again.
         var reinserted = Set<RecordPosition>()  // old positions

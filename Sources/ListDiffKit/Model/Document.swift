@@ -58,7 +58,7 @@ public struct Document: Sendable {
     public var values: [Value] { records.map(\.value) }
 
     /// The part of the document that is diffed: the value at the layout's path.
-    public var diffed: Value { layout.path.flatMap { $0.value(in: root) } ?? root }
+    public var diffed: Value { layout.diffed(in: root) }
 
     /// Keys the records of `root`, found as `options` say (see `Layout`).
     ///

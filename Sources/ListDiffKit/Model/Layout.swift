@@ -40,6 +40,9 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
 
     public var isSectioned: Bool { shape != .list }
 
+    /// The part of a document that is diffed: the value at the path, or the whole.
+    public func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
+
     /// The options that find this layout again in the same document.
     public var options: LayoutOptions {
         if case .sectionList(let key, let items) = shape { return LayoutOptions(path: path, sectionKey: key, items: items) }

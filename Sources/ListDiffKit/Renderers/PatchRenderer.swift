@@ -38,7 +38,7 @@ public struct PatchRenderer: ChangesetRenderer {
         let oldNames = changeset.oldSections.names, newNames = changeset.newSections.names
         var groups: [[Change]] = Array(repeating: [], count: newNames.count)
         var goneGroups: [Int: [Change]] = [:]
-        let target = Self.sectionTargets(changeset)
+        let target = changeset.oldSectionTargets
         for change in changeset.changes {
             if change.operation == .delete, let o = change.old {
                 if let t = target[o.section] { groups[t].append(change) } else { goneGroups[o.section, default: []].append(change) }
@@ -56,26 +56,6 @@ public struct PatchRenderer: ChangesetRenderer {
         for (name, changes) in homes where !changes.isEmpty {
             out.write("  \(JSONWriter.compact(name ?? .null)): \(Self.groupSummary(changes, target: target))\n")
         }
-    }
-
-    /// Where each old section goes (nil: deleted), in UIKit semantics.
-    static func sectionTargets(_ changeset: Changeset) -> [Int?] {
-        let oldCount = changeset.oldSections.names.count, newCount = changeset.newSections.names.count
-        var target = [Int?](repeating: nil, count: oldCount)
-        var gone = [Bool](repeating: false, count: oldCount)
-        var filled = [Bool](repeating: false, count: newCount)
-        for op in changeset.sections {
-            if op.operation == .delete || op.operation == .move, let s = op.old, s < oldCount { gone[s] = true }
-            if op.operation == .insert || op.operation == .move, let t = op.new, t < newCount { filled[t] = true }
-            if op.operation == .move, let s = op.old, s < oldCount { target[s] = op.new }
-        }
-        var slot = 0
-        for s in 0..<oldCount where !gone[s] {
-            while slot < newCount, filled[slot] { slot += 1 }
-            if slot < newCount { target[s] = slot }
-            slot += 1
-        }
-        return target
     }
 
     func line(_ change: Change, _ changeset: Changeset) -> String {

@@ -145,29 +145,22 @@ public struct Replay: Sendable {
         let sectionOps = stages[2].sections
         if !sectionOps.isEmpty {
             var marks: [String: Mark] = [:]
-            var goneSections = Set<Int>()
             for op in sectionOps where op.operation != .insert {
                 marks["s:" + JSONWriter.compact(op.name)] = op.operation == .delete ? .deleted : .moved
                 if op.operation == .delete, let s = op.old {
-                    goneSections.insert(s)
                     for row in current.sections[s].rows { marks[row] = .deleted }
                 }
             }
             scenes.append(Scene(lines: lines(current, marks: marks), caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
-            // The new order: UIKit semantics at section level.
+            // The new order: surviving sections where the changeset sends them, inserted ones empty.
             var placed: [Int: (name: Value?, rows: [String])] = [:]
             var after: [String: Mark] = [:]
-            for op in sectionOps {
-                let id = "s:" + JSONWriter.compact(op.name)
-                switch op.operation {
-                case .insert: placed[op.new!] = (op.name, []); after[id] = .inserted
-                case .move: placed[op.new!] = current.sections[op.old!]; goneSections.insert(op.old!); after[id] = .moved
-                default: break
-                }
+            for (s, target) in changeset.oldSectionTargets.enumerated() { if let t = target { placed[t] = current.sections[s] } }
+            for op in sectionOps where op.operation != .delete {
+                after["s:" + JSONWriter.compact(op.name)] = op.operation == .insert ? .inserted : .moved
+                if op.operation == .insert, let t = op.new { placed[t] = (op.name, []) }
             }
-            var remaining = current.sections.indices.filter { !goneSections.contains($0) }.makeIterator()
-            let count = current.sections.count - goneSections.count + placed.count
-            current.sections = (0..<count).map { t in placed[t] ?? current.sections[remaining.next()!] }
+            current.sections = (0..<placed.count).map { placed[$0]! }
             scenes.append(Scene(lines: lines(current, marks: after), caption: "sections placed", seconds: 0.6))
         }
         // 4. Moves travel; inserts open up in green; then the new list.
@@ -227,6 +220,9 @@ public struct Replay: Sendable {
 
     /// The number of frames, whatever the size.
     public var frameCount: Int { scenes.count }
+
+    /// How long the whole replay lasts at speed 1, whatever the size.
+    public var seconds: Double { scenes.reduce(0) { $0 + $1.seconds } }
 
     /// Frame `index` for a screen of the given size: long runs of unchanged rows folded,
     /// a viewport that follows the marked rows, rows cut to the width, the caption last.
