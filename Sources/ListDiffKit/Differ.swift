@@ -42,43 +42,16 @@ public struct Differ: Sendable {
             stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
         }
 
-        var newToOld = [Int](repeating: -1, count: new.records.count)
-        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
-
-        var changes: [Change] = []
-        var summary = Changeset.Summary()
         let numbered = old.duplicates == .match || new.duplicates == .match
-        func occurrence(_ record: Record) -> Int? { numbered ? record.occurrence : nil }
-        for (i, record) in old.records.enumerated() where pairing[i] == nil {
-            changes.append(Change(.delete, key: record.key, keyedBySelf: record.value.isScalar,
-                                  old: record.position, value: record.value, occurrence: occurrence(record)))
-            summary.deleted += 1
+        func side(_ document: Document) -> RecordSide {
+            RecordSide(count: document.records.count, position: { document.records[$0].position },
+                       value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
+                       occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
-        for (j, record) in new.records.enumerated() {
-            let i = newToOld[j]
-            let selfKeyed = record.value.isScalar
-            guard i >= 0 else {
-                changes.append(Change(.insert, key: record.key, keyedBySelf: selfKeyed,
-                                      new: record.position, value: record.value, occurrence: occurrence(record)))
-                summary.inserted += 1
-                continue
-            }
-            let from = old.records[i].position
-            let to = record.position
-            if !stays[i] {
-                changes.append(Change(.move, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
-                                      occurrence: occurrence(record)))
-                summary.moved += 1
-            }
-            let before = old.records[i].value
-            if memberOrder == .significant ? !before.isIdentical(to: record.value) : before != record.value {
-                changes.append(Change(.update, key: record.key, keyedBySelf: selfKeyed, old: from, new: to,
-                                      fields: FieldDiff.changes(old: before, new: record.value), value: record.value,
-                                      occurrence: occurrence(record)))
-                summary.updated += 1
-            } else if stays[i] {
-                summary.unchanged += 1
-            }
+        let significant = memberOrder == .significant
+        let (changes, summary) = changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
+            let a = old.records[i].value, b = new.records[j].value
+            return significant ? a.isIdentical(to: b) : a == b
         }
         var changeset = Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
                                   newCount: new.records.count, changes: changes, summary: summary)
@@ -88,6 +61,64 @@ public struct Differ: Sendable {
         changeset.oldSections = SectionOutline(old)
         changeset.newSections = SectionOutline(new)
         return changeset
+    }
+
+    /// How the change builder sees the records of one side: values are asked for only for
+    /// records that changed, so that a side can build them on demand.
+    struct RecordSide {
+        var count: Int
+        var position: (Int) -> RecordPosition
+        var value: (Int) -> Value
+        /// The key as written, given the record's value.
+        var key: (Int, Value) -> Value
+        var occurrence: (Int) -> Int?
+    }
+
+    /// The changes, given the pairing and the records that stay: deletes by old index, then
+    /// inserts, moves and updates by new index. `same(i, j)` says whether old record i and
+    /// new record j have the same content.
+    func changes(old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
+                 same: (Int, Int) -> Bool) -> ([Change], Changeset.Summary)
+    {
+        var newToOld = [Int](repeating: -1, count: new.count)
+        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
+        var changes: [Change] = []
+        var summary = Changeset.Summary()
+        for i in 0..<old.count where pairing[i] == nil {
+            let value = old.value(i)
+            changes.append(Change(.delete, key: old.key(i, value), keyedBySelf: value.isScalar,
+                                  old: old.position(i), value: value, occurrence: old.occurrence(i)))
+            summary.deleted += 1
+        }
+        for j in 0..<new.count {
+            let i = newToOld[j]
+            guard i >= 0 else {
+                let value = new.value(j)
+                changes.append(Change(.insert, key: new.key(j, value), keyedBySelf: value.isScalar,
+                                      new: new.position(j), value: value, occurrence: new.occurrence(j)))
+                summary.inserted += 1
+                continue
+            }
+            let from = old.position(i)
+            let to = new.position(j)
+            let unchanged = same(i, j)
+            if !stays[i] {
+                let value = new.value(j)
+                changes.append(Change(.move, key: new.key(j, value), keyedBySelf: value.isScalar, old: from, new: to,
+                                      occurrence: new.occurrence(j)))
+                summary.moved += 1
+            }
+            if !unchanged {
+                let before = old.value(i), after = new.value(j)
+                changes.append(Change(.update, key: new.key(j, after), keyedBySelf: after.isScalar, old: from, new: to,
+                                      fields: FieldDiff.changes(old: before, new: after), value: after,
+                                      occurrence: new.occurrence(j)))
+                summary.updated += 1
+            } else if stays[i] {
+                summary.unchanged += 1
+            }
+        }
+        return (changes, summary)
     }
 
     /// Matches sections by name, with this differ's algorithm and minimal moves, and finds

@@ -15,12 +15,13 @@ enum ColorMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case auto, json, yaml
+    case auto, json, ndjson, yaml
 
     var format: InputFormat? {
         switch self {
         case .auto: return nil
         case .json: return .json
+        case .ndjson: return .ndjson
         case .yaml: return .yaml
         }
     }
@@ -159,23 +160,23 @@ struct DiffCommand: ParsableCommand, Executable {
         let layout = LayoutOptions(path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
                                    sectionKey: sectionKey, items: items)
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
-        let oldDocument = try reader.read(old)
-        let newDocument = try reader.read(new)
-        var changeset = try Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder)
-            .diff(old: oldDocument, new: newDocument, key: key)
-        if format == .json {
-            // What `listdiff apply` checks its OLD against, and its result against.
-            let (old, new) = Fingerprint.of(oldDocument.diffed, newDocument.diffed)
-            changeset.fingerprints = Changeset.Fingerprints(old: old, new: new)
-        }
+        var files = FileDiffer(reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
+        files.fast = format != .replay  // the replay shows every record, so it reads them all
+        let progress = ProgressBar.start()
+        defer { progress?.stop() }
+        files.progress = progress?.progress
+        // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
+        let result = try files.diff(old: old, new: new, fingerprints: format == .json)
+        let changeset = result.changeset
         if format == .jsonpatch, changeset.layout.isSectioned {
             throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
 
         let status: ExitStatus = changeset.isEmpty ? .same : .different
-        if format == .replay {
+        if format == .replay, let (oldDocument, newDocument) = result.documents {
+            progress?.stop()
             try replay(changeset, oldDocument, newDocument, status: status)
-            return (status, [oldDocument, newDocument, changeset] as [Any])
+            return (status, result as Any)
         }
         let context = RenderContext(oldName: old, newName: new)
         let renderer: any ChangesetRenderer
@@ -184,8 +185,9 @@ struct DiffCommand: ParsableCommand, Executable {
         case .jsonpatch: renderer = JSONPatchRenderer()
         case .patch, .replay: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
+        progress?.stop()  // before anything reaches the terminal
         try Output.write(to: output) { stream in renderer.render(changeset, to: &stream) }
-        return (status, [oldDocument, newDocument, changeset] as [Any])
+        return (status, result as Any)
     }
 
     /// Plays the replay on the terminal, or records it with --record.

@@ -369,7 +369,7 @@ func temporaryDirectory() throws -> URL {
         // A different file altogether: refused, and --force cannot make its keys fit.
         let wrong = try Binary.run(["apply", "-o", dir.appendingPathComponent("x.json").path, "people-new.json", changes], in: Self.examples)
         #expect(wrong.status == 2)
-        #expect(wrong.stderr.hasPrefix("people-new.json: error: this is not the document the changeset was made from (its fingerprint is sha256:"))
+        #expect(wrong.stderr.hasPrefix("people-new.json: error: this is not the document the changeset was made from (its fingerprint is h128:"))
         #expect(wrong.stderr.hasSuffix("; 7 records, the changeset's 7); --force applies it anyway\n"))
         let forced = try Binary.run(["apply", "--force", "people-new.json", changes], in: Self.examples)
         #expect(forced.status == 2)

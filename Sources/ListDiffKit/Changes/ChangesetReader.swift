@@ -86,9 +86,9 @@ public struct ChangesetReader: Sendable {
         var fingerprints: Changeset.Fingerprints?
         if let (value, at) = fields["fingerprints"] {
             guard case .object(let o) = value, case .string(let old)? = o["old"], case .string(let new)? = o["new"],
-                  old.hasPrefix("sha256:"), new.hasPrefix("sha256:")
+                  old.hasPrefix(Fingerprint.prefix), new.hasPrefix(Fingerprint.prefix)
             else {
-                throw at.error("\"fingerprints\" must be {\"old\": \"sha256:…\", \"new\": \"sha256:…\"}")
+                throw at.error("\"fingerprints\" must be {\"old\": \"\(Fingerprint.prefix)…\", \"new\": \"\(Fingerprint.prefix)…\"}")
             }
             fingerprints = Changeset.Fingerprints(old: old, new: new)
         }

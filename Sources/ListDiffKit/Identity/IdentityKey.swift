@@ -137,16 +137,20 @@ public struct RecordID: Hashable, Sendable {
         mutating func append(_ value: Value) {
             switch value {
             case .string(let s):
-                bytes.append(UInt8(ascii: "s"))
-                appendLength(s.utf8.count)
-                bytes.append(contentsOf: s.utf8)
+                var s = s
+                s.withUTF8 { Self.appendString(UnsafeRawBufferPointer($0), to: &bytes) }
             case .number(let n):
                 let c = n.canonical
+                if c.kind == .finite {
+                    c.digits.withUnsafeBytes {
+                        Self.appendFiniteNumber(negative: c.negative, digits: $0, exponent: c.exponent, to: &bytes)
+                    }
+                    break
+                }
                 bytes.append(UInt8(ascii: "n"))
                 bytes.append(c.kind.rawValue)
                 bytes.append(c.negative ? 1 : 0)
-                appendLength(c.digits.count)
-                bytes.append(contentsOf: c.digits)
+                Self.appendLength(0, to: &bytes)
                 withUnsafeBytes(of: Int64(c.exponent).littleEndian) { bytes.append(contentsOf: $0) }
             case .bool(let b):
                 bytes.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
@@ -156,7 +160,31 @@ public struct RecordID: Hashable, Sendable {
             }
         }
 
+        /// A string: `s`, its UTF-8 length, its UTF-8 bytes.
+        @inline(__always)
+        static func appendString(_ utf8: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: "s"))
+            appendLength(utf8.count, to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+
+        /// A finite number by its canonical parts: `n`, kind, sign, digit count, digits, exponent.
+        @inline(__always)
+        static func appendFiniteNumber(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int, to bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: "n"))
+            bytes.append(Number.Canonical.Kind.finite.rawValue)
+            bytes.append(negative ? 1 : 0)
+            appendLength(digits.count, to: &bytes)
+            bytes.append(contentsOf: digits)
+            withUnsafeBytes(of: Int64(exponent).littleEndian) { bytes.append(contentsOf: $0) }
+        }
+
         mutating func appendLength(_ n: Int) {
+            Self.appendLength(n, to: &bytes)
+        }
+
+        @inline(__always)
+        static func appendLength(_ n: Int, to bytes: inout [UInt8]) {
             var n = n
             repeat {
                 let low = UInt8(n & 0x7F)

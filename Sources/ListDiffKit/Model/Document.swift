@@ -93,12 +93,8 @@ public struct Document: Sendable {
                 preorder += element.nodeCount
                 let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
                 switch key.identify(element) {
-                case .failure(.missing(let field)):
-                    throw error(at: offset, "\(place) has no key field '\(field)'")
-                case .failure(.notScalar(let field, let typeName)):
-                    throw error(at: offset, "key field '\(field)' of \(place) is \(typeName.withArticle); a key must be a string, number or boolean")
-                case .failure(.notARecord(let typeName)):
-                    throw error(at: offset, "\(place) is \(typeName.withArticle); expected an object or a scalar")
+                case .failure(let failure):
+                    throw error(at: offset, failure.message(place: place))
                 case .success(let (written, id)):
                     switch duplicates {
                     case .error:
@@ -108,7 +104,7 @@ public struct Document: Sendable {
                             let places = sections.isEmpty && list.name == nil
                                 ? "records \(firstPlace.index) and \(index)"
                                 : "records \(firstPlace) and \(RecordPosition(section: s, index: index))"
-                            throw error(at: offset, "duplicate key \(KeyFormatter(key).format(written, selfKeyed: element.isScalar)) (\(places); the first is at line \(earlier.line), column \(earlier.column); --duplicates match pairs repeated keys by occurrence)")
+                            throw error(at: offset, KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier))
                         }
                         records.append(Record(key: written, id: id, value: element, offset: offset, occurrence: 0,
                                               position: RecordPosition(section: s, index: index)))
@@ -143,6 +139,11 @@ public struct KeyFormatter: Sendable {
         return base + " (occurrence \(occurrence))"
     }
 
+    /// The message for a key found twice in one file.
+    func duplicate(_ written: Value, selfKeyed: Bool, places: String, first: SourceLocation) -> String {
+        "duplicate key \(format(written, selfKeyed: selfKeyed)) (\(places); the first is at line \(first.line), column \(first.column); --duplicates match pairs repeated keys by occurrence)"
+    }
+
     func spell(_ written: Value, selfKeyed: Bool) -> String {
         if selfKeyed { return JSONWriter.compact(written) }
         if key.fields.count > 1, case .array(let parts) = written, parts.count == key.fields.count {
@@ -159,5 +160,19 @@ extension String {
     var withArticle: String {
         guard let first = first else { return self }
         return ("aeiou".contains(first) ? "an " : "a ") + self
+    }
+}
+
+extension IdentityKey.Failure {
+    /// What is wrong, for a message; `place` names the record ("record 4").
+    func message(place: String) -> String {
+        switch self {
+        case .missing(let field):
+            return "\(place) has no key field '\(field)'"
+        case .notScalar(let field, let typeName):
+            return "key field '\(field)' of \(place) is \(typeName.withArticle); a key must be a string, number or boolean"
+        case .notARecord(let typeName):
+            return "\(place) is \(typeName.withArticle); expected an object or a scalar"
+        }
     }
 }

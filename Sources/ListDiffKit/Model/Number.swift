@@ -50,19 +50,28 @@ public struct Number: Sendable, CustomStringConvertible {
     /// Reads `[+-]? digits? (. digits?)? ([eE] [+-]? digits)?`. Input is trusted to be a
     /// number the readers accepted; anything else still yields some value, never a trap.
     static func canonicalize(_ bytes: [UInt8]) -> Canonical {
+        var buffer = DigitBuffer()
+        let (negative, exponent) = bytes.withUnsafeBytes { canonicalDigits($0, into: &buffer) }
+        return Canonical(kind: .finite, negative: negative, digits: buffer.withBytes { Array($0) }, exponent: exponent)
+    }
+
+    /// The significant digits of a finite number's text (no leading or trailing zero) into
+    /// `digits`, and its sign and exponent, so that `value = 0.digits × 10^exponent`; zero
+    /// has no digits, exponent 0 and no sign. Allocates nothing for up to 32 digits.
+    static func canonicalDigits(_ bytes: UnsafeRawBufferPointer, into digits: inout DigitBuffer) -> (negative: Bool, exponent: Int) {
         var i = 0
         var negative = false
-        if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+        let n = bytes.count
+        if i < n, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
             negative = bytes[i] == UInt8(ascii: "-")
             i += 1
         }
-        var digits: [UInt8] = []
         var pointShift = 0  // digits seen before the decimal point
         var seenPoint = false
-        while i < bytes.count {
+        while i < n {
             let b = bytes[i]
             if b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
-                if digits.isEmpty, b == UInt8(ascii: "0") {
+                if digits.count == 0, b == UInt8(ascii: "0") {
                     // A leading zero: it shifts the point only after the point.
                     if seenPoint { pointShift -= 1 }
                 } else {
@@ -77,25 +86,60 @@ public struct Number: Sendable, CustomStringConvertible {
             i += 1
         }
         var exponent = 0
-        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
             var expNegative = false
-            if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            if i < n, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
                 expNegative = bytes[i] == UInt8(ascii: "-")
                 i += 1
             }
-            while i < bytes.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+            while i < n, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
                 // Saturate: the readers refuse exponents this large before they get here.
                 exponent = min(exponent &* 10 &+ Int(bytes[i] - UInt8(ascii: "0")), Int(Int32.max))
                 i += 1
             }
             if expNegative { exponent = -exponent }
         }
-        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast() }
-        if digits.isEmpty {
-            return Canonical(kind: .finite, negative: false, digits: [], exponent: 0)
+        digits.dropTrailingZeros()
+        if digits.count == 0 { return (false, 0) }
+        return (negative, exponent + pointShift)
+    }
+
+    /// Digits kept inline up to 32, on the heap beyond.
+    struct DigitBuffer {
+        private var inline: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var heap: [UInt8]?
+        private(set) var count = 0
+
+        @inline(__always)
+        mutating func append(_ b: UInt8) {
+            if heap == nil {
+                if count < 32 {
+                    let k = count
+                    withUnsafeMutableBytes(of: &inline) { $0[k] = b }
+                    count += 1
+                    return
+                }
+                heap = withUnsafeBytes(of: &inline) { Array($0) }
+            }
+            heap!.append(b)
+            count += 1
         }
-        return Canonical(kind: .finite, negative: negative, digits: digits, exponent: exponent + pointShift)
+
+        mutating func dropTrailingZeros() {
+            if heap != nil {
+                while let last = heap!.last, last == UInt8(ascii: "0") { heap!.removeLast() }
+                count = heap!.count
+                return
+            }
+            while count > 0, withUnsafeBytes(of: &inline, { $0[count - 1] }) == UInt8(ascii: "0") { count -= 1 }
+        }
+
+        mutating func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            if let heap { return heap.withUnsafeBytes(body) }
+            let n = count
+            return withUnsafeBytes(of: &inline) { body(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
     }
 }
 

@@ -6,13 +6,18 @@ import Darwin
 
 /// The formats listdiff reads.
 public enum InputFormat: String, Sendable, CaseIterable {
-    case json, yaml
+    /// One JSON text.
+    case json
+    /// NDJSON / JSON Lines: one JSON value per line, read as a list of those values.
+    case ndjson
+    case yaml
 
     /// The format a file name says, if it says one.
     public static func fromExtension(of path: String) -> InputFormat? {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
         case "json": return .json
+        case "ndjson", "jsonl": return .ndjson
         case "yaml", "yml": return .yaml
         default: return nil
         }
@@ -33,18 +38,32 @@ public enum InputFormat: String, Sendable, CaseIterable {
 /// stream (pipes, FIFOs, `<(process substitution)`), with plain `read(2)` calls.
 public enum InputFile {
     public static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
+        let (fd, _) = try open(path)
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        return try read(fd: fd, name: path)
+    }
+
+    /// Opens `path` (`-` is standard input) for reading, refusing a directory; the caller
+    /// closes the descriptor (unless it is standard input).
+    public static func open(_ path: String) throws(ListDiffError) -> (fd: Int32, info: stat) {
         let fd: Int32
         if path == "-" {
             fd = STDIN_FILENO
         } else {
-            fd = open(path, O_RDONLY | O_CLOEXEC)
+            fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw ListDiffError(file: path, "cannot open: \(errnoText())") }
         }
-        defer { if fd != STDIN_FILENO { close(fd) } }
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            if fd != STDIN_FILENO { close(fd) }
             throw ListDiffError(file: path, "is a directory")
         }
+        return (fd, info)
+    }
+
+    /// Reads everything left on an open descriptor (which stays open).
+    public static func read(fd: Int32, name path: String) throws(ListDiffError) -> [UInt8] {
+        var info = stat()
         var capacity = 1 << 16
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
             capacity = Int(info.st_size) + 1
@@ -107,6 +126,7 @@ public struct DocumentReader: Sendable {
         let (root, source): (Value, SourceText)
         switch format(for: name, bytes: bytes) {
         case .json: (root, source) = try json.read(bytes, name: name)
+        case .ndjson: (root, source) = try json.readLines(bytes, name: name)
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
         }
         return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)

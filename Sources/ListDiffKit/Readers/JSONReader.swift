@@ -23,6 +23,28 @@ public struct JSONReader: Sendable {
         return (values[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
     }
 
+    /// Reads NDJSON (JSON Lines): one JSON value per line, blank lines skipped. The result
+    /// is the list of the values, as if they were written as one JSON list.
+    public func readLines(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+        let result: Result<([Value], [Int]), JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
+            parser.offsets = [0]  // the list itself
+            do throws(JSONParseFailure) {
+                let values = try parser.parseLines()
+                return .success((values, parser.offsets))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let (values, offsets)):
+            return (.array(values), SourceText(name: name, bytes: bytes, valueOffsets: offsets))
+        case .failure(let failure):
+            let location = bytes.withUnsafeBufferPointer { SourceLocation.of(offset: failure.offset, in: $0) }
+            throw ListDiffError(file: name, location: location, failure.message)
+        }
+    }
+
     /// Reads a value from bytes; convenience for tests and small inputs.
     public func value(_ bytes: [UInt8]) throws(ListDiffError) -> Value {
         try parse(bytes, name: "<input>", many: false).values[0]
@@ -94,6 +116,18 @@ struct JSONParser {
         return values
     }
 
+    /// One JSON value per line, blank lines skipped (NDJSON).
+    mutating func parseLines() throws(JSONParseFailure) -> [Value] {
+        skipByteOrderMark()
+        var values: [Value] = []
+        while true {
+            skipWhitespace()
+            if index >= bytes.count { return values }
+            values.append(try parseValue())
+            try endOfLine()
+        }
+    }
+
     func fail(_ message: String, at offset: Int? = nil) -> JSONParseFailure {
         JSONParseFailure(offset: offset ?? index, message: message)
     }
@@ -148,67 +182,84 @@ struct JSONParser {
     }
 
     mutating func parseArray() throws(JSONParseFailure) -> Value {
-        try enter()
-        index += 1
         var items: [Value] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(items)
-        }
-        while true {
+        if try openIsEmpty(close: UInt8(ascii: "]")) { return .array(items) }
+        repeat {
             skipWhitespace()
             items.append(try parseValue())
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated array; expected ',' or ']'") }
-            let b = bytes[index]
-            index += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "]") { break }
-            throw fail("expected ',' or ']' in array, found \(describe(index - 1))", at: index - 1)
-        }
+        } while try separator(close: UInt8(ascii: "]"), "array")
         depth -= 1
         return .array(items)
     }
 
     mutating func parseObject() throws(JSONParseFailure) -> Value {
-        try enter()
-        index += 1
         var members: [Object.Member] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(Object(members))
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == quote else {
-                throw fail("expected a string key in object, found \(describe(index))")
-            }
+        if try openIsEmpty(close: UInt8(ascii: "}")) { return .object(Object(members)) }
+        repeat {
+            try nameStart()
             let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("expected ':' after object key, found \(describe(index))")
-            }
-            index += 1
-            skipWhitespace()
+            try colon()
             let value = try parseValue()
             members.append(Object.Member(key: key, value: value))
             skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated object; expected ',' or '}'") }
-            let b = bytes[index]
-            index += 1
-            if b == UInt8(ascii: ",") { continue }
-            if b == UInt8(ascii: "}") { break }
-            throw fail("expected ',' or '}' in object, found \(describe(index - 1))", at: index - 1)
-        }
+        } while try separator(close: UInt8(ascii: "}"), "object")
         depth -= 1
         return .object(Object(members))
     }
 
+    /// At `[` or `{`: enters it; true (and left again) when it closes at once with `close`.
+    @inline(__always)
+    mutating func openIsEmpty(close: UInt8) throws(JSONParseFailure) -> Bool {
+        try enter()
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == close else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// Before a member's name: white space, then its opening quote.
+    @inline(__always)
+    mutating func nameStart() throws(JSONParseFailure) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == quote else {
+            throw fail("expected a string key in object, found \(describe(index))")
+        }
+    }
+
+    /// After a member's name: the `:` and the white space around it.
+    @inline(__always)
+    mutating func colon() throws(JSONParseFailure) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw fail("expected ':' after object key, found \(describe(index))")
+        }
+        index += 1
+        skipWhitespace()
+    }
+
+    /// After an element or member: true for `,`, false for the closing bracket.
+    @inline(__always)
+    mutating func separator(close: UInt8, _ container: String) throws(JSONParseFailure) -> Bool {
+        guard index < bytes.count else {
+            throw fail("unterminated \(container); expected ',' or '\(Character(Unicode.Scalar(close)))'")
+        }
+        let b = bytes[index]
+        index += 1
+        if b == UInt8(ascii: ",") { return true }
+        if b == close { return false }
+        throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container), found \(describe(index - 1))", at: index - 1)
+    }
+
     mutating func parseNumber() throws(JSONParseFailure) -> Number {
+        let range = try scanNumber()
+        return Number(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+
+    /// Scans and validates a number; returns its bytes.
+    mutating func scanNumber() throws(JSONParseFailure) -> Range<Int> {
         let start = index
         func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -236,30 +287,36 @@ struct JSONParser {
             }
             if significant > 9 { throw fail("number exponent is out of range (more than 9 digits)", at: expStart) }
         }
-        return Number(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+        return start..<index
     }
 
     /// Parses a string starting at the opening quote; validates UTF-8 and escapes.
     mutating func parseString() throws(JSONParseFailure) -> String {
+        if let range = try scanString() {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// Scans and validates a string starting at its opening quote. Without escapes, returns
+    /// the range of its bytes; with escapes, decodes it into `scratch` and returns nil.
+    @inline(__always)
+    mutating func scanString() throws(JSONParseFailure) -> Range<Int>? {
         index += 1
         let start = index
         // Fast path: no escapes.
-        while index < bytes.count {
+        while true {
+            skipPlainASCII()
+            guard index < bytes.count else { throw fail("unterminated string", at: start - 1) }
             let b = bytes[index]
             if b == quote {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return String(decoding: slice, as: UTF8.self)
+                return start..<(index - 1)
             }
             if b == backslash { break }
             if b < 0x20 { throw fail("unescaped control character in string") }
-            if b >= 0x80 {
-                index = try validateUTF8Scalar(at: index)
-            } else {
-                index += 1
-            }
+            index = try validateUTF8Scalar(at: index)
         }
-        guard index < bytes.count else { throw fail("unterminated string", at: start - 1) }
         // Slow path: copy what we have and decode escapes.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
@@ -267,7 +324,7 @@ struct JSONParser {
             let b = bytes[index]
             if b == quote {
                 index += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return nil
             }
             if b < 0x20 { throw fail("unescaped control character in string") }
             if b == backslash {
@@ -282,6 +339,37 @@ struct JSONParser {
             }
         }
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// Skips bytes that need no attention inside a string: ASCII from 0x20, but for `"`
+    /// and `\`. Eight bytes at a time (SWAR), then one by one.
+    @inline(__always)
+    mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index &+ 8 <= count {
+            let w = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let q = w ^ (ones &* 0x22)
+            let bs = w ^ (ones &* 0x5C)
+            let special = (w & highs)
+                | ((q &- ones) & ~q & highs)
+                | ((bs &- ones) & ~bs & highs)
+                | ((w &- ones &* 0x20) & ~w & highs)
+            if special != 0 {
+                // The lowest flagged byte is always a true one (borrows only run upwards).
+                index &+= special.trailingZeroBitCount >> 3
+                return
+            }
+            index &+= 8
+        }
+        while index < count {
+            let b = base[index]
+            if b < 0x20 || b >= 0x80 || b == quote || b == backslash { return }
+            index &+= 1
+        }
     }
 
     mutating func parseEscape() throws(JSONParseFailure) {

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of one input, for the fast reader: a regular file is mapped into memory (no
+/// copy), anything else (standard input, pipes) is read into one buffer.
+///
+/// A mapped file's pages can be handed back once scanned (`release(below:)`), so that the
+/// resident memory of a diff stays near the size of its tables rather than its inputs;
+/// touching them again reads them back from the page cache.
+public final class MappedFile: @unchecked Sendable {
+    public let name: String
+    public let bytes: UnsafeBufferPointer<UInt8>
+    private let mapped: Bool
+    private var released = 0
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    public init(_ path: String) throws(ListDiffError) {
+        name = path
+        let (fd, info) = try InputFile.open(path)
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
+           let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
+        {
+            _ = madvise(base, Int(info.st_size), MADV_SEQUENTIAL)
+            bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
+            mapped = true
+            return
+        }
+        let all = try InputFile.read(fd: fd, name: path)
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(all.count, 1))
+        _ = copy.initialize(from: all)
+        bytes = UnsafeBufferPointer(start: copy.baseAddress, count: all.count)
+        mapped = false
+    }
+
+    /// The first bytes, to guess the format from.
+    public var head: [UInt8] { Array(bytes.prefix(4096)) }
+
+    /// Hands back the mapped pages wholly below `offset` (no-op for a read buffer).
+    public func release(below offset: Int) {
+        guard mapped else { return }
+        let end = offset / Self.pageSize * Self.pageSize
+        guard end > released else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + released), end - released, MADV_DONTNEED)
+        released = end
+    }
+
+    /// Hands back the mapped pages outside `keep` (no-op for a read buffer): for a walk
+    /// that mostly goes forward but jumps.
+    public func release(outside keep: Range<Int>) {
+        guard mapped else { return }
+        let low = keep.lowerBound / Self.pageSize * Self.pageSize
+        if low > 0 { _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), low, MADV_DONTNEED) }
+        let high = (keep.upperBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+        if high < bytes.count {
+            _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + high), bytes.count - high, MADV_DONTNEED)
+        }
+    }
+
+    /// Lets the whole mapping be touched again, and released again, from the start.
+    func rewind() {
+        released = 0
+    }
+
+    deinit {
+        if mapped {
+            munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+        } else {
+            UnsafeMutableBufferPointer(mutating: bytes).deallocate()
+        }
+    }
+}

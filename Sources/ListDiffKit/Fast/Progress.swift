@@ -1,0 +1,33 @@
+import Synchronization
+
+/// How far a long diff has gone, for a progress display: the fast reader counts the input
+/// bytes it has scanned and compared. Safe to read from another thread while the diff runs.
+public final class Progress: Sendable {
+    public enum Stage: Int, Sendable {
+        case reading, comparing, writing
+    }
+
+    private let totalCount = Atomic<Int>(0)
+    private let doneCount = Atomic<Int>(0)
+    private let stageValue = Atomic<Int>(Stage.reading.rawValue)
+
+    public init() {}
+
+    /// Units of work in all (`advance` counts toward it); 0 until known.
+    public var total: Int { totalCount.load(ordering: .relaxed) }
+    public func begin(total: Int) {
+        totalCount.store(max(total, 1), ordering: .relaxed)
+    }
+
+    public var done: Int { min(doneCount.load(ordering: .relaxed), total) }
+    public var fraction: Double { total == 0 ? 0 : Double(done) / Double(total) }
+    public var stage: Stage { Stage(rawValue: stageValue.load(ordering: .relaxed)) ?? .reading }
+
+    public func advance(by n: Int) {
+        doneCount.add(n, ordering: .relaxed)
+    }
+
+    public func enter(_ stage: Stage) {
+        stageValue.store(stage.rawValue, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,318 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The records of one input as the fast reader keeps them: where each record's bytes are,
+/// its canonical hash, and its identity, but no value tree.
+struct RecordTable {
+    /// Byte range of each record in the input.
+    var starts: [Int] = []
+    var ends: [Int] = []
+    /// `CanonicalHash` of each record.
+    var hashes: [Hash128] = []
+    /// The identities (`RecordID` bytes), one after another; record i's ends at `keyEnds[i]`.
+    var keys: [UInt8] = []
+    var keyEnds: [Int] = []
+    /// A 64-bit hash of each identity.
+    var keyHashes: [UInt64] = []
+    /// Whether each record is a scalar keyed by itself.
+    var selfKeyed: [Bool] = []
+    /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
+    var list = CanonicalHash.ArrayHasher()
+
+    var count: Int { starts.count }
+
+    func keyRange(_ i: Int) -> Range<Int> {
+        (i == 0 ? 0 : keyEnds[i - 1])..<keyEnds[i]
+    }
+
+    /// Whether record i of this table and record j of `other` have the same identity.
+    func sameKey(_ i: Int, _ other: RecordTable, _ j: Int) -> Bool {
+        let a = keyRange(i), b = other.keyRange(j)
+        guard a.count == b.count else { return false }
+        return keys.withUnsafeBytes { pa in
+            other.keys.withUnsafeBytes { pb in a.count == 0 || memcmp(pa.baseAddress! + a.lowerBound, pb.baseAddress! + b.lowerBound, a.count) == 0 }
+        }
+    }
+
+    /// Drops the identities, once records are matched.
+    mutating func dropKeys() {
+        keys = []
+        keyEnds = []
+        keyHashes = []
+    }
+
+    mutating func reserve(_ n: Int) {
+        starts.reserveCapacity(n)
+        ends.reserveCapacity(n)
+        hashes.reserveCapacity(n)
+        keyEnds.reserveCapacity(n)
+        keyHashes.reserveCapacity(n)
+        selfKeyed.reserveCapacity(n)
+        keys.reserveCapacity(n * 8)
+    }
+}
+
+/// The key fields the fast reader picks out while it scans: each one a member of the record
+/// itself (`--key id`, `--key region --key id`), not a path into it.
+struct KeyNames {
+    let names: [[UInt8]]
+    private let lengths: [Int]
+
+    /// Nil when a field is a path of more than one step (the full reader handles those).
+    init?(_ key: IdentityKey) {
+        guard key.fields.count <= 64, key.fields.allSatisfy({ $0.components.count == 1 }) else { return nil }
+        names = key.fields.map { Array($0.components[0].utf8) }
+        lengths = names.map(\.count)
+    }
+
+    @inline(__always)
+    func field(named name: UnsafeRawBufferPointer) -> Int? {
+        for f in 0..<lengths.count where lengths[f] == name.count {
+            if names[f].withUnsafeBytes({ $0.count == 0 || memcmp($0.baseAddress!, name.baseAddress!, $0.count) == 0 }) { return f }
+        }
+        return nil
+    }
+}
+
+extension JSONParser {
+    /// Scans one value and returns its `CanonicalHash`, building nothing.
+    mutating func hashValue() throws(JSONParseFailure) -> Hash128 {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try hashObject()
+        case UInt8(ascii: "["): return try hashArray()
+        case UInt8(ascii: "\""): return try hashString()
+        case UInt8(ascii: "t"): try literal("true"); return CanonicalHash.true
+        case UInt8(ascii: "f"): try literal("false"); return CanonicalHash.false
+        case UInt8(ascii: "n"): try literal("null"); return CanonicalHash.null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let range = try scanNumber()
+            return CanonicalHash.number(text: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])))
+        default: throw fail("expected a JSON value, found \(describe(index))")
+        }
+    }
+
+    @inline(__always)
+    mutating func hashString() throws(JSONParseFailure) -> Hash128 {
+        if let range = try scanString() {
+            return CanonicalHash.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])))
+        }
+        return scratch.withUnsafeBytes { CanonicalHash.string($0) }
+    }
+
+    mutating func hashArray() throws(JSONParseFailure) -> Hash128 {
+        var hasher = CanonicalHash.ArrayHasher()
+        if try openIsEmpty(close: UInt8(ascii: "]")) { return hasher.finish() }
+        repeat {
+            skipWhitespace()
+            hasher.add(try hashValue())
+            skipWhitespace()
+        } while try separator(close: UInt8(ascii: "]"), "array")
+        depth -= 1
+        return hasher.finish()
+    }
+
+    mutating func hashObject() throws(JSONParseFailure) -> Hash128 {
+        var hasher = CanonicalHash.ObjectHasher()
+        if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
+        repeat {
+            try nameStart()
+            let name = try hashString()
+            try colon()
+            hasher.add(key: name, value: try hashValue())
+            skipWhitespace()
+        } while try separator(close: UInt8(ascii: "}"), "object")
+        depth -= 1
+        return hasher.finish()
+    }
+
+    /// Scans one record (a list element): returns its hash, and appends its identity, as
+    /// `RecordID` encodes it, to `key`. Returns nil when the record has no usable key (no
+    /// key field, a key that is not a scalar, or a record that is null or an array).
+    mutating func scanRecord(_ names: KeyNames, key: inout [UInt8], parts: inout [[UInt8]]) throws(JSONParseFailure) -> (Hash128, selfKeyed: Bool)? {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            break
+        case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"):
+            guard let hash = try hashScalar(encodingInto: &key) else { return nil }
+            return (hash, true)
+        default:
+            _ = try hashValue()
+            return nil
+        }
+        var hasher = CanonicalHash.ObjectHasher()
+        let single = names.names.count == 1
+        let all: UInt64 = names.names.count == 64 ? ~0 : (1 << UInt64(names.names.count)) - 1
+        var found: UInt64 = 0
+        var keyed = true
+        if try openIsEmpty(close: UInt8(ascii: "}")) { return nil }
+        if !single { for f in parts.indices { parts[f].removeAll(keepingCapacity: true) } }
+        repeat {
+            try nameStart()
+            let nameHash: Hash128
+            let field: Int?
+            if let range = try scanString() {
+                let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+                nameHash = CanonicalHash.string(name)
+                field = names.field(named: name)
+            } else {
+                nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
+                field = scratch.withUnsafeBytes { names.field(named: $0) }
+            }
+            try colon()
+            // The first member of a key field's name is the key (as `Object`'s subscript has it).
+            if let f = field, found & (1 << UInt64(f)) == 0 {
+                found |= 1 << UInt64(f)
+                let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f])
+                if let hash {
+                    hasher.add(key: nameHash, value: hash)
+                } else {
+                    keyed = false
+                    hasher.add(key: nameHash, value: try hashValue())
+                }
+            } else {
+                hasher.add(key: nameHash, value: try hashValue())
+            }
+            skipWhitespace()
+        } while try separator(close: UInt8(ascii: "}"), "object")
+        depth -= 1
+        guard keyed, found == all else { return nil }
+        if !single { for part in parts { key.append(contentsOf: part) } }
+        return (hasher.finish(), false)
+    }
+
+    /// Scans a string, number or boolean, appending its `RecordID` encoding to `key`.
+    /// Returns nil, having consumed nothing, at anything else.
+    @inline(__always)
+    mutating func hashScalar(encodingInto key: inout [UInt8]) throws(JSONParseFailure) -> Hash128? {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            if let range = try scanString() {
+                let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+                RecordID.Encoder.appendString(text, to: &key)
+                return CanonicalHash.string(text)
+            }
+            return scratch.withUnsafeBytes { text in
+                RecordID.Encoder.appendString(text, to: &key)
+                return CanonicalHash.string(text)
+            }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let range = try scanNumber()
+            var digits = Number.DigitBuffer()
+            let (negative, exponent) = Number.canonicalDigits(
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])), into: &digits)
+            return digits.withBytes { d in
+                RecordID.Encoder.appendFiniteNumber(negative: negative, digits: d, exponent: exponent, to: &key)
+                return CanonicalHash.number(negative: negative, digits: d, exponent: exponent)
+            }
+        case UInt8(ascii: "t"):
+            try literal("true")
+            key.append(UInt8(ascii: "T"))
+            return CanonicalHash.true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            key.append(UInt8(ascii: "F"))
+            return CanonicalHash.false
+        default:
+            return nil
+        }
+    }
+}
+
+enum ListScan {
+    case done
+    /// The top level is not a list (an object of lists, a scalar): not for the fast path.
+    case notAList
+    /// Record `index`, at byte `offset`, has no usable key (the first such record).
+    case unkeyed(index: Int, offset: Int)
+}
+
+extension JSONParser {
+    /// Skips a UTF-8 byte order mark at the start, as RFC 8259 §8.1 permits.
+    mutating func skipByteOrderMark() {
+        if index == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    }
+
+    /// After a record in NDJSON: blanks, then the end of the line or of the input.
+    mutating func endOfLine() throws(JSONParseFailure) {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+        guard index < bytes.count else { return }
+        guard bytes[index] == 0x0A else {
+            throw fail("expected the end of the line after the record (NDJSON holds one JSON value per line), found \(describe(index))")
+        }
+        index += 1
+    }
+
+    /// Scans a list of records into `table`: the top-level JSON list, or (`lines`) one JSON
+    /// value per line, blank lines skipped. Calls `checkpoint` with the offset reached every
+    /// 4096 records. Scans to the end even past a record without a usable key, so that a
+    /// malformed input is reported as such first, as the full reader does.
+    mutating func scanList(lines: Bool, names: KeyNames, into table: inout RecordTable,
+                           checkpoint: (Int) -> Void) throws(JSONParseFailure) -> ListScan
+    {
+        skipByteOrderMark()
+        var parts = [[UInt8]](repeating: [], count: names.names.count)
+        var unkeyed: (Int, Int)?
+        func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
+            let start = parser.index
+            let scanned = try parser.scanRecord(names, key: &table.keys, parts: &parts)
+            guard unkeyed == nil else { return }
+            guard let (hash, selfKeyed) = scanned else {
+                unkeyed = (table.count, start)
+                return
+            }
+            table.starts.append(start)
+            table.ends.append(parser.index)
+            table.hashes.append(hash)
+            let keyStart = table.keyEnds.last ?? 0
+            table.keyEnds.append(table.keys.count)
+            table.keyHashes.append(table.keys.withUnsafeBytes {
+                CanonicalHash.bytes($0.baseAddress! + keyStart, $0.count - keyStart, tag: 0).a
+            })
+            table.selfKeyed.append(selfKeyed)
+            table.list.add(hash)
+            if table.starts.count & 0xFFF == 0 { checkpoint(parser.index) }
+        }
+        if lines {
+            while true {
+                skipWhitespace()
+                if index >= bytes.count { break }
+                try record(&self)
+                try endOfLine()
+            }
+        } else {
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+            // Anything else (an object of lists, a list at --path) is the full reader's.
+            guard bytes[index] == UInt8(ascii: "[") else { return .notAList }
+            if try !openIsEmpty(close: UInt8(ascii: "]")) {
+                repeat {
+                    skipWhitespace()
+                    try record(&self)
+                    skipWhitespace()
+                } while try separator(close: UInt8(ascii: "]"), "array")
+                depth -= 1
+            }
+            skipWhitespace()
+            if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+        }
+        if let (i, offset) = unkeyed { return .unkeyed(index: i, offset: offset) }
+        return .done
+    }
+
+    /// The `CanonicalHash` of one whole JSON text, as `read` would check it.
+    mutating func hashText() throws(JSONParseFailure) -> Hash128 {
+        skipByteOrderMark()
+        skipWhitespace()
+        if index >= bytes.count { throw fail("expected a JSON value, found the end of the input") }
+        let hash = try hashValue()
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+        return hash
+    }
+}

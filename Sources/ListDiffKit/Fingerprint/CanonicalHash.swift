@@ -1,0 +1,201 @@
+/// A 128-bit hash.
+public struct Hash128: Hashable, Sendable {
+    public var a: UInt64
+    public var b: UInt64
+
+    public init(a: UInt64, b: UInt64) {
+        self.a = a
+        self.b = b
+    }
+
+    /// 32 lowercase hex digits.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        for word in [a, b] {
+            for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int(word >> UInt64(shift) & 0xF)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// A fast 128-bit hash of a value that follows `Value`'s equality: equal values have equal
+/// hashes, however they were written (member order, number spelling, string escapes, JSON
+/// or YAML). Different values almost never share one, but may: whoever needs certainty
+/// compares the values (the differ does, for every pair of records whose hashes agree).
+///
+/// - Strings hash their UTF-8 bytes (16 bytes at a time, multiply-mix as in wyhash).
+/// - Numbers hash their exact decimal value: sign, significant digits and exponent.
+/// - Arrays combine their elements in order; objects add up a hash of each (key, value)
+///   member, so that member order does not matter (and so two objects that differ only in
+///   the order of members sharing one key, which `Value` tells apart, hash alike).
+/// - Every kind, and every container's length, is mixed in.
+///
+/// The hash is not cryptographic: it detects accidents (a changeset applied to the wrong
+/// file), not an adversary, who could edit a changeset's fingerprints as easily as its changes.
+public enum CanonicalHash {
+    static let p0: UInt64 = 0xa076_1d64_78bd_642f
+    static let p1: UInt64 = 0xe703_7ed1_a0b4_28db
+    static let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3
+    static let p3: UInt64 = 0x5899_65cc_7537_4cc3
+    static let p4: UInt64 = 0x1d8e_4e27_c47d_124f
+
+    // Kind tags.
+    static let stringTag: UInt64 = 0x7374_7269_6e67_0001
+    static let numberTag: UInt64 = 0x6e75_6d62_6572_0002
+    static let arrayTag: UInt64 = 0x6172_7261_7900_0003
+    static let objectTag: UInt64 = 0x6f62_6a65_6374_0004
+
+    public static let null = Hash128(a: 0x6e75_6c6c_0000_0005 ^ p0, b: 0x6e75_6c6c_0000_0005 ^ p3)
+    public static let `true` = Hash128(a: 0x7472_7565_0000_0006 ^ p1, b: 0x7472_7565_0000_0006 ^ p4)
+    public static let `false` = Hash128(a: 0x6661_6c73_6500_0007 ^ p2, b: 0x6661_6c73_6500_0007 ^ p0)
+
+    @inline(__always)
+    static func mum(_ x: UInt64, _ y: UInt64) -> UInt64 {
+        let r = x.multipliedFullWidth(by: y)
+        return r.high ^ r.low
+    }
+
+    /// Hashes `count` bytes at `p` under a kind tag. Reads only those bytes: short inputs
+    /// and the tail are read as overlapping words, as wyhash does, without copying.
+    @inline(__always)
+    static func bytes(_ p: UnsafeRawPointer, _ count: Int, tag: UInt64) -> Hash128 {
+        var s1 = tag ^ p0 ^ (UInt64(truncatingIfNeeded: count) &* p4)
+        var s2 = tag ^ p1 ^ UInt64(truncatingIfNeeded: count)
+        var x: UInt64 = 0
+        var y: UInt64 = 0
+        if count <= 16 {
+            if count >= 8 {
+                x = p.loadUnaligned(as: UInt64.self)
+                y = p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            } else if count >= 4 {
+                x = UInt64(p.loadUnaligned(as: UInt32.self))
+                y = UInt64(p.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            } else if count > 0 {
+                let b = p.assumingMemoryBound(to: UInt8.self)
+                x = UInt64(b[0]) << 16 | UInt64(b[count >> 1]) << 8 | UInt64(b[count - 1])
+            }
+        } else {
+            var i = 0
+            while i &+ 16 < count {
+                let a = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let c = p.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+                s1 = mum(a ^ p1, c ^ s1)
+                s2 = mum(a ^ s2, c ^ p2)
+                i &+= 16
+            }
+            x = p.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self)
+            y = p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        s1 = mum(x ^ p1, y ^ s1)
+        s2 = mum(x ^ s2, y ^ p2)
+        return Hash128(a: mum(s1 ^ p3, s2 ^ p0), b: mum(s2 ^ p4, s1 ^ p3))
+    }
+
+    @inline(__always)
+    public static func string(_ utf8: UnsafeRawBufferPointer) -> Hash128 {
+        utf8.count == 0 ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: stringTag)
+            : bytes(utf8.baseAddress!, utf8.count, tag: stringTag)
+    }
+
+    public static func string(_ s: String) -> Hash128 {
+        var s = s
+        return s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A number from its canonical parts (see `Number.Canonical`).
+    @inline(__always)
+    static func number(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int) -> Hash128 {
+        let tag = numberTag ^ (negative ? p2 : 0) ^ mum(UInt64(bitPattern: Int64(exponent)) ^ p3, p4)
+        return digits.count == 0 ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: tag)
+            : bytes(digits.baseAddress!, digits.count, tag: tag)
+    }
+
+    /// A number written in JSON or YAML spelling (`text` as `Number` keeps it).
+    static func number(text: UnsafeRawBufferPointer) -> Hash128 {
+        // Plain integers (`-?[1-9][0-9]*`, the common case) hash their digits in place.
+        let n = text.count
+        var i = 0
+        let negative = n > 0 && text[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        if i < n, text[i] != UInt8(ascii: "0") {
+            var j = i
+            while j < n, text[j] &- UInt8(ascii: "0") < 10 { j += 1 }
+            if j == n {
+                var end = n
+                while end > i + 1, text[end - 1] == UInt8(ascii: "0") { end -= 1 }
+                return number(negative: negative, digits: UnsafeRawBufferPointer(rebasing: text[i..<end]), exponent: n - i)
+            }
+        }
+        var buffer = Number.DigitBuffer()
+        let (minus, exponent) = Number.canonicalDigits(text, into: &buffer)
+        return buffer.withBytes { number(negative: minus, digits: $0, exponent: exponent) }
+    }
+
+    static func number(_ n: Number) -> Hash128 {
+        switch n.canonical.kind {
+        case .finite:
+            var text = n.text
+            return text.withUTF8 { number(text: UnsafeRawBufferPointer($0)) }
+        case .positiveInfinity: return Hash128(a: numberTag ^ p0, b: numberTag ^ p1)
+        case .negativeInfinity: return Hash128(a: numberTag ^ p2, b: numberTag ^ p3)
+        case .nan: return Hash128(a: numberTag ^ p4, b: numberTag ^ p0)
+        }
+    }
+
+    /// Combines the elements of an array, in order.
+    public struct ArrayHasher {
+        var state = Hash128(a: arrayTag ^ p1, b: arrayTag ^ p2)
+        var count: UInt64 = 0
+
+        public init() {}
+
+        @inline(__always)
+        public mutating func add(_ e: Hash128) {
+            state = Hash128(a: mum(state.a ^ e.a, p1 ^ e.b), b: mum(state.b ^ e.b, p2 ^ e.a))
+            count &+= 1
+        }
+
+        @inline(__always)
+        public func finish() -> Hash128 {
+            Hash128(a: mum(state.a ^ count, p3 ^ arrayTag), b: mum(state.b ^ p4, count ^ p0))
+        }
+    }
+
+    /// Adds up an object's members, so that their order does not matter.
+    struct ObjectHasher {
+        var sum = Hash128(a: 0, b: 0)
+        var count: UInt64 = 0
+
+        @inline(__always)
+        mutating func add(key: Hash128, value: Hash128) {
+            sum.a &+= mum(key.a ^ value.b ^ p0, value.a ^ p3)
+            sum.b &+= mum(key.b ^ value.a ^ p1, value.b ^ p4)
+            count &+= 1
+        }
+
+        @inline(__always)
+        func finish() -> Hash128 {
+            Hash128(a: mum(sum.a ^ count ^ objectTag, p1), b: mum(sum.b ^ objectTag, p2 ^ count))
+        }
+    }
+
+    /// The hash of a value.
+    public static func of(_ value: Value) -> Hash128 {
+        switch value {
+        case .null: return null
+        case .bool(let b): return b ? `true` : `false`
+        case .number(let n): return number(n)
+        case .string(let s): return string(s)
+        case .array(let items):
+            var h = ArrayHasher()
+            for item in items { h.add(of(item)) }
+            return h.finish()
+        case .object(let object):
+            var h = ObjectHasher()
+            for member in object.members { h.add(key: string(member.key), value: of(member.value)) }
+            return h.finish()
+        }
+    }
+}

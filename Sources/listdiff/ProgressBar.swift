@@ -1,0 +1,114 @@
+import Dispatch
+import ListDiffKit
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A progress bar on standard error, for diffs that take more than about a second, and only
+/// when standard error is a terminal. It is drawn from a background thread every 100 ms
+/// and erased (the line cleared) before any output or error is written.
+///
+/// `LISTDIFF_PROGRESS_DELAY` (seconds, default 1) changes when it first shows.
+final class ProgressBar: Sendable {
+    let progress = Progress()
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let delay: Double
+
+    private init(delay: Double) {
+        self.delay = delay
+    }
+
+    /// A running bar, or nil when standard error is not a terminal (or TERM is dumb).
+    static func start() -> ProgressBar? {
+        guard Terminal.isTerminal(STDERR_FILENO), Terminal.environment("TERM") != "dumb" else { return nil }
+        let delay = Terminal.environment("LISTDIFF_PROGRESS_DELAY").flatMap(Double.init) ?? 1
+        let bar = ProgressBar(delay: max(0, delay))
+        return Thread.detach { bar.run() } ? bar : nil
+    }
+
+    private func run() {
+        var waited = 0.0
+        while waited < delay {
+            if stopped.load(ordering: .acquiring) { finished.signal(); return }
+            usleep(20_000)
+            waited += 0.02
+        }
+        var drawn = false
+        while !stopped.load(ordering: .acquiring) {
+            draw()
+            drawn = true
+            usleep(100_000)
+        }
+        if drawn { write("\r\u{1B}[2K") }
+        finished.signal()
+    }
+
+    /// Stops the bar and erases it; idempotent.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.wait()
+    }
+
+    private func draw() {
+        let width = min(Self.columns(), 100)
+        let label: String
+        switch progress.stage {
+        case .reading: label = "reading  "
+        case .comparing: label = "comparing"
+        case .writing: label = "writing  "
+        }
+        let fraction = progress.fraction
+        let number = "\(Int(fraction * 100))%"
+        let percent = String(repeating: " ", count: max(0, 4 - number.count)) + number
+        let barWidth = max(10, width - 24)
+        let filled = Int(fraction * Double(barWidth))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
+        write("\r\u{1B}[2Klistdiff \(label) \(bar) \(percent)")
+    }
+
+    private func write(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 { if errno == EINTR { continue }; return }
+                offset += n
+            }
+        }
+    }
+
+    static func columns() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+}
+
+/// A detached POSIX thread (Foundation's Thread without Foundation).
+enum Thread {
+    /// Whether the thread started.
+    static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
+        final class Box: @unchecked Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        guard started == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}
