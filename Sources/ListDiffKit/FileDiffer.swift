@@ -20,6 +20,12 @@ public struct FileDiffer: Sendable {
         public var documents: (old: Document, new: Document)?
         /// Whether the fast path made it.
         public var fast: Bool
+
+        public init(changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool) {
+            self.changeset = changeset
+            self.documents = documents
+            self.fast = fast
+        }
     }
 
     /// Whether these options let the fast path run (it also needs plain lists in JSON or NDJSON).

@@ -111,8 +111,11 @@ struct DiffCommand: ParsableCommand, Executable {
     @Option(help: ArgumentHelp("Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
     var color: ColorMode = .auto
 
-    @Option(name: .customLong("input-format"), help: "Input format: auto (by extension, then by content), json or yaml.")
+    @Option(name: .customLong("input-format"), help: "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl) or yaml.")
     var inputFormat: InputFormatOption = .auto
+
+    @Flag(help: "Both inputs are NDJSON sorted by key (as jq's sort_by): diff them in one streaming pass, in memory that grows with the changes, not the inputs. An input out of order is an error.")
+    var sorted = false
 
     @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
     var speed: Double = 1
@@ -144,6 +147,14 @@ struct DiffCommand: ParsableCommand, Executable {
             throw ValidationError("--record, --speed and --duration go with --format replay")
         }
         if format == .replay, output != nil { throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file") }
+        if sorted {
+            if format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
+            if path != nil || sectionKey != nil || items != nil { throw ValidationError("--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply") }
+            if duplicates == .match { throw ValidationError("--sorted refuses repeated keys; --duplicates match does not apply") }
+            for file in [old, new] where (inputFormat.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
+                throw ValidationError("--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
+            }
+        }
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
@@ -166,7 +177,13 @@ struct DiffCommand: ParsableCommand, Executable {
         defer { progress?.stop() }
         files.progress = progress?.progress
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        let result = try files.diff(old: old, new: new, fingerprints: format == .json)
+        let result: FileDiffer.Result
+        if sorted {
+            let merge = SortedMerge(key: key, memberOrder: memberOrder, progress: progress?.progress)
+            result = FileDiffer.Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
+        } else {
+            result = try files.diff(old: old, new: new, fingerprints: format == .json)
+        }
         let changeset = result.changeset
         if format == .jsonpatch, changeset.layout.isSectioned {
             throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")

@@ -238,8 +238,16 @@ extension JSONParser {
         if index == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
 
-    /// After a record in NDJSON: blanks, then the end of the line or of the input.
-    mutating func endOfLine() throws(JSONParseFailure) {
+    /// After a record in NDJSON that started at `start`: it must not have gone past the end
+    /// of its line (white space inside a value may not be a line break); then blanks, then
+    /// the end of the line or of the input.
+    mutating func endOfLine(recordStart start: Int) throws(JSONParseFailure) {
+        if let base = bytes.baseAddress, index > start,
+           let found = memchr(base + start, 0x0A, index - start)
+        {
+            throw fail("a record must be on one line (NDJSON); this one goes on past the end of its line",
+                       at: UnsafeRawPointer(found) - UnsafeRawPointer(base))
+        }
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
         guard index < bytes.count else { return }
         guard bytes[index] == 0x0A else {
@@ -282,8 +290,9 @@ extension JSONParser {
             while true {
                 skipWhitespace()
                 if index >= bytes.count { break }
+                let start = index
                 try record(&self)
-                try endOfLine()
+                try endOfLine(recordStart: start)
             }
         } else {
             skipWhitespace()

@@ -123,8 +123,9 @@ struct JSONParser {
         while true {
             skipWhitespace()
             if index >= bytes.count { return values }
+            let start = index
             values.append(try parseValue())
-            try endOfLine()
+            try endOfLine(recordStart: start)
         }
     }
 

@@ -1,0 +1,392 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Diffs two NDJSON inputs that are both sorted by key in one streaming pass, in memory
+/// that grows with the changes, not with the inputs: files larger than memory can be diffed.
+///
+/// Both inputs are read a block at a time and merged by key, as `comm(1)` merges sorted
+/// lines: a key only OLD has is a delete, one only NEW has an insert, one both have is
+/// compared (hash, then bytes, then values, as `FastDiff` does). Sorted records cannot
+/// move. The order is jq's `sort_by(.key)`: false, true, numbers by value, strings by
+/// Unicode scalars; a composite key compares field by field. A record out of order, or a
+/// key found twice, stops the diff with its place.
+///
+/// The changeset equals the one `Differ` gives for the same inputs, but for its algorithm,
+/// which is `merge`.
+public struct SortedMerge: Sendable {
+    public var key: IdentityKey
+    public var memberOrder: Differ.MemberOrder
+    public var maxDepth = 1000
+    public var progress: Progress?
+    /// Bytes read at a time (a record longer than this grows the buffer).
+    public var blockSize = 1 << 20
+
+    public init(key: IdentityKey, memberOrder: Differ.MemberOrder = .ignore, progress: Progress? = nil) {
+        self.key = key
+        self.memberOrder = memberOrder
+        self.progress = progress
+    }
+
+    /// - Throws: when the key is a path into the records (not covered), an input is
+    ///   unreadable, malformed, not sorted or repeats a key, or a record has no usable key.
+    public func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
+        guard let names = KeyNames(key) else {
+            throw ListDiffError("--sorted needs key fields at the top of the records (not paths such as \(key.fields.first { $0.components.count > 1 }?.spelling ?? ""))")
+        }
+        let old = try RecordStream(oldPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
+        let new = try RecordStream(newPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
+        progress?.begin(total: old.size + new.size)
+        var deletes: [Change] = []
+        var others: [Change] = []
+        var summary = Changeset.Summary()
+        let significant = memberOrder == .significant
+        try old.advance(progress)
+        try new.advance(progress)
+        while old.current != nil || new.current != nil {
+            let order: Int
+            if old.current == nil { order = 1 } else if new.current == nil { order = -1 } else { order = old.compareKeys(new) }
+            if order < 0 {
+                let value = try old.value()
+                deletes.append(Change(.delete, key: written(value), keyedBySelf: value.isScalar,
+                                      old: RecordPosition(index: old.index), value: value))
+                summary.deleted += 1
+                try old.advance(progress)
+            } else if order > 0 {
+                let value = try new.value()
+                others.append(Change(.insert, key: written(value), keyedBySelf: value.isScalar,
+                                     new: RecordPosition(index: new.index), value: value))
+                summary.inserted += 1
+                try new.advance(progress)
+            } else {
+                if !old.sameBytes(new) {
+                    let before = try old.value(), after = try new.value()
+                    let same = old.current!.hash == new.current!.hash && (significant ? before.isIdentical(to: after) : before == after)
+                    if !same {
+                        others.append(Change(.update, key: written(after), keyedBySelf: after.isScalar,
+                                             old: RecordPosition(index: old.index), new: RecordPosition(index: new.index),
+                                             fields: FieldDiff.changes(old: before, new: after), value: after))
+                        summary.updated += 1
+                    } else {
+                        summary.unchanged += 1
+                    }
+                } else {
+                    summary.unchanged += 1
+                }
+                try old.advance(progress)
+                try new.advance(progress)
+            }
+        }
+        var changeset = Changeset(algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
+                                  changes: deletes + others, summary: summary)
+        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(old.list.finish()),
+                                                        new: Fingerprint.string(new.list.finish()))
+        progress?.enter(.writing)
+        return changeset
+    }
+
+    func written(_ value: Value) -> Value {
+        (try? key.identify(value).get().written) ?? .null
+    }
+}
+
+/// One NDJSON input read a block at a time, one record at a time.
+final class RecordStream {
+    struct Current {
+        var start: Int
+        var end: Int
+        var hash: Hash128
+    }
+
+    let name: String
+    let names: KeyNames
+    let key: IdentityKey
+    let maxDepth: Int
+    let fd: Int32
+    /// The input's size when known (a regular file), for progress.
+    let size: Int
+    var buffer: UnsafeMutableBufferPointer<UInt8>
+    var filled = 0
+    var position = 0
+    var atEnd = false
+    /// Byte offset and line number of `buffer[0]` in the input.
+    var baseOffset = 0
+    var baseLine = 1
+    /// Lines counted from the start of the buffer up to `countedTo`.
+    var linesInBuffer = 0
+    var countedTo = 0
+
+    var current: Current?
+    var currentKey: [UInt8] = []
+    var index = -1
+    var count = 0
+    var list = CanonicalHash.ArrayHasher()
+    var parts: [[UInt8]]
+    /// The previous record: its key, bytes and place, for order checks and messages.
+    var previousKey: [UInt8] = []
+    var previousBytes: [UInt8] = []
+    var previousLocation = SourceLocation(line: 1, column: 1)
+
+    init(_ path: String, names: KeyNames, key: IdentityKey, maxDepth: Int, blockSize: Int) throws(ListDiffError) {
+        name = path
+        self.names = names
+        self.key = key
+        self.maxDepth = maxDepth
+        let (fd, info) = try InputFile.open(path)
+        self.fd = fd
+        size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+        buffer = .allocate(capacity: max(blockSize, 16))
+        parts = [[UInt8]](repeating: [], count: names.names.count)
+    }
+
+    deinit {
+        if fd != STDIN_FILENO { close(fd) }
+        buffer.deallocate()
+    }
+
+    /// Reads more: keeps the unread part, grows the buffer when a record fills it.
+    func refill() throws(ListDiffError) {
+        // Keep the line `position` is on, so that columns count from its start.
+        var drop = position
+        while drop > 0, buffer[drop - 1] != 0x0A { drop -= 1 }
+        if drop > 0 {
+            countLines(upTo: drop)
+            let keep = filled - drop
+            if keep > 0 { buffer.baseAddress!.update(from: buffer.baseAddress! + drop, count: keep) }
+            baseOffset += drop
+            baseLine += linesInBuffer
+            linesInBuffer = 0
+            countedTo = 0
+            filled = keep
+            position -= drop
+        }
+        if filled == buffer.count {
+            let bigger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: buffer.count * 2)
+            bigger.baseAddress!.initialize(from: buffer.baseAddress!, count: filled)
+            buffer.deallocate()
+            buffer = bigger
+        }
+        while true {
+            let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ListDiffError(file: name, "cannot read: \(InputFile.errnoText())")
+            }
+            if n == 0 { atEnd = true }
+            filled += n
+            return
+        }
+    }
+
+    func countLines(upTo offset: Int) {
+        var i = countedTo
+        let base = buffer.baseAddress!
+        while i < offset, let found = memchr(base + i, 0x0A, offset - i) {
+            linesInBuffer += 1
+            i = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+        }
+        countedTo = offset
+    }
+
+    /// The line and column of a buffer offset (lines are counted once, going forward).
+    func location(_ offset: Int) -> SourceLocation {
+        if offset < countedTo {
+            linesInBuffer = 0
+            countedTo = 0
+        }
+        countLines(upTo: offset)
+        let base = buffer.baseAddress!
+        var lineStart = offset
+        while lineStart > 0, base[lineStart - 1] != 0x0A { lineStart -= 1 }
+        let column = SourceLocation.of(offset: offset - lineStart, in: UnsafeBufferPointer(start: base + lineStart, count: offset - lineStart)).column
+        return SourceLocation(line: baseLine + linesInBuffer, column: column)
+    }
+
+    @inline(__always)
+    static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+
+    func error(at offset: Int, _ message: String) -> ListDiffError {
+        ListDiffError(file: name, location: location(offset), message)
+    }
+
+    /// Moves to the next record (nil at the end), checking that keys ascend.
+    func advance(_ progress: Progress?) throws(ListDiffError) {
+        if let current {
+            previousKey = currentKey
+            previousBytes = Array(UnsafeBufferPointer(rebasing: buffer[current.start..<current.end]))
+            previousLocation = location(current.start)
+            progress?.advance(by: current.end - position)
+            position = current.end
+        }
+        current = nil
+        while true {
+            // Skip white space and blank lines.
+            while position < filled, Self.isBlank(buffer[position]) { position += 1 }
+            if position == filled {
+                if atEnd { return }
+                try refill()
+                continue
+            }
+            // A whole line must be in the buffer before it is parsed.
+            let base = buffer.baseAddress!
+            guard memchr(base + position, 0x0A, filled - position) != nil else {
+                if atEnd { break }
+                try refill()
+                continue
+            }
+            break
+        }
+        let start = position
+        var parser = JSONParser(bytes: UnsafeBufferPointer(buffer.rebased(0..<filled)), maxDepth: maxDepth)
+        parser.index = start
+        currentKey.removeAll(keepingCapacity: true)
+        let scanned: (Hash128, selfKeyed: Bool)?
+        let end: Int
+        do throws(JSONParseFailure) {
+            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts)
+            end = parser.index
+            try parser.endOfLine(recordStart: start)
+        } catch {
+            throw self.error(at: error.offset, error.message)
+        }
+        index += 1
+        count += 1
+        guard let (hash, _) = scanned else {
+            let value = try value(start)
+            guard case .failure(let failure) = key.identify(value) else { throw error(at: start, "record \(index) has no usable key") }
+            throw error(at: start, failure.message(place: "record \(index)"))
+        }
+        current = Current(start: start, end: end, hash: hash)
+        list.add(hash)
+        if index > 0 {
+            let order = currentKey.withUnsafeBytes { a in previousKey.withUnsafeBytes { b in KeyOrder.compare(a, b) } }
+            if order <= 0 {
+                let here = try value(start)
+                let previous = try previousValue()
+                let formatter = KeyFormatter(key)
+                let spelled = formatter.format(written(here), selfKeyed: here.isScalar)
+                if order == 0 {
+                    throw error(at: start, formatter.duplicate(written(here), selfKeyed: here.isScalar,
+                                                               places: "records \(index - 1) and \(index)", first: previousLocation))
+                }
+                throw error(at: start, "not sorted by key: record \(index) (\(spelled)) comes after \(formatter.format(written(previous), selfKeyed: previous.isScalar)); --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)")
+            }
+        }
+    }
+
+    func written(_ value: Value) -> Value {
+        (try? key.identify(value).get().written) ?? value
+    }
+
+    func value(_ start: Int) throws(ListDiffError) -> Value {
+        var parser = JSONParser(bytes: UnsafeBufferPointer(buffer.rebased(0..<filled)), maxDepth: maxDepth)
+        parser.index = start
+        do throws(JSONParseFailure) {
+            return try parser.parseValue()
+        } catch {
+            throw self.error(at: error.offset, error.message)
+        }
+    }
+
+    /// The current record's value.
+    func value() throws(ListDiffError) -> Value {
+        try value(current!.start)
+    }
+
+    func previousValue() throws(ListDiffError) -> Value {
+        (try? JSONReader(maxDepth: maxDepth).value(previousBytes)) ?? .null
+    }
+
+    func compareKeys(_ other: RecordStream) -> Int {
+        currentKey.withUnsafeBytes { a in other.currentKey.withUnsafeBytes { b in KeyOrder.compare(a, b) } }
+    }
+
+    func sameBytes(_ other: RecordStream) -> Bool {
+        guard let a = current, let b = other.current, a.hash == b.hash, a.end - a.start == b.end - b.start else { return false }
+        return memcmp(buffer.baseAddress! + a.start, other.buffer.baseAddress! + b.start, a.end - a.start) == 0
+    }
+}
+
+extension UnsafeMutableBufferPointer {
+    func rebased(_ range: Range<Int>) -> UnsafeMutableBufferPointer {
+        UnsafeMutableBufferPointer(rebasing: self[range])
+    }
+}
+
+/// The order of identities (`RecordID` encodings) for sorted inputs: jq's — false, true,
+/// numbers by value, strings by Unicode scalars — field by field for a composite key.
+enum KeyOrder {
+    static func rank(_ tag: UInt8) -> Int {
+        switch tag {
+        case UInt8(ascii: "F"): return 0
+        case UInt8(ascii: "T"): return 1
+        case UInt8(ascii: "n"): return 2
+        default: return 3
+        }
+    }
+
+    static func length(_ p: UnsafeRawBufferPointer, _ i: inout Int) -> Int {
+        var n = 0
+        var shift = 0
+        while i < p.count {
+            let b = p[i]
+            i += 1
+            n |= Int(b & 0x7F) << shift
+            if b & 0x80 == 0 { break }
+            shift += 7
+        }
+        return n
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b`.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        var i = 0, j = 0
+        while i < a.count, j < b.count {
+            let ta = a[i], tb = b[j]
+            if rank(ta) != rank(tb) { return rank(ta) - rank(tb) }
+            i += 1
+            j += 1
+            switch ta {
+            case UInt8(ascii: "s"):
+                let na = length(a, &i), nb = length(b, &j)
+                let n = min(na, nb)
+                let c = n == 0 ? 0 : Int(memcmp(a.baseAddress! + i, b.baseAddress! + j, n))
+                if c != 0 { return c }
+                if na != nb { return na - nb }
+                i += na
+                j += nb
+            case UInt8(ascii: "n"):
+                // kind, sign, digit count, digits, 8-byte exponent.
+                i += 1
+                j += 1
+                let negA = a[i] == 1, negB = b[j] == 1
+                i += 1
+                j += 1
+                let na = length(a, &i), nb = length(b, &j)
+                let signA = na == 0 ? 0 : (negA ? -1 : 1), signB = nb == 0 ? 0 : (negB ? -1 : 1)
+                if signA != signB { return signA - signB }
+                let ea = Int(Int64(littleEndian: a.loadUnaligned(fromByteOffset: i + na, as: Int64.self)))
+                let eb = Int(Int64(littleEndian: b.loadUnaligned(fromByteOffset: j + nb, as: Int64.self)))
+                var c = 0
+                if signA != 0 {
+                    if ea != eb {
+                        c = ea < eb ? -1 : 1
+                    } else {
+                        let n = min(na, nb)
+                        c = n == 0 ? 0 : Int(memcmp(a.baseAddress! + i, b.baseAddress! + j, n))
+                        if c == 0 { c = na - nb }
+                    }
+                    c *= signA
+                }
+                if c != 0 { return c }
+                i += na + 8
+                j += nb + 8
+            default:
+                break
+            }
+        }
+        return (a.count - i) - (b.count - j)
+    }
+}

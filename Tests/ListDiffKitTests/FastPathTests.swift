@@ -1,0 +1,387 @@
+import Foundation
+import Testing
+@testable import ListDiffKit
+
+/// Writes values as JSON text in random but valid spellings: white space, escapes, number
+/// forms and member order vary; the values stay the same (`Value` equality).
+struct RandomSpelling {
+    var rng: SplitMix64
+    var pretty: Bool
+    /// Writing NDJSON: no line breaks inside a record.
+    var oneLine = false
+
+    mutating func space() -> String {
+        guard pretty || Int.random(in: 0..<6, using: &rng) == 0 else { return "" }
+        return ["", " ", oneLine ? "  " : "\n  ", "\t", oneLine ? " " : "\r\n"][Int.random(in: 0..<5, using: &rng)]
+    }
+
+    mutating func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "/" where Bool.random(using: &rng): out += "\\/"
+            default:
+                if scalar.value < 0x20 || Int.random(in: 0..<12, using: &rng) == 0 {
+                    if scalar.value > 0xFFFF {
+                        let v = scalar.value - 0x10000
+                        out += String(format: "\\u%04X\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF))
+                    } else {
+                        out += String(format: Bool.random(using: &rng) ? "\\u%04x" : "\\u%04X", scalar.value)
+                    }
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// Another spelling of the same decimal value.
+    mutating func number(_ n: Number) -> String {
+        let text = n.text
+        guard Int.random(in: 0..<3, using: &rng) == 0 else { return text }
+        if !text.contains("e") && !text.contains("E") {
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: return text.contains(".") ? text + "0" : text + ".0"
+            case 1: return text + "e0"
+            default: return text.contains(".") || text.hasPrefix("0") || text.hasPrefix("-0") ? text : text + "0E-1"
+            }
+        }
+        return text
+    }
+
+    mutating func write(_ value: Value) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .number(let n): return number(n)
+        case .string(let s): return string(s)
+        case .array(let items):
+            var parts: [String] = []
+            for item in items { parts.append(space() + write(item) + space()) }
+            return "[" + space() + parts.joined(separator: ",") + "]"
+        case .object(let object):
+            var parts: [String] = []
+            for m in object.members { parts.append(space() + string(m.key) + space() + ":" + space() + write(m.value) + space()) }
+            return "{" + space() + parts.joined(separator: ",") + "}"
+        }
+    }
+
+    mutating func document(_ records: [Value], lines: Bool) -> String {
+        oneLine = lines
+        if lines { return records.map { write($0) + (Bool.random(using: &rng) ? " " : "") + "\n" }.joined() }
+        return space() + "[" + records.map { space() + write($0) + space() }.joined(separator: ",") + "]" + space()
+    }
+}
+
+/// Random lists of records and an edited copy.
+struct RecordPairs {
+    var rng: SplitMix64
+
+    mutating func scalar() -> Value {
+        switch Int.random(in: 0..<7, using: &rng) {
+        case 0: return .null
+        case 1: return .bool(Bool.random(using: &rng))
+        case 2: return .number(Number(text: String(Int.random(in: -1000...1000, using: &rng))))
+        case 3: return .number(Number(text: ["0.5", "-2.25", "1e3", "12345678901234567890123", "0"][Int.random(in: 0..<5, using: &rng)]))
+        case 4: return .string(["", "a/b", "tab\there", "\"quoted\"", "back\\slash", "line\nbreak"][Int.random(in: 0..<6, using: &rng)])
+        case 5: return .string(["é", "e\u{301}", "日本", "😀", "\u{1}"][Int.random(in: 0..<5, using: &rng)])
+        default: return .string(String(Int.random(in: 0..<1000, using: &rng)))
+        }
+    }
+
+    mutating func value(depth: Int) -> Value {
+        guard depth < 3, Int.random(in: 0..<4, using: &rng) == 0 else { return scalar() }
+        if Bool.random(using: &rng) {
+            return .array((0..<Int.random(in: 0..<4, using: &rng)).map { _ in value(depth: depth + 1) })
+        }
+        return .object(Object((0..<Int.random(in: 0..<4, using: &rng)).map { k in
+            Object.Member(key: ["a", "b", "c", "é"][k], value: value(depth: depth + 1))
+        }))
+    }
+
+    mutating func record(_ id: Int, stringKey: Bool) -> Value {
+        var members = [Object.Member(key: "id", value: stringKey ? .string("k\(id)") : .number(Number(exactly: id)))]
+        for name in ["name", "tags", "n", "x/y", "ü"] where Bool.random(using: &rng) {
+            members.append(Object.Member(key: name, value: value(depth: 0)))
+        }
+        members.shuffle(using: &rng)
+        return .object(Object(members))
+    }
+
+    /// An old list and a new one with records deleted, inserted, updated, moved, and some
+    /// records only re-spelled (members reordered), which is no change unless member order counts.
+    mutating func next() -> ([Value], [Value]) {
+        let stringKey = Int.random(in: 0..<3, using: &rng) == 0
+        let count = Int.random(in: 0..<30, using: &rng)
+        let old = (0..<count).map { record($0, stringKey: stringKey) }
+        var new = old
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) where !new.isEmpty { new.remove(at: Int.random(in: 0..<new.count, using: &rng)) }
+        for k in 0..<Int.random(in: 0..<4, using: &rng) {
+            new.insert(record(count + k, stringKey: stringKey), at: Int.random(in: 0...new.count, using: &rng))
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) where !new.isEmpty {
+            let j = Int.random(in: 0..<new.count, using: &rng)
+            guard case .object(var o) = new[j] else { continue }
+            if Bool.random(using: &rng) {
+                o.members.reverse()
+            } else if let k = o.members.indices.filter({ o.members[$0].key != "id" }).randomElement(using: &rng) {
+                o.members[k].value = value(depth: 0)
+            } else {
+                o.members.append(Object.Member(key: "added", value: scalar()))
+            }
+            new[j] = .object(o)
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) where new.count > 1 {
+            let r = new.remove(at: Int.random(in: 0..<new.count, using: &rng))
+            new.insert(r, at: Int.random(in: 0...new.count, using: &rng))
+        }
+        return (old, new)
+    }
+}
+
+@Suite struct FastPathTests {
+    static let key = try! IdentityKey(parsing: [])
+    static let algorithms: [any DiffAlgorithm] = [HeckelDiff(), MyersDiff(), LCSDiff()]
+
+    static func directory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("listdiff-fast-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The changeset, as the JSON changeset renders it, or the error, by one path.
+    static func run(_ old: URL, _ new: URL, fast: Bool, differ: Differ, key: IdentityKey = key) -> (String, Bool) {
+        var files = FileDiffer(reader: DocumentReader(key: key), differ: differ)
+        files.fast = fast
+        do throws(ListDiffError) {
+            let result = try files.diff(old: old.path, new: new.path, fingerprints: true)
+            var out = StringStream()
+            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(result.changeset, to: &out)
+            return (out.text, result.fast)
+        } catch {
+            return ("error: \(error)", false)
+        }
+    }
+
+    /// On random lists in random spellings (JSON or NDJSON), the fast path gives exactly the
+    /// changeset of the full reader, fingerprints included, for every algorithm and both
+    /// member-order modes; and the changeset, read back and applied to OLD, gives NEW.
+    @Test(arguments: 0..<3) func sameChangesetAsTheFullReaderAndItApplies(algorithmIndex: Int) throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = RecordPairs(rng: SplitMix64(seed: UInt64(40 + algorithmIndex)))
+        var spelling = RandomSpelling(rng: SplitMix64(seed: UInt64(90 + algorithmIndex)), pretty: false)
+        var fastRuns = 0, updates = 0, respelled = 0
+        for round in 0..<150 {
+            let (oldValues, newValues) = pairs.next()
+            let lines = round % 3 == 0
+            spelling.pretty = round % 4 == 1
+            let ext = lines ? "ndjson" : "json"
+            let old = dir.appendingPathComponent("old-\(round).\(ext)"), new = dir.appendingPathComponent("new-\(round).\(ext)")
+            try spelling.document(oldValues, lines: lines).write(to: old, atomically: true, encoding: .utf8)
+            // NEW re-spells every record, so equal records are often written differently.
+            try spelling.document(newValues, lines: lines).write(to: new, atomically: true, encoding: .utf8)
+            for order in Differ.MemberOrder.allCases {
+                let differ = Differ(algorithm: Self.algorithms[algorithmIndex], memberOrder: order)
+                let (fast, tookFastPath) = Self.run(old, new, fast: true, differ: differ)
+                let (full, _) = Self.run(old, new, fast: false, differ: differ)
+                #expect(fast == full, "round \(round), \(order)")
+                if tookFastPath { fastRuns += 1 }
+                guard fast == full, !fast.hasPrefix("error") else { continue }
+                updates += fast.components(separatedBy: "\"op\": \"update\"").count - 1
+                // Apply: read the changeset back and apply it to OLD.
+                let changeset = try ChangesetReader().read(Array(fast.utf8), name: "changes.json")
+                let document = try DocumentReader(key: Self.key).read(old.path)
+                let result = try changeset.apply(to: document)
+                let expected = try DocumentReader(key: Self.key).read(new.path).root
+                #expect(order == .significant ? result.isIdentical(to: expected) : result == expected, "round \(round)")
+                #expect(Fingerprint.of(result) == changeset.fingerprints?.new)
+            }
+            if oldValues.count > 0, oldValues == newValues { respelled += 1 }
+        }
+        #expect(fastRuns == 300)  // every run took the fast path
+        #expect(updates > 100)
+    }
+
+    /// Errors are the full reader's, word for word and at the same place, whichever
+    /// path finds them: malformed input, duplicate keys, records without a key.
+    @Test func sameErrorsAsTheFullReader() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let good = #"[{"id":1,"a":"x"},{"id":2},{"id":3,"b":[1,2]}]"#
+        let cases: [(String, String)] = [
+            (#"[{"id":1},{"id":2},{"id":1}]"#, good),                 // duplicate in OLD
+            (good, #"[{"id":1},{"id":2},{"id":2.0}]"#),               // duplicate in NEW, spelled otherwise
+            (good, #"[{"id":9},{"id":8},{"id":9}]"#),                 // duplicate among NEW's own keys
+            (#"[{"id":1},{"name":"x"}]"#, good),                      // no key
+            (#"[{"id":1},{"id":[1]}]"#, good),                        // key not a scalar
+            (#"[{"id":1},null]"#, good),                              // not a record
+            (#"[{"id":1},{"id":2"#, good),                            // truncated
+            (good, #"[{"id":1},{"id":2}] x"#),                        // trailing garbage
+            (#"[{"id":1,"s":"\ud800"}]"#, good),                      // lone surrogate
+            (#"[{"id":1},{"id":1}]"#, #"[{"id":1"#),                  // OLD's duplicate before NEW's syntax error
+            ("[1, 2, \"a\", true]", "[2, 1, false, \"a\"]"),          // scalars keyed by themselves
+            (#"{"a":[{"id":1}],"b":[{"id":2}]}"#, #"{"a":[{"id":2}],"b":[{"id":1}]}"#),  // sections: the full reader's
+            (#"[{"name":"A","items":[{"id":1}]}]"#, #"[{"name":"A","items":[]}]"#),       // a list of section objects
+            ("[]", "[]"),
+            ("", good),
+        ]
+        for (k, (oldText, newText)) in cases.enumerated() {
+            let old = dir.appendingPathComponent("old-\(k).json"), new = dir.appendingPathComponent("new-\(k).json")
+            try oldText.write(to: old, atomically: true, encoding: .utf8)
+            try newText.write(to: new, atomically: true, encoding: .utf8)
+            let (fast, _) = Self.run(old, new, fast: true, differ: Differ())
+            let (full, _) = Self.run(old, new, fast: false, differ: Differ())
+            #expect(fast == full, "case \(k): \(oldText) → \(newText)")
+        }
+        // NDJSON: one value per line.
+        let lines = dir.appendingPathComponent("bad.ndjson")
+        try "{\"id\":1} {\"id\":2}\n".write(to: lines, atomically: true, encoding: .utf8)
+        let (fast, _) = Self.run(lines, lines, fast: true, differ: Differ())
+        #expect(fast.hasSuffix("bad.ndjson:1:10: error: expected the end of the line after the record (NDJSON holds one JSON value per line), found '{'"))
+    }
+
+    /// Composite keys and string keys take the fast path too; key paths do not, and agree.
+    @Test func compositeKeysAndPaths() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"[{"r":"eu","id":1,"u":{"k":5}},{"r":"us","id":1,"u":{"k":6}},{"id":2,"r":"eu","u":{"k":7}}]"#
+            .write(to: old, atomically: true, encoding: .utf8)
+        try #"[{"id":2,"r":"eu","u":{"k":7},"x":1},{"r":"us","id":1.0,"u":{"k":6}}]"#.write(to: new, atomically: true, encoding: .utf8)
+        for spellings in [["r", "id"], ["u.k"], ["/u/k"]] {
+            let key = try IdentityKey(parsing: spellings)
+            let (fast, tookFastPath) = Self.run(old, new, fast: true, differ: Differ(), key: key)
+            let (full, _) = Self.run(old, new, fast: false, differ: Differ(), key: key)
+            #expect(fast == full)
+            #expect(tookFastPath == (spellings.count == 2))
+            #expect(fast.contains("\"op\": \"delete\""))
+        }
+    }
+
+    /// The fast reader's hash of every JSONTestSuite text equals the hash of the value the
+    /// full reader builds, and it accepts and refuses exactly what the full reader does.
+    @Test func hashesAgreeWithTheReaderOnJSONTestSuite() throws {
+        let files = try FileManager.default.contentsOfDirectory(at: JSONConformanceTests.parsing, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" }
+        #expect(files.count > 300)
+        for file in files {
+            let input = try bytes(file)
+            let value = try? JSONReader().value(input)
+            let hash: Hash128? = input.withUnsafeBufferPointer { buffer in
+                var parser = JSONParser(bytes: buffer, maxDepth: 1000)
+                return try? parser.hashText()
+            }
+            #expect((value == nil) == (hash == nil), "\(file.lastPathComponent)")
+            if let value, let hash { #expect(hash == CanonicalHash.of(value), "\(file.lastPathComponent)") }
+        }
+    }
+
+    /// Equal values hash alike however they are written; different ones differ.
+    @Test func canonicalHashFollowsEquality() throws {
+        var pairs = RecordPairs(rng: SplitMix64(seed: 5))
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 6), pretty: true)
+        var seen: [Hash128: Value] = [:]
+        for _ in 0..<2000 {
+            let value = pairs.value(depth: 0)
+            let text = Array(spelling.write(value).utf8)
+            let hash = text.withUnsafeBufferPointer { buffer in
+                var parser = JSONParser(bytes: buffer, maxDepth: 1000)
+                return try? parser.hashText()
+            }
+            #expect(hash == CanonicalHash.of(value), "\(String(decoding: text, as: UTF8.self))")
+            if let earlier = seen.updateValue(value, forKey: CanonicalHash.of(value)) { #expect(earlier == value) }
+        }
+        #expect(seen.count > 300)
+        #expect(CanonicalHash.of(try json(#"{"a":1,"b":2}"#)) == CanonicalHash.of(try json(#"{"b":2.0,"a":1}"#)))
+        #expect(CanonicalHash.of(try json(#"[1,2]"#)) != CanonicalHash.of(try json(#"[2,1]"#)))
+        #expect(CanonicalHash.of(try json(#"{"a":[]}"#)) != CanonicalHash.of(try json(#"{"a":{}}"#)))
+        #expect(CanonicalHash.of(try json(#"["a\u0000"]"#)) != CanonicalHash.of(try json(#"["a"]"#)))
+        for length in 0..<40 {
+            // Every length of string, so that each way of reading a tail is used.
+            let a = String(repeating: "x", count: length), b = String(repeating: "x", count: max(0, length - 1)) + "y"
+            #expect(length == 0 || CanonicalHash.string(a) != CanonicalHash.string(b))
+        }
+    }
+}
+
+@Suite struct SortedMergeTests {
+    /// Sorted random pairs: the streaming merge gives the changeset of the full reader (but
+    /// for its algorithm's name), with blocks so small that records straddle them.
+    @Test func sameChangesetAsTheFullReader() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = RecordPairs(rng: SplitMix64(seed: 77))
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 78), pretty: false)
+        var changes = 0
+        for round in 0..<200 {
+            let (a, b) = pairs.next()
+            func sortedByKey(_ values: [Value]) -> [Value] {
+                values.sorted { x, y in
+                    let kx = try! FastPathTests.key.identify(x).get().id.bytes, ky = try! FastPathTests.key.identify(y).get().id.bytes
+                    return kx.withUnsafeBytes { p in ky.withUnsafeBytes { q in KeyOrder.compare(p, q) < 0 } }
+                }
+            }
+            let old = dir.appendingPathComponent("old-\(round).ndjson"), new = dir.appendingPathComponent("new-\(round).ndjson")
+            try spelling.document(sortedByKey(a), lines: true).write(to: old, atomically: true, encoding: .utf8)
+            try spelling.document(sortedByKey(b), lines: true).write(to: new, atomically: true, encoding: .utf8)
+            for order in Differ.MemberOrder.allCases {
+                var merge = SortedMerge(key: FastPathTests.key, memberOrder: order)
+                merge.blockSize = [16, 64, 1 << 20][round % 3]
+                var out = StringStream()
+                JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new"))
+                    .render(try merge.diff(old: old.path, new: new.path), to: &out)
+                let (full, _) = FastPathTests.run(old, new, fast: false, differ: Differ(memberOrder: order))
+                #expect(out.text.replacingOccurrences(of: "\"merge\"", with: "\"heckel\"") == full, "round \(round)")
+                changes += out.text.components(separatedBy: "\"op\"").count - 1
+            }
+        }
+        #expect(changes > 500)
+    }
+
+    /// jq's order: false, true, numbers by value, strings by scalars; field by field.
+    @Test func keyOrder() throws {
+        let ordered: [Value] = [false, true, .number(Number(text: "-10")), .number(Number(text: "-0.5")), 0,
+                                .number(Number(text: "0.25")), 1, .number(Number(text: "1.5")), 2, 10, .number(Number(text: "1e2")),
+                                "", "A", "a", "ab", "b", "é"]
+        func id(_ v: Value) -> [UInt8] { try! FastPathTests.key.identify(v).get().id.bytes }
+        for (x, a) in ordered.enumerated() {
+            for (y, b) in ordered.enumerated() {
+                let c = id(a).withUnsafeBytes { p in id(b).withUnsafeBytes { q in KeyOrder.compare(p, q) } }
+                #expect((c < 0) == (x < y) && (c == 0) == (x == y), "\(a) vs \(b)")
+            }
+        }
+        #expect(id(.number(Number(text: "100"))) == id(.number(Number(text: "1e2"))))
+    }
+
+    /// Out of order, or repeated: the place and both keys.
+    @Test func refusesUnsortedAndRepeatedKeys() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let good = dir.appendingPathComponent("good.ndjson"), bad = dir.appendingPathComponent("bad.ndjson")
+        try "{\"id\":1}\n{\"id\":2}\n".write(to: good, atomically: true, encoding: .utf8)
+        for (text, message) in [
+            ("{\"id\":1}\n\n{\"id\":3}\n{\"id\":2}\n", "bad.ndjson:4:1: error: not sorted by key: record 2 (id=2) comes after id=3; --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)"),
+            ("{\"id\":1}\n  {\"id\":1.0}\n", "bad.ndjson:2:3: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 1; --duplicates match pairs repeated keys by occurrence)"),
+            ("{\"id\":1}\n{\"x\":1}\n", "bad.ndjson:2:1: error: record 1 has no key field 'id'"),
+            ("{\"id\":1}\n{\"id\":2,\n\"a\":1}\n", "bad.ndjson:2:9: error: a record must be on one line (NDJSON); this one goes on past the end of its line"),
+        ] {
+            try text.write(to: bad, atomically: true, encoding: .utf8)
+            let message = bad.path + ":" + message.dropFirst("bad.ndjson:".count)
+            for blockSize in [8, 1 << 20] {
+                var merge = SortedMerge(key: FastPathTests.key)
+                merge.blockSize = blockSize
+                #expect(throws: ListDiffError.self) { try merge.diff(old: good.path, new: bad.path) }
+                do { _ = try merge.diff(old: good.path, new: bad.path) } catch { #expect("\(error)" == message, "block \(blockSize)") }
+            }
+        }
+    }
+}
+
+extension FileManager {
+    func removeAtPath(_ url: URL) throws { try removeItem(at: url) }
+}
