@@ -5,7 +5,8 @@ For each size, generates old/new files (cached in Benchmarks/data), then runs
 `listdiff --format json OLD NEW` and `baseline.py OLD NEW id`, each --runs times,
 alternating, and reports the median wall time, the peak resident memory, and the ratio
 baseline/listdiff measured in the same run (the machines are shared and noisy: compare
-ratios, not seconds).
+ratios, not seconds). With --sorted it also runs the streaming merge on the same records
+as key-sorted NDJSON (`listdiff --sorted --format json OLD.ndjson NEW.ndjson`).
 """
 import argparse
 import os
@@ -37,6 +38,7 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--sorted", action="store_true", help="also time --sorted on the NDJSON form")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -47,17 +49,23 @@ def main():
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         old, new = (os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new"))
-        if not (os.path.exists(old) and os.path.exists(new)):
+        sorted_old, sorted_new = (os.path.join(DATA, f"{side}-{size}.ndjson") for side in ("old", "new"))
+        if not all(os.path.exists(p) for p in (old, new, sorted_old, sorted_new)):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         input_mib = (os.path.getsize(old) + os.path.getsize(new)) / 2**20
-        ours, theirs = [], []
+        ours, theirs, streamed = [], [], []
         for _ in range(args.runs):
             ours.append(measure([binary, "--format", "json", old, new]))
+            if args.sorted:
+                streamed.append(measure([binary, "--sorted", "--format", "json", sorted_old, sorted_new]))
             if not args.no_baseline:
                 theirs.append(measure([sys.executable, os.path.join(HERE, "baseline.py"), old, new, "id"]))
         t = statistics.median(r[0] for r in ours)
         m = max(r[1] for r in ours)
         row = {"records": size, "inputs_mib": input_mib, "listdiff_s": t, "listdiff_mib": m}
+        if streamed:
+            row["sorted_s"] = statistics.median(r[0] for r in streamed)
+            row["sorted_mib"] = max(r[1] for r in streamed)
         if theirs:
             row["baseline_s"] = statistics.median(r[0] for r in theirs)
             row["baseline_mib"] = max(r[1] for r in theirs)
@@ -67,6 +75,11 @@ def main():
     for r in rows:
         base = f"{r['baseline_s']:>10.3f} {r['baseline_mib']:>9.0f} {r['baseline_s'] / r['listdiff_s']:>7.1f}x" if "baseline_s" in r else f"{'-':>10} {'-':>9} {'-':>8}"
         print(f"{r['records']:>9} {r['inputs_mib']:>10.1f} {r['listdiff_s']:>10.3f} {r['listdiff_mib']:>9.0f} {base} {r['listdiff_mib'] / r['inputs_mib']:>9.2f}x")
+    if any("sorted_s" in r for r in rows):
+        print(f"\n{'records':>9} {'--sorted s':>10} {'peak MiB':>9}")
+        for r in rows:
+            if "sorted_s" in r:
+                print(f"{r['records']:>9} {r['sorted_s']:>10.3f} {r['sorted_mib']:>9.0f}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 """Generates an old and a new list of records for the benchmarks, deterministically.
 
 Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
-1% updated and 1% moved. Usage: generate.py COUNT OUT_DIR
+1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
+inside a JSON list), and the same records as NDJSON sorted by id (old-COUNT.ndjson,
+new-COUNT.ndjson), for `listdiff --sorted`. Usage: generate.py COUNT OUT_DIR
 """
 import json
 import os
@@ -54,6 +56,11 @@ def main():
         new.insert(rng.randrange(len(new) + 1), r)
     write(os.path.join(out, f"old-{count}.json"), old)
     write(os.path.join(out, f"new-{count}.json"), new)
+    for name, records in (("old", old), ("new", new)):
+        with open(os.path.join(out, f"{name}-{count}.ndjson"), "w") as f:
+            for r in sorted(records, key=lambda r: r["id"]):
+                f.write(json.dumps(r, separators=(",", ":")))
+                f.write("\n")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,15 @@ import Darwin
 #endif
 
 enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, yaml
+    case json, ndjson, yaml
+
+    init(_ format: InputFormat) {
+        switch format {
+        case .json: self = .json
+        case .ndjson: self = .ndjson
+        case .yaml: self = .yaml
+        }
+    }
 }
 
 struct ApplyCommand: ParsableCommand, Executable {
@@ -15,7 +23,7 @@ struct ApplyCommand: ParsableCommand, Executable {
         commandName: "apply",
         abstract: "Write the new document from the old one and a changeset made by 'listdiff --format json'.",
         discussion: """
-            The changeset records a fingerprint (SHA-256 of the canonical value) of the document \
+            The changeset records a fingerprint (a 128-bit hash of the canonical value) of the document \
             it was made from and of the one it leads to. apply refuses, with exit status 2, an \
             OLD that is not the document the changeset was made from (unless --force), a \
             changeset that is malformed or of another version, and a change whose key is not \
@@ -35,10 +43,10 @@ struct ApplyCommand: ParsableCommand, Executable {
     var output: String?
 
     @Option(name: .customLong("output-format"), help: ArgumentHelp(
-        "Write json or yaml. Default: the format --output's extension names, else OLD's format.", valueName: "format"))
+        "Write json, ndjson (a list, one record per line) or yaml. Default: the format --output's extension names, else OLD's format.", valueName: "format"))
     var outputFormat: DocumentFormat?
 
-    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json or yaml.")
+    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson or yaml.")
     var inputFormat: InputFormatOption = .auto
 
     @Flag(help: "Apply even when OLD's fingerprint differs from the one in the changeset (each change must still find its key at its old position).")
@@ -72,14 +80,19 @@ struct ApplyCommand: ParsableCommand, Executable {
             throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
         }
 
-        let format = outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map { $0 == .json ? .json : .yaml }
-            ?? (oldFormat == .json ? .json : .yaml)
+        let format = outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map(DocumentFormat.init)
+            ?? DocumentFormat(oldFormat)
         let text: String
+        if format != .yaml, let bad = result.firstNonFiniteNumber {
+            throw ListDiffError(file: old, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+        }
         switch format {
-        case .json:
-            if let bad = result.firstNonFiniteNumber {
-                throw ListDiffError(file: old, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+        case .ndjson:
+            guard case .array(let records) = result else {
+                throw ListDiffError(file: old, "NDJSON writes a list, one record per line; the result is not a list (it is of type \(result.typeName)); use --output-format json")
             }
+            text = records.map { JSONWriter.compact($0) + "\n" }.joined()
+        case .json:
             var out = ""
             JSONWriter.writePretty(result, to: &out)
             out += "\n"
