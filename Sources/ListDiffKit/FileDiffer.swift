@@ -39,6 +39,7 @@ public struct FileDiffer: Sendable {
         progress?.begin(total: FastDiff.work(old: oldFile, new: newFile))
         let oldFormat = reader.format(for: old, bytes: oldFile.head)
         let newFormat = reader.format(for: new, bytes: newFile.head)
+        progress?.lap("open")
         if fastPathApplies, let oldInput = Self.fastInput(oldFormat), let newInput = Self.fastInput(newFormat) {
             var fastDiff = FastDiff(key: reader.key, differ: differ, progress: progress)
             fastDiff.maxDepth = reader.json.maxDepth

@@ -175,11 +175,21 @@ struct DiffCommand: ParsableCommand, Executable {
         files.fast = format != .replay  // the replay shows every record, so it reads them all
         let progress = ProgressBar.start()
         defer { progress?.stop() }
-        files.progress = progress?.progress
+        // LISTDIFF_TIMINGS=1: the time of each phase, on standard error (for Benchmarks/).
+        let timings = Terminal.environment("LISTDIFF_TIMINGS").map { !$0.isEmpty } ?? false
+        files.progress = progress?.progress ?? (timings ? Progress() : nil)
+        defer {
+            if timings, let phases = files.progress?.phases {
+                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms" }.joined(separator: ", ")
+                var stream = FileStream(fd: STDERR_FILENO)
+                stream.write("listdiff: timings: " + text + "\n")
+                stream.flush()
+            }
+        }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
         let result: FileDiffer.Result
         if sorted {
-            let merge = SortedMerge(key: key, memberOrder: memberOrder, progress: progress?.progress)
+            let merge = SortedMerge(key: key, memberOrder: memberOrder, progress: files.progress)
             result = FileDiffer.Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
         } else {
             result = try files.diff(old: old, new: new, fingerprints: format == .json)
@@ -204,6 +214,7 @@ struct DiffCommand: ParsableCommand, Executable {
         }
         progress?.stop()  // before anything reaches the terminal
         try Output.write(to: output) { stream in renderer.render(changeset, to: &stream) }
+        files.progress?.lap("write")
         return (status, result as Any)
     }
 

@@ -58,6 +58,7 @@ public struct FastDiff: Sendable {
         DispatchQueue.concurrentPerform(iterations: 2) { s in
             out[s] = scan(sides[s].0, lines: sides[s].1 == .ndjson, names: names)
         }
+        progress?.lap("scan")
         // Report as the full reader would, which reads and keys OLD before it reads NEW.
         // Other layouts, and records without a usable key (which may be section objects,
         // or an error the full reader words), are for the full reader.
@@ -80,10 +81,13 @@ public struct FastDiff: Sendable {
         keys = KeyIndex(capacity: 0)
         scans[0].table.dropKeys()
         scans[1].table.dropKeys()
+        progress?.lap("index")
         progress?.enter(.comparing)
         let oldTable = scans[0].table, newTable = scans[1].table
         let (pairing, stays) = try differ.matching(old: Array(0..<oldTable.count), new: symbols.new, symbolCount: symbols.count)
+        progress?.lap("matching")
         let found = try compare(old: (old, oldTable, oldInput), new: (new, newTable, newInput), pairing: pairing, stays: stays)
+        progress?.lap("compare")
         func side(_ values: [Int: Value], count: Int) -> Differ.RecordSide {
             Differ.RecordSide(count: count, position: { RecordPosition(section: 0, index: $0) },
                               value: { values[$0] ?? .null },
@@ -98,6 +102,7 @@ public struct FastDiff: Sendable {
                                   newCount: newTable.count, changes: changes, summary: summary)
         changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldTable.list.finish()),
                                                         new: Fingerprint.string(newTable.list.finish()))
+        progress?.lap("changes")
         progress?.enter(.writing)
         return changeset
     }

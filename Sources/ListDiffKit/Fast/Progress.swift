@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// How far a long diff has gone, for a progress display: the fast reader counts the input
@@ -29,5 +30,20 @@ public final class Progress: Sendable {
 
     public func enter(_ stage: Stage) {
         stageValue.store(stage.rawValue, ordering: .relaxed)
+    }
+
+    private let marks = Mutex<[(String, UInt64)]>([("start", DispatchTime.now().uptimeNanoseconds)])
+
+    /// Notes that a phase ended now, for `phases`.
+    public func lap(_ phase: String) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        marks.withLock { $0.append((phase, now)) }
+    }
+
+    /// Each phase noted by `lap`, with its seconds.
+    public var phases: [(name: String, seconds: Double)] {
+        marks.withLock { marks in
+            zip(marks, marks.dropFirst()).map { ($1.0, Double($1.1 - $0.1) / 1e9) }
+        }
     }
 }
