@@ -69,6 +69,17 @@ public enum JSONWriter {
     }
 
     public static func writeString(_ s: String, to out: inout String) {
+        // Most strings need no escape: one pass over their bytes says so, and they go out whole.
+        var bytes = s
+        let plain = bytes.withUTF8 { utf8 in
+            !utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }  // 0xE2: U+2028, U+2029
+        }
+        if plain {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         var plainStart = s.unicodeScalars.startIndex
         var i = plainStart
