@@ -56,6 +56,10 @@ struct DiffCommand: ParsableCommand, Executable {
             Positions follow UIKit batch-update rules: deletes and updates name old \
             positions, inserts name new positions, moves go from old to new.
 
+            A run longer than about a second shows a progress bar on standard error when it \
+            is a terminal (LISTDIFF_PROGRESS_DELAY sets the delay in seconds); \
+            LISTDIFF_TIMINGS=1 prints the time of each phase on standard error.
+
             Exit status: 0 if the inputs hold the same records, 1 if they differ, 2 on \
             trouble (bad usage, unreadable or malformed input, missing or duplicate keys).
             """
