@@ -63,7 +63,7 @@ public struct FastDiff: Sendable {
         // Other layouts, and records without a usable key (which may be section objects,
         // or an error the full reader words), are for the full reader.
         if let failure = scans[0].failure { throw failure }
-        if scans[0].notAList || scans[0].unkeyed != nil { return nil }
+        if scans[0].notAList || scans[0].unkeyed { return nil }
         var keys = KeyIndex(capacity: scans[0].table.count + scans[1].table.count)
         switch keys.addOld(scans[0].table) {
         case .repeated(let first, let second)?: throw try duplicate((old, scans[0].table, oldInput), first: first, second: second)
@@ -71,7 +71,7 @@ public struct FastDiff: Sendable {
         case nil: break
         }
         if let failure = scans[1].failure { throw failure }
-        if scans[1].notAList || scans[1].unkeyed != nil { return nil }
+        if scans[1].notAList || scans[1].unkeyed { return nil }
         let symbols: (new: [Int], count: Int)
         switch keys.symbols(new: scans[1].table, old: scans[0].table) {
         case .success(let found): symbols = found
@@ -111,8 +111,8 @@ public struct FastDiff: Sendable {
         var table = RecordTable()
         var failure: ListDiffError?
         var notAList = false
-        /// The first record without a usable key, and where it starts.
-        var unkeyed: (index: Int, offset: Int)?
+        /// A record has no usable key.
+        var unkeyed = false
     }
 
     /// Scans one input into its table.
@@ -131,7 +131,7 @@ public struct FastDiff: Sendable {
             switch outcome {
             case .done: break
             case .notAList: result.notAList = true
-            case .unkeyed(let index, let offset): result.unkeyed = (index, offset)
+            case .unkeyed: result.unkeyed = true
             }
         } catch {
             let location = SourceLocation.of(offset: error.offset, in: file.bytes)
@@ -144,11 +144,8 @@ public struct FastDiff: Sendable {
     /// Parses the record at `offset`. The scan has validated it; a failure here means the
     /// file changed while it was read.
     func value(_ file: MappedFile, at offset: Int, _ input: Input) throws(ListDiffError) -> Value {
-        var parser = JSONParser(bytes: file.bytes, maxDepth: maxDepth)
-        parser.index = offset
-        parser.depth = input == .json ? 1 : 0
         do throws(JSONParseFailure) {
-            return try parser.parseValue()
+            return try JSONParser.value(in: file.bytes, at: offset, depth: input == .json ? 1 : 0, maxDepth: maxDepth)
         } catch {
             throw ListDiffError(file: file.name, location: SourceLocation.of(offset: error.offset, in: file.bytes),
                                 "the file changed while it was being read: \(error.message)")

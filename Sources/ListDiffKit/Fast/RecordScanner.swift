@@ -17,8 +17,6 @@ struct RecordTable {
     var keyEnds: [Int] = []
     /// A 64-bit hash of each identity.
     var keyHashes: [UInt64] = []
-    /// Whether each record is a scalar keyed by itself.
-    var selfKeyed: [Bool] = []
     /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
     var list = CanonicalHash.ArrayHasher()
 
@@ -50,7 +48,6 @@ struct RecordTable {
         hashes.reserveCapacity(n)
         keyEnds.reserveCapacity(n)
         keyHashes.reserveCapacity(n)
-        selfKeyed.reserveCapacity(n)
         keys.reserveCapacity(n * 8)
     }
 }
@@ -132,14 +129,13 @@ extension JSONParser {
     /// Scans one record (a list element): returns its hash, and appends its identity, as
     /// `RecordID` encodes it, to `key`. Returns nil when the record has no usable key (no
     /// key field, a key that is not a scalar, or a record that is null or an array).
-    mutating func scanRecord(_ names: KeyNames, key: inout [UInt8], parts: inout [[UInt8]]) throws(JSONParseFailure) -> (Hash128, selfKeyed: Bool)? {
+    mutating func scanRecord(_ names: KeyNames, key: inout [UInt8], parts: inout [[UInt8]]) throws(JSONParseFailure) -> Hash128? {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
             break
         case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"):
-            guard let hash = try hashScalar(encodingInto: &key) else { return nil }
-            return (hash, true)
+            return try hashScalar(encodingInto: &key)
         default:
             _ = try hashValue()
             return nil
@@ -182,7 +178,7 @@ extension JSONParser {
         depth -= 1
         guard keyed, found == all else { return nil }
         if !single { for part in parts { key.append(contentsOf: part) } }
-        return (hasher.finish(), false)
+        return hasher.finish()
     }
 
     /// Scans a string, number or boolean, appending its `RecordID` encoding to `key`.
@@ -228,8 +224,8 @@ enum ListScan {
     case done
     /// The top level is not a list (an object of lists, a scalar): not for the fast path.
     case notAList
-    /// Record `index`, at byte `offset`, has no usable key (the first such record).
-    case unkeyed(index: Int, offset: Int)
+    /// A record has no usable key.
+    case unkeyed
 }
 
 extension JSONParser {
@@ -265,13 +261,13 @@ extension JSONParser {
     {
         skipByteOrderMark()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
-        var unkeyed: (Int, Int)?
+        var unkeyed = false
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
             let scanned = try parser.scanRecord(names, key: &table.keys, parts: &parts)
-            guard unkeyed == nil else { return }
-            guard let (hash, selfKeyed) = scanned else {
-                unkeyed = (table.count, start)
+            guard !unkeyed else { return }
+            guard let hash = scanned else {
+                unkeyed = true
                 return
             }
             table.starts.append(start)
@@ -282,7 +278,6 @@ extension JSONParser {
             table.keyHashes.append(table.keys.withUnsafeBytes {
                 CanonicalHash.bytes($0.baseAddress! + keyStart, $0.count - keyStart, tag: 0).a
             })
-            table.selfKeyed.append(selfKeyed)
             table.list.add(hash)
             if table.starts.count & 0xFFF == 0 { checkpoint(parser.index) }
         }
@@ -310,8 +305,7 @@ extension JSONParser {
             skipWhitespace()
             if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
         }
-        if let (i, offset) = unkeyed { return .unkeyed(index: i, offset: offset) }
-        return .done
+        return unkeyed ? .unkeyed : .done
     }
 
     /// The `CanonicalHash` of one whole JSON text, as `read` would check it.

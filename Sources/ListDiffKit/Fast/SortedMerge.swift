@@ -111,8 +111,7 @@ final class RecordStream {
     var filled = 0
     var position = 0
     var atEnd = false
-    /// Byte offset and line number of `buffer[0]` in the input.
-    var baseOffset = 0
+    /// Line number of `buffer[0]` in the input.
     var baseLine = 1
     /// Lines counted from the start of the buffer up to `countedTo`.
     var linesInBuffer = 0
@@ -155,7 +154,6 @@ final class RecordStream {
             countLines(upTo: drop)
             let keep = filled - drop
             if keep > 0 { buffer.baseAddress!.update(from: buffer.baseAddress! + drop, count: keep) }
-            baseOffset += drop
             baseLine += linesInBuffer
             linesInBuffer = 0
             countedTo = 0
@@ -215,7 +213,8 @@ final class RecordStream {
     func advance(_ progress: Progress?) throws(ListDiffError) {
         if let current {
             previousKey = currentKey
-            previousBytes = Array(UnsafeBufferPointer(rebasing: buffer[current.start..<current.end]))
+            previousBytes.removeAll(keepingCapacity: true)
+            previousBytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[current.start..<current.end]))
             previousLocation = location(current.start)
             progress?.advance(by: current.end - position)
             position = current.end
@@ -242,7 +241,7 @@ final class RecordStream {
         var parser = JSONParser(bytes: UnsafeBufferPointer(buffer.rebased(0..<filled)), maxDepth: maxDepth)
         parser.index = start
         currentKey.removeAll(keepingCapacity: true)
-        let scanned: (Hash128, selfKeyed: Bool)?
+        let scanned: Hash128?
         let end: Int
         do throws(JSONParseFailure) {
             scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts)
@@ -253,7 +252,7 @@ final class RecordStream {
         }
         index += 1
         count += 1
-        guard let (hash, _) = scanned else {
+        guard let hash = scanned else {
             let value = try value(start)
             guard case .failure(let failure) = key.identify(value) else { throw error(at: start, "record \(index) has no usable key") }
             throw error(at: start, failure.message(place: "record \(index)"))
@@ -281,10 +280,8 @@ final class RecordStream {
     }
 
     func value(_ start: Int) throws(ListDiffError) -> Value {
-        var parser = JSONParser(bytes: UnsafeBufferPointer(buffer.rebased(0..<filled)), maxDepth: maxDepth)
-        parser.index = start
         do throws(JSONParseFailure) {
-            return try parser.parseValue()
+            return try JSONParser.value(in: UnsafeBufferPointer(buffer.rebased(0..<filled)), at: start, depth: 0, maxDepth: maxDepth)
         } catch {
             throw self.error(at: error.offset, error.message)
         }

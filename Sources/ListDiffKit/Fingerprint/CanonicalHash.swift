@@ -134,13 +134,16 @@ public enum CanonicalHash {
     }
 
     static func number(_ n: Number) -> Hash128 {
-        switch n.canonical.kind {
-        case .finite:
+        // Finite numbers (the readers keep them in JSON spelling, ending in a digit) hash their
+        // text without building `canonical`, which allocates.
+        if n.isFinite || n.canonical.kind == .finite {
             var text = n.text
             return text.withUTF8 { number(text: UnsafeRawBufferPointer($0)) }
+        }
+        switch n.canonical.kind {
+        case .finite, .nan: return Hash128(a: numberTag ^ p4, b: numberTag ^ p0)
         case .positiveInfinity: return Hash128(a: numberTag ^ p0, b: numberTag ^ p1)
         case .negativeInfinity: return Hash128(a: numberTag ^ p2, b: numberTag ^ p3)
-        case .nan: return Hash128(a: numberTag ^ p4, b: numberTag ^ p0)
         }
     }
 

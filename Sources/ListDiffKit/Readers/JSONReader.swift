@@ -116,6 +116,14 @@ struct JSONParser {
         return values
     }
 
+    /// The value starting at `offset`, `depth` levels down (a record of a list is one down).
+    static func value(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int, maxDepth: Int) throws(JSONParseFailure) -> Value {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = offset
+        parser.depth = depth
+        return try parser.parseValue()
+    }
+
     /// One JSON value per line, blank lines skipped (NDJSON).
     mutating func parseLines() throws(JSONParseFailure) -> [Value] {
         skipByteOrderMark()
