@@ -188,6 +188,8 @@ public struct Differ: Sendable {
             old: old, new: new, symbolCount: symbolCount)
         var pairedOld: [Int] = []
         var pairedNew: [Int] = []
+        pairedOld.reserveCapacity(min(old.count, new.count))
+        pairedNew.reserveCapacity(min(old.count, new.count))
         for (i, j) in pairing.enumerated() {
             if let j {
                 pairedOld.append(i)
@@ -205,22 +207,25 @@ public struct Differ: Sendable {
     func completePairing(_ proposed: [Int?], old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
         var pairing = [Int?](repeating: nil, count: old.count)
         var newUsed = [Bool](repeating: false, count: new.count)
+        var paired = 0
         for (i, j) in proposed.enumerated() where i < old.count {
             if let j, j >= 0, j < new.count, !newUsed[j], old[i] == new[j] {
                 pairing[i] = j
                 newUsed[j] = true
+                paired += 1
             }
         }
-        // Unpaired old indexes per symbol, as linked lists in ascending order.
-        var head = [Int](repeating: -1, count: symbolCount)
-        var tail = [Int](repeating: -1, count: symbolCount)
-        var next = [Int](repeating: -1, count: old.count)
-        for (i, s) in old.enumerated() where pairing[i] == nil {
-            if tail[s] >= 0 { next[tail[s]] = i } else { head[s] = i }
-            tail[s] = i
+        if paired == old.count || paired == new.count { return pairing }
+        // Unpaired old indexes per symbol, as linked lists in ascending order (built from
+        // the end, each pushed on its list's head).
+        var head = [Int32](repeating: -1, count: symbolCount)
+        var next = [Int32](repeating: -1, count: old.count)
+        for i in stride(from: old.count - 1, through: 0, by: -1) where pairing[i] == nil {
+            next[i] = head[old[i]]
+            head[old[i]] = Int32(truncatingIfNeeded: i)
         }
         for (j, s) in new.enumerated() where !newUsed[j] && head[s] >= 0 {
-            let i = head[s]
+            let i = Int(head[s])
             head[s] = next[i]
             pairing[i] = j
         }

@@ -60,11 +60,11 @@ import Testing
             let (o, n) = generator.pair(maxCount: 60)
             let old = try document(o), new = try document(n)
             let outputs = try Self.names.map { name -> String in
-                var out = ""
+                var out = JSONBytes()
                 for change in try Differ(algorithm: Self.algorithms[name]!).diff(old: old, new: new, key: key).changes {
                     JSONChangesetRenderer.write(change, to: &out)
                 }
-                return out
+                return out.string
             }
             #expect(outputs[0] == outputs[1] && outputs[1] == outputs[2])
         }

@@ -24,25 +24,46 @@ public protocol DiffAlgorithm: Sendable {
 /// The longest strictly increasing subsequence, by patience sorting.
 ///
 /// - Returns: the positions in `values` of one longest strictly increasing subsequence, ascending.
-/// - Complexity: O(n log n) time, O(n) space.
+/// - Complexity: O(n log n) time, O(n) space; O(n) when the values mostly increase (a value
+///   above the longest run's tail extends it without a search).
 public func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
-    if values.isEmpty { return [] }
-    var tails: [Int] = []  // tails[k]: position of the smallest tail of an increasing run of length k + 1
-    tails.reserveCapacity(64)
-    var previous = [Int](repeating: -1, count: values.count)
-    for (position, value) in values.enumerated() {
-        var low = 0
-        var high = tails.count
-        while low < high {
-            let mid = (low + high) / 2
-            if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+    let n = values.count
+    if n == 0 { return [] }
+    // tails[k]: position of the smallest tail of an increasing run of length k + 1, and
+    // tailValues[k] its value (kept beside it, so that the search reads one array).
+    var tails = [Int](repeating: 0, count: n)
+    var tailValues = [Int](repeating: 0, count: n)
+    var previous = [Int](repeating: -1, count: n)
+    var length = 0
+    values.withUnsafeBufferPointer { values in
+        tails.withUnsafeMutableBufferPointer { tails in
+            tailValues.withUnsafeMutableBufferPointer { tailValues in
+                previous.withUnsafeMutableBufferPointer { previous in
+                    for position in 0..<n {
+                        let value = values[position]
+                        var low: Int
+                        if length > 0, tailValues[length - 1] < value {
+                            low = length
+                        } else {
+                            low = 0
+                            var high = length
+                            while low < high {
+                                let mid = (low + high) >> 1
+                                if tailValues[mid] < value { low = mid + 1 } else { high = mid }
+                            }
+                        }
+                        if low > 0 { previous[position] = tails[low - 1] }
+                        tails[low] = position
+                        tailValues[low] = value
+                        if low == length { length += 1 }
+                    }
+                }
+            }
         }
-        if low > 0 { previous[position] = tails[low - 1] }
-        if low == tails.count { tails.append(position) } else { tails[low] = position }
     }
-    var result = [Int](repeating: 0, count: tails.count)
-    var position = tails[tails.count - 1]
-    for k in stride(from: tails.count - 1, through: 0, by: -1) {
+    var result = [Int](repeating: 0, count: length)
+    var position = tails[length - 1]
+    for k in stride(from: length - 1, through: 0, by: -1) {
         result[k] = position
         position = previous[position]
     }

@@ -8,13 +8,18 @@
 public enum FieldDiff {
     public static func changes(old: Value, new: Value) -> [FieldChange] {
         var out: [FieldChange] = []
-        collect(old, new, path: "", into: &out)
+        if old != new { collect(old, new, path: "", into: &out) }
         return out
     }
 
+    /// Adds the changes between `a` and `b`, which differ.
     static func collect(_ a: Value, _ b: Value, path: String, into out: inout [FieldChange]) {
-        if a == b { return }
         switch (a, b) {
+        case let (.object(x), .object(y)) where sameKeys(x, y) && !x.hasDuplicateKeys:
+            // Same keys in the same order (the common case): member by member.
+            for (m, n) in zip(x.members, y.members) where m.value != n.value {
+                collect(m.value, n.value, path: path + "/" + escape(m.key), into: &out)
+            }
         case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
             var newMembers: [ScalarKey: Value] = [:]
             for m in y.members { newMembers[ScalarKey(m.key)] = m.value }
@@ -22,18 +27,17 @@ public enum FieldDiff {
             for m in x.members {
                 let k = ScalarKey(m.key)
                 oldKeys.insert(k)
-                let child = path + "/" + escape(m.key)
                 if let nv = newMembers[k] {
-                    collect(m.value, nv, path: child, into: &out)
+                    if m.value != nv { collect(m.value, nv, path: path + "/" + escape(m.key), into: &out) }
                 } else {
-                    out.append(FieldChange(path: child, old: m.value, new: nil))
+                    out.append(FieldChange(path: path + "/" + escape(m.key), old: m.value, new: nil))
                 }
             }
             for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
                 out.append(FieldChange(path: path + "/" + escape(m.key), old: nil, new: m.value))
             }
         case let (.array(x), .array(y)):
-            for i in 0..<min(x.count, y.count) {
+            for i in 0..<min(x.count, y.count) where x[i] != y[i] {
                 collect(x[i], y[i], path: path + "/\(i)", into: &out)
             }
             if x.count > y.count {
@@ -44,6 +48,11 @@ public enum FieldDiff {
         default:
             out.append(FieldChange(path: path, old: a, new: b))
         }
+    }
+
+    /// Whether two objects have the same keys in the same order.
+    static func sameKeys(_ x: Object, _ y: Object) -> Bool {
+        x.members.count == y.members.count && zip(x.members, y.members).allSatisfy { $0.key.scalarEquals($1.key) }
     }
 
     /// RFC 6901 escaping of one reference token: `~` as `~0`, `/` as `~1`.

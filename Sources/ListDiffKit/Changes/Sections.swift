@@ -91,8 +91,7 @@ extension Changeset {
     /// valid on its own: indexes in range of its before and after states, no index both
     /// deleted and moved, no update of a record that moves in the same batch.
     public var stages: [Stage] {
-        let oldSizes = oldSections.sizes
-        let oldSectionCount = oldSizes.count
+        let oldSectionCount = oldSections.sizes.count
         let sectionTarget = oldSectionTargets
         var deletedSection = [Bool](repeating: false, count: oldSectionCount)
         for op in sections where op.operation == .delete { if let s = op.old, s < oldSectionCount { deletedSection[s] = true } }
@@ -126,17 +125,23 @@ extension Changeset {
             SectionChange(op.operation, name: op.name, old: op.old, new: op.new)
         }
 
-        // After stage 2 and 3: each surviving old record's index among its section's survivors.
-        var leaving = Set<RecordPosition>()
-        for change in changes where change.operation == .delete { if let o = change.old { leaving.insert(o) } }
-        leaving.formUnion(reinserted)
-        var survivorsBefore: [[Int]] = oldSizes.map { [Int](repeating: 0, count: $0) }
-        for s in 0..<oldSectionCount {
-            var k = 0
-            for i in 0..<oldSizes[s] {
-                survivorsBefore[s][i] = k
-                if !leaving.contains(RecordPosition(section: s, index: i)) { k += 1 }
+        // After stage 2 and 3: a surviving old record's index among its section's survivors is
+        // its old index less the records before it that left (by binary search in each
+        // section's sorted list of leaving indexes).
+        var leaving = [[Int]](repeating: [], count: oldSectionCount)
+        for change in changes where change.operation == .delete {
+            if let o = change.old, o.section < oldSectionCount { leaving[o.section].append(o.index) }
+        }
+        for o in reinserted where o.section < oldSectionCount { leaving[o.section].append(o.index) }
+        for s in 0..<oldSectionCount { leaving[s].sort() }
+        func survivorsBefore(_ o: RecordPosition) -> Int {
+            let list = leaving[o.section]
+            var low = 0, high = list.count
+            while low < high {
+                let mid = (low + high) / 2
+                if list[mid] < o.index { low = mid + 1 } else { high = mid }
             }
+            return o.index - low
         }
         var stage4: [Change] = []
         for change in changes {
@@ -148,7 +153,7 @@ extension Changeset {
                 if reinserted.contains(o) {
                     stage4.append(Change(.insert, key: change.key, keyedBySelf: change.keyedBySelf, new: n, occurrence: change.occurrence))
                 } else if let t = sectionTarget[o.section] {
-                    let from = RecordPosition(section: t, index: survivorsBefore[o.section][o.index])
+                    let from = RecordPosition(section: t, index: survivorsBefore(o))
                     stage4.append(Change(.move, key: change.key, keyedBySelf: change.keyedBySelf, old: from, new: n, occurrence: change.occurrence))
                 }
             default:

@@ -91,7 +91,7 @@ public struct FastDiff: Sendable {
         func side(_ values: [Int: Value], count: Int) -> Differ.RecordSide {
             Differ.RecordSide(count: count, position: { RecordPosition(section: 0, index: $0) },
                               value: { values[$0] ?? .null },
-                              key: { [key] _, value in (try? key.identify(value).get().written) ?? .null },
+                              key: { [key] _, value in key.written(in: value) ?? .null },
                               occurrence: { _ in nil })
         }
         let same = found.same

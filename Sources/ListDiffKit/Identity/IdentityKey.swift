@@ -90,6 +90,29 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
     /// The key of one list element: for an object, the values at the key's paths;
     /// for a scalar, the scalar itself.
     /// Returns the key as written (an array for a composite key) and its canonical identity.
+    /// The key as written (an array for a composite key), as `identify` gives it, or nil
+    /// when the record has no usable key; without building the identity.
+    public func written(in element: Value) -> Value? {
+        switch element {
+        case .object:
+            if fields.count == 1 {
+                guard let part = fields[0].value(in: element), part.isScalar else { return nil }
+                return part
+            }
+            var parts: [Value] = []
+            parts.reserveCapacity(fields.count)
+            for field in fields {
+                guard let part = field.value(in: element), part.isScalar else { return nil }
+                parts.append(part)
+            }
+            return .array(parts)
+        case .string, .number, .bool:
+            return element
+        case .null, .array:
+            return nil
+        }
+    }
+
     public func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
         switch element {
         case .object:

@@ -146,7 +146,24 @@ public struct Number: Sendable, CustomStringConvertible {
 extension Number: Hashable {
     public static func == (lhs: Number, rhs: Number) -> Bool {
         // `.nan` equals `.nan` here: a diff compares what was written, and a value must equal itself.
-        lhs.text.scalarEquals(rhs.text) || lhs.canonical == rhs.canonical
+        if lhs.text.scalarEquals(rhs.text) { return true }
+        if lhs.isFinite, rhs.isFinite { return sameValue(lhs.text, rhs.text) }
+        return lhs.canonical == rhs.canonical
+    }
+
+    /// Whether two finite numbers' texts have one exact value (without allocating, for up
+    /// to 32 significant digits).
+    static func sameValue(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                var da = DigitBuffer(), db = DigitBuffer()
+                let (negativeA, exponentA) = canonicalDigits(UnsafeRawBufferPointer(pa), into: &da)
+                let (negativeB, exponentB) = canonicalDigits(UnsafeRawBufferPointer(pb), into: &db)
+                guard negativeA == negativeB, exponentA == exponentB, da.count == db.count else { return false }
+                return da.withBytes { x in db.withBytes { y in x.elementsEqual(y) } }
+            }
+        }
     }
 
     public func hash(into hasher: inout Hasher) {

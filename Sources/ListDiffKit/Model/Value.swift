@@ -51,6 +51,13 @@ public struct Object: Sendable {
     /// Whether two members share a key (compared by Unicode scalars).
     var hasDuplicateKeys: Bool {
         if members.count < 2 { return false }
+        if members.count <= 16 {
+            // Small objects (most records): compare the keys pairwise, no hashing.
+            for k in 1..<members.count {
+                for l in 0..<k where members[l].key.scalarEquals(members[k].key) { return true }
+            }
+            return false
+        }
         var seen = Set<ScalarKey>()
         for member in members where !seen.insert(ScalarKey(member.key)).inserted {
             return true

@@ -12,119 +12,185 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     }
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
-        var head = "{\n  \"version\": \(Self.schemaVersion),\n  \"old\": "
-        JSONWriter.writeString(context.oldName, to: &head)
-        head += ",\n  \"new\": "
-        JSONWriter.writeString(context.newName, to: &head)
-        head += ",\n  \"key\": "
-        JSONWriter.write(.array(changeset.key.fields.map { .string($0.spelling) }), to: &head)
-        head += ",\n  \"algorithm\": "
-        JSONWriter.writeString(changeset.algorithm, to: &head)
-        head += ",\n  \"duplicates\": \"\(changeset.duplicates.rawValue)\""
-        let s = changeset.summary
-        head += ",\n  \"records\": {\"old\": \(changeset.oldCount), \"new\": \(changeset.newCount)}"
+        // Built as bytes, handed on in blocks of about 64 KiB.
+        var buffer = JSONBytes(capacity: 1 << 16 + 4096)
+        func flush(_ buffer: inout JSONBytes) {
+            out.write(buffer.string)
+            buffer.removeAll()
+        }
+        func flushIfFull(_ buffer: inout JSONBytes) {
+            if buffer.count >= 1 << 16 { flush(&buffer) }
+        }
+        buffer.append("{\n  \"version\": ")
+        buffer.append(int: Self.schemaVersion)
+        buffer.append(",\n  \"old\": ")
+        buffer.append(string: context.oldName)
+        buffer.append(",\n  \"new\": ")
+        buffer.append(string: context.newName)
+        buffer.append(",\n  \"key\": ")
+        buffer.append(value: .array(changeset.key.fields.map { .string($0.spelling) }))
+        buffer.append(",\n  \"algorithm\": ")
+        buffer.append(string: changeset.algorithm)
+        buffer.append(",\n  \"duplicates\": ")
+        buffer.append(string: changeset.duplicates.rawValue)
+        buffer.append(",\n  \"records\": {\"old\": ")
+        buffer.append(int: changeset.oldCount)
+        buffer.append(", \"new\": ")
+        buffer.append(int: changeset.newCount)
+        buffer.append("}")
         if let f = changeset.fingerprints {
-            head += ",\n  \"fingerprints\": {\"old\": \"\(f.old)\", \"new\": \"\(f.new)\"}"
+            buffer.append(",\n  \"fingerprints\": {\"old\": ")
+            buffer.append(string: f.old)
+            buffer.append(", \"new\": ")
+            buffer.append(string: f.new)
+            buffer.append("}")
         }
-        head += ",\n  \"summary\": {\"inserted\": \(s.inserted), \"deleted\": \(s.deleted), \"moved\": \(s.moved), "
-        head += "\"updated\": \(s.updated), \"unchanged\": \(s.unchanged)}"
-        head += ",\n  \"layout\": "
-        Self.write(changeset.layout, to: &head)
-        head += ",\n  \"sections\": ["
+        let s = changeset.summary
+        buffer.append(",\n  \"summary\": {\"inserted\": ")
+        buffer.append(int: s.inserted)
+        buffer.append(", \"deleted\": ")
+        buffer.append(int: s.deleted)
+        buffer.append(", \"moved\": ")
+        buffer.append(int: s.moved)
+        buffer.append(", \"updated\": ")
+        buffer.append(int: s.updated)
+        buffer.append(", \"unchanged\": ")
+        buffer.append(int: s.unchanged)
+        buffer.append("}")
+        buffer.append(",\n  \"layout\": ")
+        Self.write(changeset.layout, to: &buffer)
+        buffer.append(",\n  \"sections\": [")
         for (n, op) in changeset.sections.enumerated() {
-            head += n == 0 ? "\n    " : ",\n    "
-            Self.write(op, to: &head)
+            buffer.append(n == 0 ? "\n    " : ",\n    ")
+            Self.write(op, to: &buffer)
+            flushIfFull(&buffer)
         }
-        head += changeset.sections.isEmpty ? "]" : "\n  ]"
-        head += ",\n  \"changes\": ["
-        out.write(head)
-        Self.writeLines(changeset.changes, indent: "  ", to: &out)
-        out.write(",\n  \"stages\": [")
+        buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
+        buffer.append(",\n  \"changes\": [")
+        Self.writeLines(changeset.changes, indent: "  ", to: &buffer, flushIfFull)
+        buffer.append(",\n  \"stages\": [")
         for (k, stage) in changeset.stages.enumerated() {
-            var line = k == 0 ? "\n    " : ",\n    "
-            line += "{\"stage\": \"\(stage.kind.rawValue)\", \"sections\": ["
+            buffer.append(k == 0 ? "\n    " : ",\n    ")
+            buffer.append("{\"stage\": ")
+            buffer.append(string: stage.kind.rawValue)
+            buffer.append(", \"sections\": [")
             for (n, op) in stage.sections.enumerated() {
-                if n > 0 { line += ", " }
-                Self.write(op, to: &line)
+                if n > 0 { buffer.append(", ") }
+                Self.write(op, to: &buffer)
             }
-            line += "], \"changes\": ["
-            out.write(line)
-            Self.writeLines(stage.changes, indent: "    ", to: &out)
-            out.write("}")
+            buffer.append("], \"changes\": [")
+            Self.writeLines(stage.changes, indent: "    ", to: &buffer, flushIfFull)
+            buffer.append("}")
         }
-        out.write("\n  ]\n}\n")
+        buffer.append("\n  ]\n}\n")
+        flush(&buffer)
     }
 
-    /// The changes one per line, one level in from `indent`, and the closing bracket.
-    static func writeLines(_ changes: [Change], indent: String, to out: inout some TextOutputStream) {
-        var line = ""
+    /// The changes one per line, one level in from `indent` (`"  "` or `"    "`), and the closing bracket.
+    static func writeLines(_ changes: [Change], indent: StaticString, to out: inout JSONBytes,
+                           _ flushIfFull: (inout JSONBytes) -> Void)
+    {
         for (n, change) in changes.enumerated() {
-            line.removeAll(keepingCapacity: true)
-            line += (n == 0 ? "\n" : ",\n") + indent + "  "
-            write(change, to: &line)
-            out.write(line)
+            out.append(n == 0 ? "\n" : ",\n")
+            out.append(indent)
+            out.append("  ")
+            write(change, to: &out)
+            flushIfFull(&out)
         }
-        out.write(changes.isEmpty ? "]" : "\n" + indent + "]")
+        if changes.isEmpty {
+            out.append("]")
+        } else {
+            out.append("\n")
+            out.append(indent)
+            out.append("]")
+        }
     }
 
-    static func write(_ layout: Layout, to out: inout String) {
-        out += "{\"path\": "
-        if let path = layout.path { JSONWriter.writeString(path.spelling, to: &out) } else { out += "null" }
+    static func write(_ layout: Layout, to out: inout JSONBytes) {
+        out.append("{\"path\": ")
+        if let path = layout.path { out.append(string: path.spelling) } else { out.append("null") }
         switch layout.shape {
-        case .list: out += ", \"shape\": \"list\"}"
-        case .objectOfLists: out += ", \"shape\": \"object\"}"
+        case .list: out.append(", \"shape\": \"list\"}")
+        case .objectOfLists: out.append(", \"shape\": \"object\"}")
         case .sectionList(let key, let items):
-            out += ", \"shape\": \"sections\", \"section_key\": "
-            JSONWriter.writeString(key, to: &out)
-            out += ", \"items\": "
-            JSONWriter.writeString(items, to: &out)
-            out += "}"
+            out.append(", \"shape\": \"sections\", \"section_key\": ")
+            out.append(string: key)
+            out.append(", \"items\": ")
+            out.append(string: items)
+            out.append("}")
         }
     }
 
-    static func write(_ op: SectionChange, to out: inout String) {
-        out += "{\"op\": \"\(op.operation.rawValue)\", \"name\": "
-        JSONWriter.write(op.name, to: &out)
-        if let old = op.old { out += ", \"old\": \(old)" }
-        if let new = op.new { out += ", \"new\": \(new)" }
+    static func write(_ op: SectionChange, to out: inout JSONBytes) {
+        out.append("{\"op\": ")
+        out.append(string: op.operation.rawValue)
+        out.append(", \"name\": ")
+        out.append(value: op.name)
+        if let old = op.old {
+            out.append(", \"old\": ")
+            out.append(int: old)
+        }
+        if let new = op.new {
+            out.append(", \"new\": ")
+            out.append(int: new)
+        }
         if op.operation == .update { writeFields(op.fields, to: &out) }
         if let value = op.value {
-            out += ", \"value\": "
-            JSONWriter.write(value, to: &out)
+            out.append(", \"value\": ")
+            out.append(value: value)
         }
-        out += "}"
+        out.append("}")
     }
 
-    static func writeFields(_ fields: [FieldChange], to out: inout String) {
-        out += ", \"fields\": ["
+    static func writeFields(_ fields: [FieldChange], to out: inout JSONBytes) {
+        out.append(", \"fields\": [")
         for (k, field) in fields.enumerated() {
-            if k > 0 { out += ", " }
-            out += "{\"path\": "
-            JSONWriter.writeString(field.path, to: &out)
+            if k > 0 { out.append(", ") }
+            out.append("{\"path\": ")
+            out.append(string: field.path)
             if let old = field.old {
-                out += ", \"old\": "
-                JSONWriter.write(old, to: &out)
+                out.append(", \"old\": ")
+                out.append(value: old)
             }
             if let new = field.new {
-                out += ", \"new\": "
-                JSONWriter.write(new, to: &out)
+                out.append(", \"new\": ")
+                out.append(value: new)
             }
-            out += "}"
+            out.append("}")
         }
-        out += "]"
+        out.append("]")
     }
 
-    static func write(_ change: Change, to out: inout String) {
-        out += "{\"op\": \"\(change.operation.rawValue)\", \"key\": "
-        JSONWriter.write(change.key, to: &out)
-        if let occurrence = change.occurrence { out += ", \"occurrence\": \(occurrence)" }
-        if let old = change.old { out += ", \"old\": [\(old.section), \(old.index)]" }
-        if let new = change.new { out += ", \"new\": [\(new.section), \(new.index)]" }
+    static func write(_ position: RecordPosition, to out: inout JSONBytes) {
+        out.append(byte: UInt8(ascii: "["))
+        out.append(int: position.section)
+        out.append(", ")
+        out.append(int: position.index)
+        out.append(byte: UInt8(ascii: "]"))
+    }
+
+    static func write(_ change: Change, to out: inout JSONBytes) {
+        out.append("{\"op\": ")
+        out.append(string: change.operation.rawValue)
+        out.append(", \"key\": ")
+        out.append(value: change.key)
+        if let occurrence = change.occurrence {
+            out.append(", \"occurrence\": ")
+            out.append(int: occurrence)
+        }
+        if let old = change.old {
+            out.append(", \"old\": ")
+            write(old, to: &out)
+        }
+        if let new = change.new {
+            out.append(", \"new\": ")
+            write(new, to: &out)
+        }
         if change.operation == .update, change.value != nil { writeFields(change.fields, to: &out) }
         if let value = change.value {
-            out += ", \"value\": "
-            JSONWriter.write(value, to: &out)
+            out.append(", \"value\": ")
+            out.append(value: value)
         }
-        out += "}"
+        out.append("}")
     }
 }
