@@ -307,6 +307,33 @@ struct RecordPairs {
             #expect(length == 0 || CanonicalHash.string(a) != CanonicalHash.string(b))
         }
     }
+
+    /// Numbers hash by value however they are spelled, through the one-pass way for plain
+    /// decimals and the general one (exponents, more than 19 significant digits) alike.
+    @Test func numbersHashByValue() {
+        func hash(_ text: String) -> Hash128 {
+            var text = text
+            return text.withUTF8 { CanonicalHash.number(text: UnsafeRawBufferPointer($0)) }
+        }
+        let classes: [[String]] = [
+            ["0", "-0", "0.0", "0e5", "-0.000", "0E-3"],
+            ["1", "1.0", "1e0", "10E-1", "0.1e1", "1.000000000000000000000000"],
+            ["679.34", "679.340", "67934e-2", "0.67934E3", "6793400e-4"],
+            ["-0.05", "-5e-2", "-0.0500", "-50E-3"],
+            ["100", "1e2", "100.00", "0.001e5"],
+            ["1234567890123456789", "1234567890123456789.0", "1.234567890123456789e18"],
+            ["12345678901234567890", "12345678901234567890.0", "1.2345678901234567890e19"],  // 20 digits
+            ["123456789012345678901234567890", "1.23456789012345678901234567890e29"],
+            ["10000000000000000000000000", "1e25"],  // 26 digits written, one significant
+        ]
+        for members in classes {
+            let first = hash(members[0])
+            for text in members { #expect(hash(text) == first, "\(text) and \(members[0])") }
+        }
+        let firsts = Set(classes.map { hash($0[0]) })
+        #expect(firsts.count == classes.count)
+        #expect(hash("1") != hash("-1") && hash("1") != hash("10") && hash("12") != hash("1.2"))
+    }
 }
 
 @Suite struct SortedMergeTests {

@@ -150,11 +150,11 @@ extension JSONParser {
         repeat {
             try nameStart()
             let nameHash: Hash128
-            let field: Int?
+            var field: Int? = nil
             if let range = try scanString() {
                 let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
                 nameHash = CanonicalHash.string(name)
-                field = names.field(named: name)
+                if found != all { field = names.field(named: name) }
             } else {
                 nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
                 field = scratch.withUnsafeBytes { names.field(named: $0) }
@@ -199,12 +199,24 @@ extension JSONParser {
             }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let range = try scanNumber()
+            let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+            // A plain integer (`-?[1-9][0-9]*`, the common key): its digits are in place.
+            let negative = text[0] == UInt8(ascii: "-")
+            let first = negative ? 1 : 0
+            if text.count - first <= 19, text[first] != UInt8(ascii: "0"),
+               !text[first...].contains(where: { $0 &- UInt8(ascii: "0") >= 10 })
+            {
+                var end = text.count
+                while text[end - 1] == UInt8(ascii: "0") { end -= 1 }
+                let digits = UnsafeRawBufferPointer(rebasing: text[first..<end])
+                RecordID.Encoder.appendFiniteNumber(negative: negative, digits: digits, exponent: text.count - first, to: &key)
+                return CanonicalHash.number(negative: negative, digits: digits, exponent: text.count - first)
+            }
             var digits = Number.DigitBuffer()
-            let (negative, exponent) = Number.canonicalDigits(
-                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])), into: &digits)
+            let (minus, exponent) = Number.canonicalDigits(text, into: &digits)
             return digits.withBytes { d in
-                RecordID.Encoder.appendFiniteNumber(negative: negative, digits: d, exponent: exponent, to: &key)
-                return CanonicalHash.number(negative: negative, digits: d, exponent: exponent)
+                RecordID.Encoder.appendFiniteNumber(negative: minus, digits: d, exponent: exponent, to: &key)
+                return CanonicalHash.number(negative: minus, digits: d, exponent: exponent)
             }
         case UInt8(ascii: "t"):
             try literal("true")

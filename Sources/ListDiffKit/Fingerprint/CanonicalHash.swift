@@ -26,7 +26,8 @@ public struct Hash128: Hashable, Sendable {
 /// compares the values (the differ does, for every pair of records whose hashes agree).
 ///
 /// - Strings hash their UTF-8 bytes (16 bytes at a time, multiply-mix as in wyhash).
-/// - Numbers hash their exact decimal value: sign, significant digits and exponent.
+/// - Numbers hash their exact decimal value: sign, significant digits (as one integer when
+///   there are at most 19 of them) and exponent.
 /// - Arrays combine their elements in order; objects add up a hash of each (key, value)
 ///   member, so that member order does not matter (and so two objects that differ only in
 ///   the order of members sharing one key, which `Value` tells apart, hash alike).
@@ -104,29 +105,70 @@ public enum CanonicalHash {
         return s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
     }
 
-    /// A number from its canonical parts (see `Number.Canonical`).
+    /// A number from its canonical parts (see `Number.Canonical`): up to 19 significant
+    /// digits as one integer, more as bytes.
     @inline(__always)
     static func number(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int) -> Hash128 {
+        if digits.count <= 19 {
+            var mantissa: UInt64 = 0
+            for d in digits { mantissa = mantissa &* 10 &+ UInt64(d &- UInt8(ascii: "0")) }
+            return number(negative: negative, mantissa: mantissa, exponent: exponent)
+        }
         let tag = numberTag ^ (negative ? p2 : 0) ^ mum(UInt64(bitPattern: Int64(exponent)) ^ p3, p4)
-        return digits.count == 0 ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: tag)
-            : bytes(digits.baseAddress!, digits.count, tag: tag)
+        return bytes(digits.baseAddress!, digits.count, tag: tag)
+    }
+
+    /// A number of at most 19 significant digits: `0.mantissa × 10^exponent`, the mantissa
+    /// without trailing zeros (zero: mantissa 0, exponent 0, not negative).
+    @inline(__always)
+    static func number(negative: Bool, mantissa: UInt64, exponent: Int) -> Hash128 {
+        let e = UInt64(bitPattern: Int64(exponent))
+        let t = numberTag ^ (negative ? p2 : p4)
+        let s1 = mum(mantissa ^ p0 ^ t, e ^ p1)
+        let s2 = mum(mantissa ^ p3, e ^ t ^ p4)
+        return Hash128(a: mum(s1 ^ p3, s2 ^ p0), b: mum(s2 ^ p1, s1 ^ p2))
     }
 
     /// A number written in JSON or YAML spelling (`text` as `Number` keeps it).
     static func number(text: UnsafeRawBufferPointer) -> Hash128 {
-        // Plain integers (`-?[1-9][0-9]*`, the common case) hash their digits in place.
+        // Plain decimals of up to 19 significant digits (`-?digits(.digits)?`, the common
+        // case) in one pass: the mantissa and where the point falls, as `canonicalDigits` has it.
         let n = text.count
         var i = 0
         let negative = n > 0 && text[0] == UInt8(ascii: "-")
         if negative { i = 1 }
-        if i < n, text[i] != UInt8(ascii: "0") {
-            var j = i
-            while j < n, text[j] &- UInt8(ascii: "0") < 10 { j += 1 }
-            if j == n {
-                var end = n
-                while end > i + 1, text[end - 1] == UInt8(ascii: "0") { end -= 1 }
-                return number(negative: negative, digits: UnsafeRawBufferPointer(rebasing: text[i..<end]), exponent: n - i)
+        var mantissa: UInt64 = 0
+        var significant = 0  // digits from the first nonzero one
+        var pointShift = 0
+        var seenPoint = false
+        var plain = i < n
+        while i < n {
+            let b = text[i]
+            let d = b &- UInt8(ascii: "0")
+            if d < 10 {
+                if significant == 0, d == 0 {
+                    if seenPoint { pointShift -= 1 }
+                } else {
+                    if significant == 19 {
+                        plain = false
+                        break
+                    }
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    significant += 1
+                    if !seenPoint { pointShift += 1 }
+                }
+            } else if b == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+            } else {
+                plain = false  // an exponent, a sign: the general way
+                break
             }
+            i += 1
+        }
+        if plain {
+            if mantissa == 0 { return number(negative: false, mantissa: 0, exponent: 0) }
+            while mantissa % 10 == 0 { mantissa /= 10 }
+            return number(negative: negative, mantissa: mantissa, exponent: pointShift)
         }
         var buffer = Number.DigitBuffer()
         let (minus, exponent) = Number.canonicalDigits(text, into: &buffer)

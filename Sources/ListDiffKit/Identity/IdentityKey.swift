@@ -194,12 +194,25 @@ public struct RecordID: Hashable, Sendable {
         /// A finite number by its canonical parts: `n`, kind, sign, digit count, digits, exponent.
         @inline(__always)
         static func appendFiniteNumber(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int, to bytes: inout [UInt8]) {
-            bytes.append(UInt8(ascii: "n"))
-            bytes.append(Number.Canonical.Kind.finite.rawValue)
-            bytes.append(negative ? 1 : 0)
-            appendLength(digits.count, to: &bytes)
-            bytes.append(contentsOf: digits)
-            withUnsafeBytes(of: Int64(exponent).littleEndian) { bytes.append(contentsOf: $0) }
+            guard digits.count < 128 else {
+                bytes.append(UInt8(ascii: "n"))
+                bytes.append(Number.Canonical.Kind.finite.rawValue)
+                bytes.append(negative ? 1 : 0)
+                appendLength(digits.count, to: &bytes)
+                bytes.append(contentsOf: digits)
+                withUnsafeBytes(of: Int64(exponent).littleEndian) { bytes.append(contentsOf: $0) }
+                return
+            }
+            // Short enough for a one-byte length: built on the stack, appended at once.
+            withUnsafeTemporaryAllocation(byteCount: 140, alignment: 8) { buffer in
+                buffer[0] = UInt8(ascii: "n")
+                buffer[1] = Number.Canonical.Kind.finite.rawValue
+                buffer[2] = negative ? 1 : 0
+                buffer[3] = UInt8(digits.count)
+                if digits.count > 0 { (buffer.baseAddress! + 4).copyMemory(from: digits.baseAddress!, byteCount: digits.count) }
+                buffer.storeBytes(of: Int64(exponent).littleEndian, toByteOffset: 4 + digits.count, as: Int64.self)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<(12 + digits.count)]))
+            }
         }
 
         mutating func appendLength(_ n: Int) {
