@@ -163,53 +163,100 @@ public struct FastDiff: Sendable {
         return ListDiffError(file: side.file.name, location: SourceLocation.of(offset: side.table.starts[second], in: side.file.bytes), message)
     }
 
-    /// Walks NEW in order and finds, for each record, whether it equals its old record
-    /// (false when it has none), building on the way the values the changeset shows: NEW's
-    /// inserted, moved and updated records, OLD's deleted and updated ones.
+    /// Finds, for each NEW record, whether it equals its old record (false when it has
+    /// none), building on the way the values the changeset shows: NEW's inserted, moved and
+    /// updated records, OLD's deleted and updated ones. NEW is walked in two halves at once.
     ///
     /// Equal hashes and equal bytes: the same. Different hashes: different. Equal hashes but
-    /// different bytes: both are parsed and compared as values. Pages behind the walk are
-    /// handed back: NEW's in order, OLD's outside a window at the last record that stayed
-    /// in place (moved records jump around).
-    func compare(old: (file: MappedFile, table: RecordTable, input: Input), new: (file: MappedFile, table: RecordTable, input: Input),
-                 pairing: [Int?], stays: [Bool]) throws(ListDiffError) -> (same: [Bool], oldValues: [Int: Value], newValues: [Int: Value])
+    /// different bytes: both are parsed and compared as values.
+    func compare(old: Side, new: Side, pairing: [Int?], stays: [Bool]) throws(ListDiffError)
+        -> (same: [Bool], oldValues: [Int: Value], newValues: [Int: Value])
     {
-        var newToOld = [Int](repeating: -1, count: new.table.count)
-        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
+        var newToOld = [Int32](repeating: -1, count: new.table.count)
+        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = Int32(truncatingIfNeeded: i) } }
         var same = [Bool](repeating: false, count: new.table.count)
-        var oldValues: [Int: Value] = [:]
-        var newValues: [Int: Value] = [:]
         old.file.rewind()
         new.file.rewind()
+        // NEW's second half starts at `middle`; OLD's records from the first that stays
+        // there on are the second half's to build when deleted (the records that stay are in
+        // one order on both sides, so the first half's all come before).
+        let middle = new.table.count / 2
+        var oldMiddle = old.table.count
+        for j in middle..<new.table.count where newToOld[j] >= 0 && stays[Int(newToOld[j])] {
+            oldMiddle = Int(newToOld[j])
+            break
+        }
+        let parts = [(0..<middle, 0..<oldMiddle), (middle..<new.table.count, oldMiddle..<old.table.count)]
+        let results = UnsafeMutableBufferPointer<Result<Found, ListDiffError>>.allocate(capacity: 2)
+        results.initialize(repeating: .success(Found()))
+        defer { results.deinitialize(); results.deallocate() }
+        nonisolated(unsafe) let out = results
+        newToOld.withUnsafeBufferPointer { newToOld in
+            same.withUnsafeMutableBufferPointer { same in
+                nonisolated(unsafe) let same = same, newToOld = newToOld
+                DispatchQueue.concurrentPerform(iterations: 2) { k in
+                    out[k] = Result { () throws(ListDiffError) -> Found in
+                        try compare(old: old, new: new, newRange: parts[k].0, oldRange: parts[k].1,
+                                    newToOld: newToOld, stays: stays, pairing: pairing, same: same)
+                    }
+                }
+            }
+        }
+        old.file.release(0..<old.file.bytes.count)
+        new.file.release(0..<new.file.bytes.count)
+        let first = try results[0].get(), second = try results[1].get()
+        return (same, first.oldValues.merging(second.oldValues) { a, _ in a },
+                first.newValues.merging(second.newValues) { a, _ in a })
+    }
+
+    struct Found {
+        var oldValues: [Int: Value] = [:]
+        var newValues: [Int: Value] = [:]
+    }
+
+    /// One half of `compare`: NEW's records in `newRange`, OLD's deleted records in
+    /// `oldRange`. Pages behind the walk are handed back: NEW's in order, OLD's but for a
+    /// window at the last record that stayed in place (moved records jump around), each half
+    /// in its own ranges.
+    func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, newToOld: UnsafeBufferPointer<Int32>,
+                 stays: [Bool], pairing: [Int?], same: UnsafeMutableBufferPointer<Bool>) throws(ListDiffError) -> Found
+    {
+        var found = Found()
         let oldBase = UnsafeRawPointer(old.file.bytes.baseAddress), newBase = UnsafeRawPointer(new.file.bytes.baseAddress)
         let significant = differ.memberOrder == .significant
-        var nextOld = 0  // OLD's deleted records before this one are built
-        var lowWater = 0
-        var counted = 0
+        func start(_ side: Side, _ i: Int) -> Int { i < side.table.count ? side.table.starts[i] : side.file.bytes.count }
+        let newFloor = start(new, newRange.lowerBound), oldFloor = start(old, oldRange.lowerBound)
+        let oldCeiling = start(old, oldRange.upperBound)
+        var nextOld = oldRange.lowerBound  // OLD's deleted records before this one are built
+        var lowWater = oldFloor
+        var counted = newFloor
         func deleted(below end: Int) throws(ListDiffError) {
             while nextOld < end {
-                if pairing[nextOld] == nil { oldValues[nextOld] = try value(old.file, at: old.table.starts[nextOld], old.input) }
+                if pairing[nextOld] == nil { found.oldValues[nextOld] = try value(old.file, at: old.table.starts[nextOld], old.input) }
                 nextOld += 1
             }
         }
-        for j in 0..<new.table.count {
+        for j in newRange {
             if j & 0xFFF == 0xFFF {
                 let here = new.table.starts[j]
-                new.file.release(below: here)
-                old.file.release(outside: lowWater..<(lowWater + (1 << 20)))
+                new.file.release(newFloor..<here)
+                // OLD's range but for a window at the last record that stayed: moved records
+                // (of either half) may have touched it anywhere.
+                old.file.release(oldFloor..<lowWater)
+                old.file.release(min(lowWater + (1 << 20), oldCeiling)..<oldCeiling)
                 progress?.advance(by: 2 * (here - counted))
                 counted = here
             }
-            let i = newToOld[j]
+            let i = Int(newToOld[j])
             guard i >= 0 else {
-                newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
+                found.newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
                 continue
             }
             if stays[i] {
                 lowWater = old.table.starts[i]
                 try deleted(below: i)
             } else {
-                newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
+                found.newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
             }
             let oldStart = old.table.starts[i], newStart = new.table.starts[j]
             if old.table.hashes[i] == new.table.hashes[j] {
@@ -224,12 +271,17 @@ public struct FastDiff: Sendable {
             if old.table.hashes[i] == new.table.hashes[j], significant ? a.isIdentical(to: b) : a == b {
                 same[j] = true
             } else {
-                oldValues[i] = a
-                newValues[j] = b
+                found.oldValues[i] = a
+                found.newValues[j] = b
             }
         }
-        try deleted(below: old.table.count)
-        return (same, oldValues, newValues)
+        try deleted(below: oldRange.upperBound)
+        let end = newRange.upperBound < new.table.count ? new.table.starts[newRange.upperBound] : new.file.bytes.count
+        progress?.advance(by: 2 * (end - counted))
+        // Done with its ranges (the other half's moved records may touch them again).
+        new.file.release(newFloor..<end)
+        old.file.release(oldFloor..<oldCeiling)
+        return found
     }
 }
 

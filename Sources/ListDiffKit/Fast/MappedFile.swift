@@ -60,6 +60,16 @@ public final class MappedFile: @unchecked Sendable {
         }
     }
 
+    /// Hands back the mapped pages wholly inside `range` (no-op for a read buffer). Needs
+    /// no state, so that two threads may release their own parts of one file.
+    public func release(_ range: Range<Int>) {
+        guard mapped else { return }
+        let low = (range.lowerBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+        let high = min(range.upperBound, bytes.count) / Self.pageSize * Self.pageSize
+        guard high > low else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
+    }
+
     /// Lets the whole mapping be touched again, and released again, from the start.
     func rewind() {
         released = 0

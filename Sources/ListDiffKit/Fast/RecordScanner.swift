@@ -6,7 +6,7 @@ import Darwin
 
 /// The records of one input as the fast reader keeps them: where each record's bytes are,
 /// its canonical hash, and its identity, but no value tree.
-struct RecordTable {
+struct RecordTable: Sendable {
     /// Byte range of each record in the input.
     var starts: [Int] = []
     var ends: [Int] = []

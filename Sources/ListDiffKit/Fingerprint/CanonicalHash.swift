@@ -190,7 +190,7 @@ public enum CanonicalHash {
     }
 
     /// Combines the elements of an array, in order.
-    public struct ArrayHasher {
+    public struct ArrayHasher: Sendable {
         var state = Hash128(a: arrayTag ^ p1, b: arrayTag ^ p2)
         var count: UInt64 = 0
 
