@@ -175,8 +175,6 @@ public struct FastDiff: Sendable {
         var newToOld = [Int32](repeating: -1, count: new.table.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = Int32(truncatingIfNeeded: i) } }
         var same = [Bool](repeating: false, count: new.table.count)
-        old.file.rewind()
-        new.file.rewind()
         // NEW's second half starts at `middle`; OLD's records from the first that stays
         // there on are the second half's to build when deleted (the records that stay are in
         // one order on both sides, so the first half's all come before).

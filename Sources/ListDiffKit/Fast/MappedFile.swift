@@ -48,18 +48,6 @@ public final class MappedFile: @unchecked Sendable {
         released = end
     }
 
-    /// Hands back the mapped pages outside `keep` (no-op for a read buffer): for a walk
-    /// that mostly goes forward but jumps.
-    public func release(outside keep: Range<Int>) {
-        guard mapped else { return }
-        let low = keep.lowerBound / Self.pageSize * Self.pageSize
-        if low > 0 { _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), low, MADV_DONTNEED) }
-        let high = (keep.upperBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize
-        if high < bytes.count {
-            _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + high), bytes.count - high, MADV_DONTNEED)
-        }
-    }
-
     /// Hands back the mapped pages wholly inside `range` (no-op for a read buffer). Needs
     /// no state, so that two threads may release their own parts of one file.
     public func release(_ range: Range<Int>) {
@@ -68,11 +56,6 @@ public final class MappedFile: @unchecked Sendable {
         let high = min(range.upperBound, bytes.count) / Self.pageSize * Self.pageSize
         guard high > low else { return }
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
-    }
-
-    /// Lets the whole mapping be touched again, and released again, from the start.
-    func rewind() {
-        released = 0
     }
 
     deinit {
