@@ -82,43 +82,80 @@ public struct Differ: Sendable {
     {
         var newToOld = [Int](repeating: -1, count: new.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
-        var changes: [Change] = []
-        var summary = Changeset.Summary()
-        for i in 0..<old.count where pairing[i] == nil {
-            let value = old.value(i)
-            changes.append(Change(.delete, key: old.key(i, value), keyedBySelf: value.isScalar,
-                                  old: old.position(i), value: value, occurrence: old.occurrence(i)))
-            summary.deleted += 1
-        }
+        var builder = ChangeBuilder(old: old, new: new)
+        for i in 0..<old.count where pairing[i] == nil { builder.delete(i, value: old.value(i)) }
         for j in 0..<new.count {
             let i = newToOld[j]
             guard i >= 0 else {
-                let value = new.value(j)
-                changes.append(Change(.insert, key: new.key(j, value), keyedBySelf: value.isScalar,
-                                      new: new.position(j), value: value, occurrence: new.occurrence(j)))
-                summary.inserted += 1
+                builder.insert(j, value: new.value(j))
                 continue
             }
+            builder.matched(i, j, stays: stays[i], same: same(i, j))
+        }
+        return builder.result
+    }
+
+    /// Builds the changes one record at a time, in any order that keeps deletes by old
+    /// index and the rest by new index; two builders of consecutive ranges append.
+    struct ChangeBuilder {
+        let old: RecordSide, new: RecordSide
+        private var deletes: [Change] = []
+        private var others: [Change] = []
+        private var summary = Changeset.Summary()
+
+        init(old: RecordSide, new: RecordSide) {
+            self.old = old
+            self.new = new
+        }
+
+        mutating func delete(_ i: Int, value: Value) {
+            deletes.append(Change(.delete, key: old.key(i, value), keyedBySelf: value.isScalar,
+                                  old: old.position(i), value: value, occurrence: old.occurrence(i)))
+            summary.deleted += 1
+        }
+
+        mutating func insert(_ j: Int, value: Value) {
+            others.append(Change(.insert, key: new.key(j, value), keyedBySelf: value.isScalar,
+                                 new: new.position(j), value: value, occurrence: new.occurrence(j)))
+            summary.inserted += 1
+        }
+
+        /// Old record i matched new record j: a move unless it `stays`, an update unless
+        /// `same`. The records' values are asked of the sides unless given.
+        mutating func matched(_ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil) {
             let from = old.position(i)
             let to = new.position(j)
-            let unchanged = same(i, j)
-            if !stays[i] {
-                let value = new.value(j)
-                changes.append(Change(.move, key: new.key(j, value), keyedBySelf: value.isScalar, old: from, new: to,
-                                      occurrence: new.occurrence(j)))
+            var after = after
+            if !stays {
+                let value = after ?? new.value(j)
+                after = value
+                others.append(Change(.move, key: new.key(j, value), keyedBySelf: value.isScalar, old: from, new: to,
+                                     occurrence: new.occurrence(j)))
                 summary.moved += 1
             }
-            if !unchanged {
-                let before = old.value(i), after = new.value(j)
-                changes.append(Change(.update, key: new.key(j, after), keyedBySelf: after.isScalar, old: from, new: to,
-                                      fields: FieldDiff.changes(old: before, new: after), value: after,
-                                      occurrence: new.occurrence(j)))
+            if !same {
+                let before = before ?? old.value(i), after = after ?? new.value(j)
+                others.append(Change(.update, key: new.key(j, after), keyedBySelf: after.isScalar, old: from, new: to,
+                                     fields: FieldDiff.changes(old: before, new: after), value: after,
+                                     occurrence: new.occurrence(j)))
                 summary.updated += 1
-            } else if stays[i] {
+            } else if stays {
                 summary.unchanged += 1
             }
         }
-        return (changes, summary)
+
+        /// Appends the changes of the records after this builder's.
+        mutating func append(_ next: ChangeBuilder) {
+            deletes += next.deletes
+            others += next.others
+            summary.inserted += next.summary.inserted
+            summary.deleted += next.summary.deleted
+            summary.moved += next.summary.moved
+            summary.updated += next.summary.updated
+            summary.unchanged += next.summary.unchanged
+        }
+
+        var result: ([Change], Changeset.Summary) { (deletes + others, summary) }
     }
 
     /// Matches sections by name, with this differ's algorithm and minimal moves, and finds

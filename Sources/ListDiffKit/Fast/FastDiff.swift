@@ -64,47 +64,59 @@ public struct FastDiff: Sendable {
         // or an error the full reader words), are for the full reader.
         if let failure = scans[0].failure { throw failure }
         if scans[0].notAList || scans[0].unkeyed { return nil }
-        var keys = KeyIndex(capacity: scans[0].table.count + scans[1].table.count)
-        switch keys.addOld(scans[0].table) {
-        case .repeated(let first, let second)?: throw try duplicate((old, scans[0].table, oldInput), first: first, second: second)
-        case .collision?: return nil
-        case nil: break
+        let oldSide: Side = (old, scans[0].table, oldInput)
+        let newRead = scans[1].failure == nil && !scans[1].notAList && !scans[1].unkeyed
+        let newSide: Side = (new, newRead ? scans[1].table : RecordTable(), newInput)
+        // Symbols and matches are 32-bit (two billion records a side is beyond any memory).
+        guard oldSide.table.count < Int32.max, newSide.table.count < Int32.max else { return nil }
+        let index = KeyIndex.match(old: oldSide.table, new: newSide.table)
+        // Equal key hashes in one file: the same key twice, or (never seen, but possible)
+        // two keys with one hash, which the full reader sorts out.
+        if let (first, second) = index.oldRepeat {
+            guard try sameKey(oldSide, first, oldSide, second) else { return nil }
+            throw try duplicate(oldSide, first: first, second: second)
         }
         if let failure = scans[1].failure { throw failure }
-        if scans[1].notAList || scans[1].unkeyed { return nil }
-        let symbols: (new: [Int], count: Int)
-        switch keys.symbols(new: scans[1].table, old: scans[0].table) {
-        case .success(let found): symbols = found
-        case .failure(.repeated(let first, let second)): throw try duplicate((new, scans[1].table, newInput), first: first, second: second)
-        case .failure(.collision): return nil
+        if !newRead { return nil }
+        if let (first, second) = index.newRepeat {
+            guard try sameKey(newSide, first, newSide, second) else { return nil }
+            throw try duplicate(newSide, first: first, second: second)
         }
-        keys = KeyIndex(capacity: 0)
-        scans[0].table.dropKeys()
-        scans[1].table.dropKeys()
         progress?.lap("index")
         progress?.enter(.comparing)
-        let oldTable = scans[0].table, newTable = scans[1].table
-        let (pairing, stays) = try differ.matching(old: Array(0..<oldTable.count), new: symbols.new, symbolCount: symbols.count)
+        let stays = try matching(index)
         progress?.lap("matching")
-        let found = try compare(old: (old, oldTable, oldInput), new: (new, newTable, newInput), pairing: pairing, stays: stays)
+        guard let (changes, summary) = try compare(old: oldSide, new: newSide, index: index, stays: stays) else { return nil }
+        var changeset = Changeset(algorithm: differ.algorithm.name, key: key, oldCount: oldSide.table.count,
+                                  newCount: newSide.table.count, changes: changes, summary: summary)
+        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldSide.table.list.finish()),
+                                                        new: Fingerprint.string(newSide.table.list.finish()))
         progress?.lap("compare")
-        func side(_ values: [Int: Value], count: Int) -> Differ.RecordSide {
-            Differ.RecordSide(count: count, position: { RecordPosition(section: 0, index: $0) },
-                              value: { values[$0] ?? .null },
-                              key: { [key] _, value in key.written(in: value) ?? .null },
-                              occurrence: { _ in nil })
-        }
-        let same = found.same
-        let (changes, summary) = differ.changes(old: side(found.oldValues, count: oldTable.count),
-                                                new: side(found.newValues, count: newTable.count),
-                                                pairing: pairing, stays: stays) { _, j in same[j] }
-        var changeset = Changeset(algorithm: differ.algorithm.name, key: key, oldCount: oldTable.count,
-                                  newCount: newTable.count, changes: changes, summary: summary)
-        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldTable.list.finish()),
-                                                        new: Fingerprint.string(newTable.list.finish()))
-        progress?.lap("changes")
         progress?.enter(.writing)
         return changeset
+    }
+
+    /// Which OLD records stay in place (the rest of the matched ones move). Every key is
+    /// unique on each side here, so the matching is the index's whatever the algorithm;
+    /// Heckel's (the default) is taken as it is, the others are run for what they cost
+    /// and refuse, as `Differ` runs them.
+    func matching(_ index: KeyIndex) throws(ListDiffError) -> [Bool] {
+        let oldCount = index.oldToNew.count, newCount = index.newToOld.count
+        if !(differ.algorithm is HeckelDiff) {
+            let symbols = (0..<newCount).map { j in index.newToOld[j] >= 0 ? Int(index.newToOld[j]) : oldCount + j }
+            return try differ.matching(old: Array(0..<oldCount), new: symbols, symbolCount: oldCount + newCount).stays
+        }
+        var pairedOld: [Int] = []
+        var pairedNew: [Int] = []
+        pairedOld.reserveCapacity(min(oldCount, newCount))
+        pairedNew.reserveCapacity(min(oldCount, newCount))
+        for i in 0..<oldCount where index.oldToNew[i] >= 0 {
+            pairedOld.append(i)
+            pairedNew.append(Int(index.oldToNew[i]))
+        }
+        var stays = [Bool](repeating: false, count: oldCount)
+        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        return stays
     }
 
     struct Scan {
@@ -118,7 +130,8 @@ public struct FastDiff: Sendable {
     /// Scans one input into its table.
     func scan(_ file: MappedFile, lines: Bool, names: KeyNames) -> Scan {
         var result = Scan()
-        result.table.reserve(max(16, file.bytes.count / 128))
+        // Room for records of 64 bytes on average (untouched room costs address space only).
+        result.table = RecordTable(capacity: max(16, file.bytes.count / 64))
         var parser = JSONParser(bytes: file.bytes, maxDepth: maxDepth)
         let progress = progress
         var reported = 0
@@ -154,6 +167,16 @@ public struct FastDiff: Sendable {
 
     typealias Side = (file: MappedFile, table: RecordTable, input: Input)
 
+    /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key:
+    /// read again from their bytes, as the scan found it.
+    func sameKey(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
+        try identity(of: value(a.file, at: a.table.starts[i], a.input)) == identity(of: value(b.file, at: b.table.starts[j], b.input))
+    }
+
+    func identity(of record: Value) -> RecordID? {
+        try? key.identify(record).get().id
+    }
+
     func duplicate(_ side: Side, first: Int, second: Int) throws(ListDiffError) -> ListDiffError {
         let value = try value(side.file, at: side.table.starts[second], side.input)
         let written = (try? key.identify(value).get().written) ?? .null
@@ -163,21 +186,19 @@ public struct FastDiff: Sendable {
         return ListDiffError(file: side.file.name, location: SourceLocation.of(offset: side.table.starts[second], in: side.file.bytes), message)
     }
 
-    /// Finds, for each NEW record, whether it equals its old record (false when it has
-    /// none), building on the way the values the changeset shows: NEW's inserted, moved and
-    /// updated records, OLD's deleted and updated ones. NEW is walked in two halves at once.
+    /// The changes: NEW is walked in two halves at once, each building the changes of its
+    /// records (inserts, moves, updates) and of OLD's deleted records up to its own; nil
+    /// when two records matched by key hash turn out to have different keys.
     ///
-    /// Equal hashes and equal bytes: the same. Different hashes: different. Equal hashes but
-    /// different bytes: both are parsed and compared as values.
-    func compare(old: Side, new: Side, pairing: [Int?], stays: [Bool]) throws(ListDiffError)
-        -> (same: [Bool], oldValues: [Int: Value], newValues: [Int: Value])
-    {
-        var newToOld = [Int32](repeating: -1, count: new.table.count)
-        for (i, j) in pairing.enumerated() { if let j { newToOld[j] = Int32(truncatingIfNeeded: i) } }
-        var same = [Bool](repeating: false, count: new.table.count)
+    /// A matched pair is unchanged when its hashes agree and its bytes are equal (equal
+    /// bytes are equal keys too). Otherwise both are parsed: their keys must agree, and
+    /// their values are compared when the hashes agree (the same record written
+    /// differently, or a collision), so that no hash collision can hide an update.
+    func compare(old: Side, new: Side, index: KeyIndex, stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
         // NEW's second half starts at `middle`; OLD's records from the first that stays
         // there on are the second half's to build when deleted (the records that stay are in
         // one order on both sides, so the first half's all come before).
+        let newToOld = index.newToOld
         let middle = new.table.count / 2
         var oldMiddle = old.table.count
         for j in middle..<new.table.count where newToOld[j] >= 0 && stays[Int(newToOld[j])] {
@@ -185,41 +206,37 @@ public struct FastDiff: Sendable {
             break
         }
         let parts = [(0..<middle, 0..<oldMiddle), (middle..<new.table.count, oldMiddle..<old.table.count)]
-        let results = UnsafeMutableBufferPointer<Result<Found, ListDiffError>>.allocate(capacity: 2)
-        results.initialize(repeating: .success(Found()))
+        let results = UnsafeMutableBufferPointer<Result<Differ.ChangeBuilder?, ListDiffError>>.allocate(capacity: 2)
+        results.initialize(repeating: .success(nil))
         defer { results.deinitialize(); results.deallocate() }
         nonisolated(unsafe) let out = results
-        newToOld.withUnsafeBufferPointer { newToOld in
-            same.withUnsafeMutableBufferPointer { same in
-                nonisolated(unsafe) let same = same, newToOld = newToOld
-                DispatchQueue.concurrentPerform(iterations: 2) { k in
-                    out[k] = Result { () throws(ListDiffError) -> Found in
-                        try compare(old: old, new: new, newRange: parts[k].0, oldRange: parts[k].1,
-                                    newToOld: newToOld, stays: stays, pairing: pairing, same: same)
-                    }
-                }
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
+                try compare(old: old, new: new, newRange: parts[k].0, oldRange: parts[k].1, index: index, stays: stays)
             }
         }
         old.file.release(0..<old.file.bytes.count)
         new.file.release(0..<new.file.bytes.count)
-        let first = try results[0].get(), second = try results[1].get()
-        return (same, first.oldValues.merging(second.oldValues) { a, _ in a },
-                first.newValues.merging(second.newValues) { a, _ in a })
-    }
-
-    struct Found {
-        var oldValues: [Int: Value] = [:]
-        var newValues: [Int: Value] = [:]
+        guard var builder = try results[0].get(), let second = try results[1].get() else { return nil }
+        builder.append(second)
+        return builder.result
     }
 
     /// One half of `compare`: NEW's records in `newRange`, OLD's deleted records in
     /// `oldRange`. Pages behind the walk are handed back: NEW's in order, OLD's but for a
     /// window at the last record that stayed in place (moved records jump around), each half
     /// in its own ranges.
-    func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, newToOld: UnsafeBufferPointer<Int32>,
-                 stays: [Bool], pairing: [Int?], same: UnsafeMutableBufferPointer<Bool>) throws(ListDiffError) -> Found
+    func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, index: KeyIndex,
+                 stays: [Bool]) throws(ListDiffError) -> Differ.ChangeBuilder?
     {
-        var found = Found()
+        func side(_ count: Int) -> Differ.RecordSide {
+            Differ.RecordSide(count: count, position: { RecordPosition(section: 0, index: $0) },
+                              value: { _ in preconditionFailure("the fast path gives every value it changes") },
+                              key: { [key] _, value in key.written(in: value) ?? .null },
+                              occurrence: { _ in nil })
+        }
+        var builder = Differ.ChangeBuilder(old: side(old.table.count), new: side(new.table.count))
+        let newToOld = index.newToOld, oldToNew = index.oldToNew
         let oldBase = UnsafeRawPointer(old.file.bytes.baseAddress), newBase = UnsafeRawPointer(new.file.bytes.baseAddress)
         let significant = differ.memberOrder == .significant
         func start(_ side: Side, _ i: Int) -> Int { i < side.table.count ? side.table.starts[i] : side.file.bytes.count }
@@ -230,7 +247,7 @@ public struct FastDiff: Sendable {
         var counted = newFloor
         func deleted(below end: Int) throws(ListDiffError) {
             while nextOld < end {
-                if pairing[nextOld] == nil { found.oldValues[nextOld] = try value(old.file, at: old.table.starts[nextOld], old.input) }
+                if oldToNew[nextOld] < 0 { builder.delete(nextOld, value: try value(old.file, at: old.table.starts[nextOld], old.input)) }
                 nextOld += 1
             }
         }
@@ -247,31 +264,32 @@ public struct FastDiff: Sendable {
             }
             let i = Int(newToOld[j])
             guard i >= 0 else {
-                found.newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
+                builder.insert(j, value: try value(new.file, at: new.table.starts[j], new.input))
                 continue
             }
-            if stays[i] {
+            let staying = stays[i]
+            if staying {
                 lowWater = old.table.starts[i]
                 try deleted(below: i)
-            } else {
-                found.newValues[j] = try value(new.file, at: new.table.starts[j], new.input)
             }
             let oldStart = old.table.starts[i], newStart = new.table.starts[j]
-            if old.table.hashes[i] == new.table.hashes[j] {
+            let sameHash = old.table.hashes[i] == new.table.hashes[j]
+            if sameHash {
                 let length = old.table.ends[i] - oldStart
                 if length == new.table.ends[j] - newStart, memcmp(oldBase! + oldStart, newBase! + newStart, length) == 0 {
-                    same[j] = true
+                    if staying {
+                        builder.matched(i, j, stays: true, same: true)
+                    } else {
+                        builder.matched(i, j, stays: false, same: true, after: try value(new.file, at: newStart, new.input))
+                    }
                     continue
                 }
             }
             let a = try value(old.file, at: oldStart, old.input)
             let b = try value(new.file, at: newStart, new.input)
-            if old.table.hashes[i] == new.table.hashes[j], significant ? a.isIdentical(to: b) : a == b {
-                same[j] = true
-            } else {
-                found.oldValues[i] = a
-                found.newValues[j] = b
-            }
+            guard identity(of: a) == identity(of: b) else { return nil }
+            let same = sameHash && (significant ? a.isIdentical(to: b) : a == b)
+            builder.matched(i, j, stays: staying, same: same, before: a, after: b)
         }
         try deleted(below: oldRange.upperBound)
         let end = newRange.upperBound < new.table.count ? new.table.starts[newRange.upperBound] : new.file.bytes.count
@@ -279,130 +297,114 @@ public struct FastDiff: Sendable {
         // Done with its ranges (the other half's moved records may touch them again).
         new.file.release(newFloor..<end)
         old.file.release(oldFloor..<oldCeiling)
-        return found
+        return builder
     }
 }
 
-/// An open-addressing table from identities to symbols, by their 64-bit hashes. A slot
-/// holds the top 32 bits of the hash and the symbol + 1 (0 is empty); a slot whose bits
-/// agree is confirmed on the full hash. Keys found equal by hash are then compared byte
-/// for byte; two different keys with one 64-bit hash (never seen, but possible) send the
-/// diff to the full reader.
-struct KeyIndex {
-    var slots: [UInt64]
-    let mask: Int
+/// Matches NEW's records to OLD's by key hash, on two cores: each takes the keys whose
+/// hash has its top bit (half the keys, any order), in an open-addressing table of its
+/// own. A slot holds the top 32 bits of the hash and a record + 1 (0 is empty): OLD's
+/// record i as i, NEW's record j (a key OLD has not) as `oldCount + j`; a slot whose bits
+/// agree is confirmed on the full hash.
+///
+/// Records matched here have equal 64-bit key hashes; whether their keys are equal is
+/// checked later (equal bytes, or equal identities), and two records of one file with
+/// one key hash are reported for the caller to tell a repeated key from a collision.
+struct KeyIndex: Sendable {
+    /// For each NEW record, its OLD record, or -1.
+    let newToOld: PageBuffer<Int32>
+    /// For each OLD record, its NEW record, or -1.
+    let oldToNew: PageBuffer<Int32>
+    /// The earliest record of OLD (by its second occurrence) whose key hash came before.
+    var oldRepeat: (first: Int, second: Int)?
+    var newRepeat: (first: Int, second: Int)?
 
-    enum Problem: Error {
-        /// Records `first` and `second` of one file share a key.
-        case repeated(first: Int, second: Int)
-        /// Two different keys share a hash.
-        case collision
-    }
-
-    init(capacity: Int) {
-        var size = 16
-        while size < 2 * capacity { size <<= 1 }
-        slots = [UInt64](repeating: 0, count: size)
-        mask = size - 1
-    }
-
-    /// Touches the slots of a block of hashes at once, so that their cache misses overlap.
-    @inline(__always)
-    static func warm(_ slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeBufferPointer<UInt64>, _ range: Range<Int>, mask: Int) -> UInt64 {
-        var sum: UInt64 = 0
-        for k in range { sum &+= slots[Int(truncatingIfNeeded: hashes[k]) & mask] }
-        return sum
-    }
-
-    /// Adds OLD's records as symbols 0..<n.
-    mutating func addOld(_ old: RecordTable) -> Problem? {
-        let mask = mask
-        var sink: UInt64 = 0
-        defer { KeyIndex.sink = sink }
-        return slots.withUnsafeMutableBufferPointer { slots -> Problem? in
-            old.keyHashes.withUnsafeBufferPointer { hashes -> Problem? in
-                var block = 0
-                while block < hashes.count {
-                    let end = min(block + 16, hashes.count)
-                    sink &+= Self.warm(slots, hashes, block..<end, mask: mask)
-                    for k in block..<end {
-                        let h = hashes[k]
-                        var p = Int(truncatingIfNeeded: h) & mask
-                        while slots[p] != 0 {
-                            let s = Int(slots[p] & 0xFFFF_FFFF) - 1
-                            if slots[p] >> 32 == h >> 32, hashes[s] == h {
-                                return old.sameKey(s, old, k) ? .repeated(first: s, second: k) : .collision
-                            }
-                            p = (p + 1) & mask
-                        }
-                        slots[p] = (h >> 32) << 32 | UInt64(k + 1)
-                    }
-                    block = end
-                }
-                return nil
-            }
+    static func match(old: RecordTable, new: RecordTable) -> KeyIndex {
+        let newToOld = PageBuffer<Int32>(zeroed: new.count), oldToNew = PageBuffer<Int32>(zeroed: old.count)
+        let parts = UnsafeMutableBufferPointer<Part>.allocate(capacity: 2)
+        parts.initialize(repeating: Part())
+        defer { parts.deinitialize(); parts.deallocate() }
+        nonisolated(unsafe) let out = parts
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            out[half] = Part.run(half: UInt64(half), old: old, new: new, newToOld: newToOld.buffer, oldToNew: oldToNew.buffer)
         }
+        func earliest(_ a: (first: Int, second: Int)?, _ b: (first: Int, second: Int)?) -> (first: Int, second: Int)? {
+            guard let a, let b else { return a ?? b }
+            return a.second <= b.second ? a : b
+        }
+        return KeyIndex(newToOld: newToOld, oldToNew: oldToNew,
+                        oldRepeat: earliest(parts[0].oldRepeat, parts[1].oldRepeat),
+                        newRepeat: earliest(parts[0].newRepeat, parts[1].newRepeat))
     }
 
-    nonisolated(unsafe) static var sink: UInt64 = 0
-
-    /// NEW's symbols, after `addOld`: an old record's index for a key OLD has, a new symbol
-    /// from n on for one it has not; and the number of symbols.
-    mutating func symbols(new: RecordTable, old: RecordTable) -> Result<(new: [Int], count: Int), Problem> {
-        let oldCount = old.count
-        let mask = mask
-        var symbols = [Int](repeating: 0, count: new.count)
-        var firstNew = [Int32](repeating: -1, count: oldCount)  // the NEW record that took each old symbol
-        var newOnly: [Int] = []
+    /// One core's half of the keys.
+    struct Part {
+        var oldRepeat: (first: Int, second: Int)?
+        var newRepeat: (first: Int, second: Int)?
+        /// Keeps the warming reads from being optimised away.
         var sink: UInt64 = 0
-        defer { KeyIndex.sink = sink }
-        let problem = slots.withUnsafeMutableBufferPointer { slots -> Problem? in
-            new.keyHashes.withUnsafeBufferPointer { hashes -> Problem? in
-                old.keyHashes.withUnsafeBufferPointer { oldHashes -> Problem? in
-                    var block = 0
-                    while block < hashes.count {
-                        let end = min(block + 16, hashes.count)
-                        sink &+= Self.warm(slots, hashes, block..<end, mask: mask)
-                        for j in block..<end {
-                            let h = hashes[j]
-                            var p = Int(truncatingIfNeeded: h) & mask
-                            var found = -1
-                            while slots[p] != 0 {
-                                let s = Int(slots[p] & 0xFFFF_FFFF) - 1
-                                if slots[p] >> 32 == h >> 32, (s < oldCount ? oldHashes[s] : hashes[newOnly[s - oldCount]]) == h {
-                                    found = s
-                                    break
-                                }
-                                p = (p + 1) & mask
-                            }
-                            if found < 0 {
-                                let s = oldCount + newOnly.count
-                                newOnly.append(j)
-                                slots[p] = (h >> 32) << 32 | UInt64(s + 1)
-                                symbols[j] = s
-                            } else if found >= oldCount {
-                                let first = newOnly[found - oldCount]
-                                return new.sameKey(first, new, j) ? .repeated(first: first, second: j) : .collision
-                            } else if firstNew[found] >= 0 {
-                                let first = Int(firstNew[found])
-                                return new.sameKey(first, new, j) ? .repeated(first: first, second: j) : .collision
-                            } else {
-                                firstNew[found] = Int32(truncatingIfNeeded: j)
-                                symbols[j] = found
-                            }
-                        }
-                        block = end
-                    }
-                    return nil
+
+        static func run(half: UInt64, old: RecordTable, new: RecordTable,
+                        newToOld: UnsafeMutableBufferPointer<Int32>, oldToNew: UnsafeMutableBufferPointer<Int32>) -> Part
+        {
+            var part = Part()
+            var size = 16
+            while size < old.count + new.count { size <<= 1 }  // half the keys, at most half full
+            let mask = size - 1
+            let table = PageBuffer<UInt64>(zeroed: size)
+            let slots = table.buffer
+            let oldCount = old.count
+            let oldHashes = UnsafeBufferPointer(old.keyHashes.buffer), newHashes = UnsafeBufferPointer(new.keyHashes.buffer)
+            // Finds `h`'s slot: the record that holds it, or the empty slot it would take.
+            @inline(__always)
+            func find(_ h: UInt64) -> (slot: Int, record: Int) {
+                var p = Int(truncatingIfNeeded: h) & mask
+                while slots[p] != 0 {
+                    let r = Int(slots[p] & 0xFFFF_FFFF) - 1
+                    if slots[p] >> 32 == h >> 32, (r < oldCount ? oldHashes[r] : newHashes[r - oldCount]) == h { return (p, r) }
+                    p = (p + 1) & mask
+                }
+                return (p, -1)
+            }
+            // Touches a block's slots before it is probed, so that the cache misses overlap.
+            var sink: UInt64 = 0
+            for k in 0..<oldCount {
+                if k & 15 == 0 { sink &+= warm(slots, oldHashes, k..<min(k + 16, oldCount), mask: mask) }
+                let h = oldHashes[k]
+                guard h >> 63 == half else { continue }
+                let (p, r) = find(h)
+                if r >= 0 {
+                    if part.oldRepeat == nil { part.oldRepeat = (r, k) }
+                    continue
+                }
+                slots[p] = (h >> 32) << 32 | UInt64(k + 1)
+                oldToNew[k] = -1
+            }
+            for j in 0..<new.count {
+                if j & 15 == 0 { sink &+= warm(slots, newHashes, j..<min(j + 16, new.count), mask: mask) }
+                let h = newHashes[j]
+                guard h >> 63 == half else { continue }
+                let (p, r) = find(h)
+                if r < 0 {
+                    slots[p] = (h >> 32) << 32 | UInt64(oldCount + j + 1)
+                    newToOld[j] = -1
+                } else if r >= oldCount || oldToNew[r] >= 0 {
+                    if part.newRepeat == nil { part.newRepeat = (r >= oldCount ? r - oldCount : Int(oldToNew[r]), j) }
+                    newToOld[j] = -1
+                } else {
+                    oldToNew[r] = Int32(truncatingIfNeeded: j)
+                    newToOld[j] = Int32(truncatingIfNeeded: r)
                 }
             }
+            part.sink = sink
+            return part
         }
-        if let problem { return .failure(problem) }
-        // Keys matched by hash: confirm them byte for byte, in NEW's order.
-        for j in 0..<new.count where symbols[j] < oldCount {
-            if !old.sameKey(symbols[j], new, j) { return .failure(.collision) }
+
+        @inline(__always)
+        static func warm(_ slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeBufferPointer<UInt64>, _ range: Range<Int>, mask: Int) -> UInt64 {
+            var sum: UInt64 = 0
+            for k in range { sum &+= slots[Int(truncatingIfNeeded: hashes[k]) & mask] }
+            return sum
         }
-        return .success((symbols, oldCount + newOnly.count))
     }
 }
-

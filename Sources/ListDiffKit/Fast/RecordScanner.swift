@@ -5,52 +5,30 @@ import Darwin
 #endif
 
 /// The records of one input as the fast reader keeps them: where each record's bytes are,
-/// its canonical hash, and its identity, but no value tree.
+/// its canonical hash and a hash of its identity, but no value tree and not the identity
+/// itself (it is read again from the record on the rare occasions it is needed).
 struct RecordTable: Sendable {
     /// Byte range of each record in the input.
-    var starts: [Int] = []
-    var ends: [Int] = []
+    var starts: PageBuffer<Int>
+    var ends: PageBuffer<Int>
     /// `CanonicalHash` of each record.
-    var hashes: [Hash128] = []
-    /// The identities (`RecordID` bytes), one after another; record i's ends at `keyEnds[i]`.
-    var keys: [UInt8] = []
-    var keyEnds: [Int] = []
-    /// A 64-bit hash of each identity.
-    var keyHashes: [UInt64] = []
+    var hashes: PageBuffer<Hash128>
+    /// A 64-bit hash of each identity (its `RecordID` bytes).
+    var keyHashes: PageBuffer<UInt64>
     /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
     var list = CanonicalHash.ArrayHasher()
 
+    init(capacity: Int = 16) {
+        starts = PageBuffer(capacity: capacity)
+        ends = PageBuffer(capacity: capacity)
+        hashes = PageBuffer(capacity: capacity)
+        keyHashes = PageBuffer(capacity: capacity)
+    }
+
     var count: Int { starts.count }
-
-    func keyRange(_ i: Int) -> Range<Int> {
-        (i == 0 ? 0 : keyEnds[i - 1])..<keyEnds[i]
-    }
-
-    /// Whether record i of this table and record j of `other` have the same identity.
-    func sameKey(_ i: Int, _ other: RecordTable, _ j: Int) -> Bool {
-        let a = keyRange(i), b = other.keyRange(j)
-        guard a.count == b.count else { return false }
-        return keys.withUnsafeBytes { pa in
-            other.keys.withUnsafeBytes { pb in a.count == 0 || memcmp(pa.baseAddress! + a.lowerBound, pb.baseAddress! + b.lowerBound, a.count) == 0 }
-        }
-    }
-
-    /// Drops the identities, once records are matched.
-    mutating func dropKeys() {
-        keys = []
-        keyEnds = []
-        keyHashes = []
-    }
-
-    mutating func reserve(_ n: Int) {
-        starts.reserveCapacity(n)
-        ends.reserveCapacity(n)
-        hashes.reserveCapacity(n)
-        keyEnds.reserveCapacity(n)
-        keyHashes.reserveCapacity(n)
-        keys.reserveCapacity(n * 8)
-    }
 }
+
+extension Hash128: BitwiseCopyable {}
 
 /// The key fields the fast reader picks out while it scans: each one a member of the record
 /// itself (`--key id`, `--key region --key id`), not a path into it.
@@ -273,10 +251,13 @@ extension JSONParser {
     {
         skipByteOrderMark()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
         var unkeyed = false
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
-            let scanned = try parser.scanRecord(names, key: &table.keys, parts: &parts)
+            key.removeAll(keepingCapacity: true)
+            let scanned = try parser.scanRecord(names, key: &key, parts: &parts)
             guard !unkeyed else { return }
             guard let hash = scanned else {
                 unkeyed = true
@@ -285,11 +266,7 @@ extension JSONParser {
             table.starts.append(start)
             table.ends.append(parser.index)
             table.hashes.append(hash)
-            let keyStart = table.keyEnds.last ?? 0
-            table.keyEnds.append(table.keys.count)
-            table.keyHashes.append(table.keys.withUnsafeBytes {
-                CanonicalHash.bytes($0.baseAddress! + keyStart, $0.count - keyStart, tag: 0).a
-            })
+            table.keyHashes.append(key.withUnsafeBytes { CanonicalHash.bytes($0.baseAddress!, $0.count, tag: 0).a })
             table.list.add(hash)
             if table.starts.count & 0xFFF == 0 { checkpoint(parser.index) }
         }

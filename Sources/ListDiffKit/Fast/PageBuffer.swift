@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A growable array of plain values in a memory mapping of its own, for the fast path's
+/// tables of one entry per record (millions of them).
+///
+/// Compared with `Array`: its pages come zeroed from the system, so a table of zeros costs
+/// no fill pass; on Linux they are asked for as transparent huge pages, so that a table is
+/// faulted in 2 MiB at a time instead of 4 KiB (at a million records, tens of thousands of
+/// page faults fewer, and fewer TLB misses when it is read at random); and an append is a
+/// store, with no uniqueness check. It is a class, shared and not copied on write: one
+/// thread fills it, then any number read it (or write disjoint entries).
+final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count: Int
+    private(set) var capacity: Int
+    /// The mapping's length in bytes (0: allocated on the heap, the mapping having failed).
+    private var mappedBytes: Int
+
+    /// An empty buffer with room for `capacity` elements.
+    convenience init(capacity: Int) {
+        self.init(zeroed: 0, capacity: capacity)
+    }
+
+    /// A buffer of `count` all-zero elements (for integer, boolean and tuple elements, zeros).
+    init(zeroed count: Int, capacity: Int? = nil) {
+        let room = max(capacity ?? count, count, 1)
+        (base, mappedBytes) = Self.map(room)
+        self.count = count
+        self.capacity = room
+    }
+
+    deinit { Self.unmap(base, mappedBytes, capacity) }
+
+    private static func map(_ capacity: Int) -> (UnsafeMutablePointer<Element>, Int) {
+        let (product, overflow) = capacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
+        let bytes = overflow ? Int.max : product
+        if !overflow, let raw = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED {
+            #if os(Linux)
+            if bytes >= 1 << 21 { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
+            #endif
+            return (raw.bindMemory(to: Element.self, capacity: capacity), bytes)
+        }
+        // No mapping to be had: the heap, zeroed by hand (and trapping, as `Array` does,
+        // when there is no memory at all).
+        let pointer = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        UnsafeMutableRawPointer(pointer).initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
+        return (pointer, 0)
+    }
+
+    private static func unmap(_ base: UnsafeMutablePointer<Element>, _ mappedBytes: Int, _ capacity: Int) {
+        if mappedBytes > 0 {
+            munmap(UnsafeMutableRawPointer(base), mappedBytes)
+        } else {
+            base.deallocate()
+        }
+    }
+
+    @inline(__always)
+    func append(_ element: Element) {
+        if count == capacity { grow() }
+        base[count] = element
+        count &+= 1
+    }
+
+    private func grow() {
+        let room = capacity * 2
+        let (bigger, bytes) = Self.map(room)
+        bigger.update(from: base, count: count)
+        Self.unmap(base, mappedBytes, capacity)
+        (base, mappedBytes, capacity) = (bigger, bytes, room)
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        get {
+            assert(i >= 0 && i < count)
+            return base[i]
+        }
+        set {
+            assert(i >= 0 && i < count)
+            base[i] = newValue
+        }
+    }
+
+    var last: Element? { count == 0 ? nil : base[count - 1] }
+
+    /// The elements, for reading (or for writing disjoint entries from several threads).
+    var buffer: UnsafeMutableBufferPointer<Element> { UnsafeMutableBufferPointer(start: base, count: count) }
+}
