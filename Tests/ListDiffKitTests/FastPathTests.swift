@@ -308,6 +308,52 @@ struct RecordPairs {
         }
     }
 
+    /// The record scanner reads members the common way on a fast path and hands anything
+    /// else to the general one; on every prefix of a list, and on every one-byte change to
+    /// it, it must agree with the full reader: the same error at the same offset, or the
+    /// hash of the reader's value for every record.
+    @Test func recordScannerAgreesWithTheReaderOnDamagedInput() throws {
+        let text = #"[{"id":1,"name":"Ada","n":-0.50,"t":true,"f":false,"z":null,"e":1E3,"u":"é\"x","o":{"a":[1,{}]}},"#
+            + "\n" + #" { "id" : 2 , "s":"x" , "x\u0041":0.0 } ,{"big":123456789012345678901234,"id":"k","q":[]}]"#
+        let original = Array(text.utf8)
+        var inputs = (0...original.count).map { Array(original[..<$0]) }
+        for k in original.indices {
+            for b in [" ", "\"", "0", "}", ",", ":", "e", ".", "-", "t", "\\"].map({ UInt8(ascii: Unicode.Scalar($0)!) }) + [0x80, 0x0A]
+            where b != original[k] {
+                var changed = original
+                changed[k] = b
+                inputs.append(changed)
+            }
+        }
+        let names = try #require(KeyNames(IdentityKey(parsing: ["id"])))
+        var scanned = 0
+        for input in inputs {
+            input.withUnsafeBufferPointer { buffer in
+                let spelled = String(decoding: input, as: UTF8.self)
+                var reader = JSONParser(bytes: buffer, maxDepth: 1000)
+                let read = Result { () throws(JSONParseFailure) in try reader.parseTexts(many: false)[0] }
+                var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
+                var table = RecordTable()
+                let scan = Result { () throws(JSONParseFailure) in try scanner.scanList(lines: false, names: names, into: &table) { _ in } }
+                switch (read, scan) {
+                case (.failure(let a), .failure(let b)):
+                    #expect(a.offset == b.offset && a.message == b.message, "\(spelled)")
+                case (.success(.array(let records)), .success(.done)):
+                    #expect(table.count == records.count, "\(spelled)")
+                    for (i, record) in records.enumerated() where i < table.count {
+                        #expect(table.hashes[i] == CanonicalHash.of(record), "\(spelled)")
+                    }
+                    scanned += 1
+                case (.success, .success), (.failure, .success(.notAList)):
+                    break  // not a list (read no further), or a record without a usable key: the full reader's
+                default:
+                    Issue.record("one reads and the other refuses: \(spelled)")
+                }
+            }
+        }
+        #expect(scanned > 50)
+    }
+
     /// Numbers hash by value however they are spelled, through the one-pass way for plain
     /// decimals and the general one (exponents, more than 19 significant digits) alike.
     @Test func numbersHashByValue() {

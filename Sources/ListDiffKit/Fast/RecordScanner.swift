@@ -107,7 +107,12 @@ extension JSONParser {
     /// Scans one record (a list element): returns its hash, and appends its identity, as
     /// `RecordID` encodes it, to `key`. Returns nil when the record has no usable key (no
     /// key field, a key that is not a scalar, or a record that is null or an array).
-    mutating func scanRecord(_ names: KeyNames, key: inout [UInt8], parts: inout [[UInt8]]) throws(JSONParseFailure) -> Hash128? {
+    ///
+    /// Members are read on a fast path, with the offset in a register, while they are
+    /// written the common way: no white space, names and strings of plain ASCII, plain
+    /// decimals, literals. Anything else (and every error) goes the general way from
+    /// where the fast path stopped, so that both accept and refuse alike.
+    mutating func scanRecord(_ names: KeyNames, key: inout some KeyOutput, parts: inout [[UInt8]]) throws(JSONParseFailure) -> Hash128? {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
@@ -125,44 +130,123 @@ extension JSONParser {
         var keyed = true
         if try openIsEmpty(close: UInt8(ascii: "}")) { return nil }
         if !single { for f in parts.indices { parts[f].removeAll(keepingCapacity: true) } }
-        repeat {
-            try nameStart()
+        let p = bytes.baseAddress!  // not empty: a `{` was read
+        let n = bytes.count
+        var i = index
+        while true {
+            // The name.
             let nameHash: Hash128
             var field: Int? = nil
-            if let range = try scanString() {
-                let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+            if i < n, p[i] == UInt8(ascii: "\""), case let end = JSONParser.plainEnd(p, from: i &+ 1, count: n),
+               end < n, p[end] == UInt8(ascii: "\"")
+            {
+                let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
                 if found != all { field = names.field(named: name) }
+                i = end &+ 1
             } else {
-                nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
-                field = scratch.withUnsafeBytes { names.field(named: $0) }
+                index = i
+                try nameStart()
+                if let range = try scanString() {
+                    let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+                    nameHash = CanonicalHash.string(name)
+                    if found != all { field = names.field(named: name) }
+                } else {
+                    nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
+                    field = scratch.withUnsafeBytes { names.field(named: $0) }
+                }
+                i = index
             }
-            try colon()
-            // The first member of a key field's name is the key (as `Object`'s subscript has it).
+            if i < n, p[i] == UInt8(ascii: ":"), i &+ 1 < n, p[i &+ 1] > 0x20 {
+                i &+= 1
+            } else {
+                index = i
+                try colon()
+                i = index
+            }
+            // The value. The first member of a key field's name is the key (as `Object`'s
+            // subscript has it).
+            let valueHash: Hash128
             if let f = field, found & (1 << UInt64(f)) == 0 {
                 found |= 1 << UInt64(f)
-                let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f])
-                if let hash {
-                    hasher.add(key: nameHash, value: hash)
+                index = i
+                if let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f]) {
+                    valueHash = hash
                 } else {
                     keyed = false
-                    hasher.add(key: nameHash, value: try hashValue())
+                    valueHash = try hashValue()
                 }
+                i = index
             } else {
-                hasher.add(key: nameHash, value: try hashValue())
+                switch i < n ? p[i] : 0 {
+                case UInt8(ascii: "\""):
+                    let end = JSONParser.plainEnd(p, from: i &+ 1, count: n)
+                    if end < n, p[end] == UInt8(ascii: "\"") {
+                        valueHash = CanonicalHash.string(UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1))
+                        i = end &+ 1
+                    } else {
+                        index = i
+                        valueHash = try hashString()
+                        i = index
+                    }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if let (hash, end) = CanonicalHash.plainDecimal(p, from: i, count: n) {
+                        valueHash = hash
+                        i = end
+                    } else {
+                        index = i
+                        valueHash = try hashValue()
+                        i = index
+                    }
+                case UInt8(ascii: "t") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.trueWord:
+                    valueHash = CanonicalHash.true
+                    i &+= 4
+                case UInt8(ascii: "f") where i &+ 5 <= n && UnsafeRawPointer(p + i + 1).loadUnaligned(as: UInt32.self) == JSONParser.alseWord:
+                    valueHash = CanonicalHash.false
+                    i &+= 5
+                case UInt8(ascii: "n") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.nullWord:
+                    valueHash = CanonicalHash.null
+                    i &+= 4
+                default:
+                    index = i
+                    valueHash = try hashValue()
+                    i = index
+                }
             }
+            hasher.add(key: nameHash, value: valueHash)
+            // A `,` and the next member, or the end.
+            if i < n {
+                if p[i] == UInt8(ascii: ",") {
+                    i &+= 1
+                    continue
+                }
+                if p[i] == UInt8(ascii: "}") {
+                    i &+= 1
+                    break
+                }
+            }
+            index = i
             skipWhitespace()
-        } while try separator(close: UInt8(ascii: "}"), "object")
+            let more = try separator(close: UInt8(ascii: "}"), "object")
+            i = index
+            if !more { break }
+        }
+        index = i
         depth -= 1
         guard keyed, found == all else { return nil }
-        if !single { for part in parts { key.append(contentsOf: part) } }
+        if !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
         return hasher.finish()
     }
+
+    /// `true`, `alse` and `null` as four bytes load.
+    static var trueWord: UInt32 { UInt32(littleEndian: 0x6575_7274) }
+    static var alseWord: UInt32 { UInt32(littleEndian: 0x6573_6C61) }
+    static var nullWord: UInt32 { UInt32(littleEndian: 0x6C6C_756E) }
 
     /// Scans a string, number or boolean, appending its `RecordID` encoding to `key`.
     /// Returns nil, having consumed nothing, at anything else.
     @inline(__always)
-    mutating func hashScalar(encodingInto key: inout [UInt8]) throws(JSONParseFailure) -> Hash128? {
+    mutating func hashScalar(encodingInto key: inout some KeyOutput) throws(JSONParseFailure) -> Hash128? {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "\""):
@@ -251,24 +335,26 @@ extension JSONParser {
     {
         skipByteOrderMark()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
-        var key: [UInt8] = []
-        key.reserveCapacity(64)
+        var key = KeyBytes()
         var unkeyed = false
+        let starts = table.starts, ends = table.ends, hashes = table.hashes, keyHashes = table.keyHashes
+        var list = table.list
+        defer { table.list = list }
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
-            key.removeAll(keepingCapacity: true)
+            key.removeAll()
             let scanned = try parser.scanRecord(names, key: &key, parts: &parts)
             guard !unkeyed else { return }
             guard let hash = scanned else {
                 unkeyed = true
                 return
             }
-            table.starts.append(start)
-            table.ends.append(parser.index)
-            table.hashes.append(hash)
-            table.keyHashes.append(key.withUnsafeBytes { CanonicalHash.bytes($0.baseAddress!, $0.count, tag: 0).a })
-            table.list.add(hash)
-            if table.starts.count & 0xFFF == 0 { checkpoint(parser.index) }
+            starts.append(start)
+            ends.append(parser.index)
+            hashes.append(hash)
+            keyHashes.append(CanonicalHash.bytes(key.bytes.baseAddress!, key.count, tag: 0).a)
+            list.add(hash)
+            if starts.count & 0xFFF == 0 { checkpoint(parser.index) }
         }
         if lines {
             while true {

@@ -131,48 +131,70 @@ public enum CanonicalHash {
 
     /// A number written in JSON or YAML spelling (`text` as `Number` keeps it).
     static func number(text: UnsafeRawBufferPointer) -> Hash128 {
-        // Plain decimals of up to 19 significant digits (`-?digits(.digits)?`, the common
-        // case) in one pass: the mantissa and where the point falls, as `canonicalDigits` has it.
-        let n = text.count
-        var i = 0
-        let negative = n > 0 && text[0] == UInt8(ascii: "-")
-        if negative { i = 1 }
-        var mantissa: UInt64 = 0
-        var significant = 0  // digits from the first nonzero one
-        var pointShift = 0
-        var seenPoint = false
-        var plain = i < n
-        while i < n {
-            let b = text[i]
-            let d = b &- UInt8(ascii: "0")
-            if d < 10 {
-                if significant == 0, d == 0 {
-                    if seenPoint { pointShift -= 1 }
-                } else {
-                    if significant == 19 {
-                        plain = false
-                        break
-                    }
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    significant += 1
-                    if !seenPoint { pointShift += 1 }
-                }
-            } else if b == UInt8(ascii: "."), !seenPoint {
-                seenPoint = true
-            } else {
-                plain = false  // an exponent, a sign: the general way
-                break
-            }
-            i += 1
-        }
-        if plain {
-            if mantissa == 0 { return number(negative: false, mantissa: 0, exponent: 0) }
-            while mantissa % 10 == 0 { mantissa /= 10 }
-            return number(negative: negative, mantissa: mantissa, exponent: pointShift)
+        if let base = text.baseAddress, let (hash, end) = plainDecimal(base.assumingMemoryBound(to: UInt8.self), from: 0, count: text.count),
+           end == text.count
+        {
+            return hash
         }
         var buffer = Number.DigitBuffer()
         let (minus, exponent) = Number.canonicalDigits(text, into: &buffer)
         return buffer.withBytes { number(negative: minus, digits: $0, exponent: exponent) }
+    }
+
+    /// Scans a plain JSON decimal at `p[start]` (`-?(0|[1-9][0-9]*)(.[0-9]+)?`, not followed by
+    /// an exponent) of at most 19 significant digits, the common case, and hashes it in the
+    /// same pass: the mantissa and where the point falls, as `Number.canonicalDigits` has
+    /// them. Returns the hash and the offset after the number; nil for anything else
+    /// (other numbers, and text that is not a valid number), for the general way.
+    @inline(__always)
+    static func plainDecimal(_ p: UnsafePointer<UInt8>, from start: Int, count n: Int) -> (Hash128, end: Int)? {
+        var i = start
+        guard i < n else { return nil }
+        let negative = p[i] == UInt8(ascii: "-")
+        if negative {
+            i &+= 1
+            guard i < n else { return nil }
+        }
+        var mantissa: UInt64 = 0
+        var significant = 0  // digits from the first nonzero one
+        var pointShift = 0  // where the point falls, counted from the first significant digit
+        var d = p[i] &- UInt8(ascii: "0")
+        guard d < 10 else { return nil }
+        if d == 0 {
+            i &+= 1
+            if i < n, p[i] &- UInt8(ascii: "0") < 10 { return nil }  // a leading zero
+        } else {
+            while true {
+                if significant == 19 { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                significant &+= 1
+                i &+= 1
+                guard i < n else { break }
+                d = p[i] &- UInt8(ascii: "0")
+                if d >= 10 { break }
+            }
+            pointShift = significant
+        }
+        if i < n, p[i] == UInt8(ascii: ".") {
+            i &+= 1
+            guard i < n, p[i] &- UInt8(ascii: "0") < 10 else { return nil }
+            while i < n {
+                d = p[i] &- UInt8(ascii: "0")
+                if d >= 10 { break }
+                if significant == 0, d == 0 {
+                    pointShift &-= 1
+                } else {
+                    if significant == 19 { return nil }
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    significant &+= 1
+                }
+                i &+= 1
+            }
+        }
+        if i < n, p[i] | 0x20 == UInt8(ascii: "e") { return nil }
+        if mantissa == 0 { return (number(negative: false, mantissa: 0, exponent: 0), i) }
+        while mantissa % 10 == 0 { mantissa /= 10 }
+        return (number(negative: negative, mantissa: mantissa, exponent: pointShift), i)
     }
 
     static func number(_ n: Number) -> Hash128 {

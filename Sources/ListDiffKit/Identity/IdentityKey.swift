@@ -185,7 +185,7 @@ public struct RecordID: Hashable, Sendable {
 
         /// A string: `s`, its UTF-8 length, its UTF-8 bytes.
         @inline(__always)
-        static func appendString(_ utf8: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        static func appendString(_ utf8: UnsafeRawBufferPointer, to bytes: inout some KeyOutput) {
             bytes.append(UInt8(ascii: "s"))
             appendLength(utf8.count, to: &bytes)
             bytes.append(contentsOf: utf8)
@@ -193,26 +193,13 @@ public struct RecordID: Hashable, Sendable {
 
         /// A finite number by its canonical parts: `n`, kind, sign, digit count, digits, exponent.
         @inline(__always)
-        static func appendFiniteNumber(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int, to bytes: inout [UInt8]) {
-            guard digits.count < 128 else {
-                bytes.append(UInt8(ascii: "n"))
-                bytes.append(Number.Canonical.Kind.finite.rawValue)
-                bytes.append(negative ? 1 : 0)
-                appendLength(digits.count, to: &bytes)
-                bytes.append(contentsOf: digits)
-                withUnsafeBytes(of: Int64(exponent).littleEndian) { bytes.append(contentsOf: $0) }
-                return
-            }
-            // Short enough for a one-byte length: built on the stack, appended at once.
-            withUnsafeTemporaryAllocation(byteCount: 140, alignment: 8) { buffer in
-                buffer[0] = UInt8(ascii: "n")
-                buffer[1] = Number.Canonical.Kind.finite.rawValue
-                buffer[2] = negative ? 1 : 0
-                buffer[3] = UInt8(digits.count)
-                if digits.count > 0 { (buffer.baseAddress! + 4).copyMemory(from: digits.baseAddress!, byteCount: digits.count) }
-                buffer.storeBytes(of: Int64(exponent).littleEndian, toByteOffset: 4 + digits.count, as: Int64.self)
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<(12 + digits.count)]))
-            }
+        static func appendFiniteNumber(negative: Bool, digits: UnsafeRawBufferPointer, exponent: Int, to bytes: inout some KeyOutput) {
+            bytes.append(UInt8(ascii: "n"))
+            bytes.append(Number.Canonical.Kind.finite.rawValue)
+            bytes.append(negative ? 1 : 0)
+            appendLength(digits.count, to: &bytes)
+            bytes.append(contentsOf: digits)
+            withUnsafeBytes(of: Int64(exponent).littleEndian) { bytes.append(contentsOf: $0) }
         }
 
         mutating func appendLength(_ n: Int) {
@@ -220,7 +207,7 @@ public struct RecordID: Hashable, Sendable {
         }
 
         @inline(__always)
-        static func appendLength(_ n: Int, to bytes: inout [UInt8]) {
+        static func appendLength(_ n: Int, to bytes: inout some KeyOutput) {
             var n = n
             repeat {
                 let low = UInt8(n & 0x7F)
@@ -230,5 +217,54 @@ public struct RecordID: Hashable, Sendable {
         }
 
         var id: RecordID { RecordID(bytes: bytes) }
+    }
+}
+
+/// Where `RecordID.Encoder` writes an identity's bytes.
+protocol KeyOutput {
+    mutating func append(_ byte: UInt8)
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer)
+}
+
+extension Array: KeyOutput where Element == UInt8 {}
+
+/// The identity bytes of the record being scanned, in a buffer reused from record to
+/// record: appends are stores, with no copy-on-write checks.
+final class KeyBytes: KeyOutput {
+    private var base: UnsafeMutableRawPointer
+    private(set) var count = 0
+    private var capacity = 256
+
+    init() {
+        base = .allocate(byteCount: capacity, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
+
+    func removeAll() { count = 0 }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(to: count + 1) }
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count &+= 1
+    }
+
+    @inline(__always)
+    func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count &+= bytes.count
+    }
+
+    private func grow(to needed: Int) {
+        while capacity < needed { capacity *= 2 }
+        let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
+        bigger.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = bigger
     }
 }

@@ -351,16 +351,24 @@ struct JSONParser {
     }
 
     /// Skips bytes that need no attention inside a string: ASCII from 0x20, but for `"`
-    /// and `\`. Eight bytes at a time (SWAR), then one by one.
+    /// and `\`.
     @inline(__always)
     mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
-        let raw = UnsafeRawPointer(base)
-        let count = bytes.count
+        index = Self.plainEnd(base, from: index, count: bytes.count)
+    }
+
+    /// The offset of the first byte from `start` that needs attention inside a string (`"`,
+    /// `\`, a control character, a byte of a multi-byte sequence), or `count`. Eight bytes
+    /// at a time (SWAR), then one by one.
+    @inline(__always)
+    static func plainEnd(_ p: UnsafePointer<UInt8>, from start: Int, count: Int) -> Int {
+        let raw = UnsafeRawPointer(p)
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        while index &+ 8 <= count {
-            let w = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        var i = start
+        while i &+ 8 <= count {
+            let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let q = w ^ (ones &* 0x22)
             let bs = w ^ (ones &* 0x5C)
             let special = (w & highs)
@@ -369,16 +377,16 @@ struct JSONParser {
                 | ((w &- ones &* 0x20) & ~w & highs)
             if special != 0 {
                 // The lowest flagged byte is always a true one (borrows only run upwards).
-                index &+= special.trailingZeroBitCount >> 3
-                return
+                return i &+ special.trailingZeroBitCount >> 3
             }
-            index &+= 8
+            i &+= 8
         }
-        while index < count {
-            let b = base[index]
-            if b < 0x20 || b >= 0x80 || b == quote || b == backslash { return }
-            index &+= 1
+        while i < count {
+            let b = p[i]
+            if b < 0x20 || b >= 0x80 || b == quote || b == backslash { return i }
+            i &+= 1
         }
+        return count
     }
 
     mutating func parseEscape() throws(JSONParseFailure) {
