@@ -123,6 +123,10 @@ public struct Differ: Sendable {
         /// Old record i matched new record j: a move unless it `stays`, an update unless
         /// `same`. The records' values are asked of the sides unless given.
         mutating func matched(_ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil) {
+            if stays, same {
+                summary.unchanged += 1
+                return
+            }
             let from = old.position(i)
             let to = new.position(j)
             var after = after
@@ -139,8 +143,6 @@ public struct Differ: Sendable {
                                      fields: FieldDiff.changes(old: before, new: after), value: after,
                                      occurrence: new.occurrence(j)))
                 summary.updated += 1
-            } else if stays {
-                summary.unchanged += 1
             }
         }
 
@@ -223,18 +225,8 @@ public struct Differ: Sendable {
         let pairing = completePairing(
             try algorithm.pairs(old: old, new: new, symbolCount: symbolCount),
             old: old, new: new, symbolCount: symbolCount)
-        var pairedOld: [Int] = []
-        var pairedNew: [Int] = []
-        pairedOld.reserveCapacity(min(old.count, new.count))
-        pairedNew.reserveCapacity(min(old.count, new.count))
-        for (i, j) in pairing.enumerated() {
-            if let j {
-                pairedOld.append(i)
-                pairedNew.append(j)
-            }
-        }
         var stays = [Bool](repeating: false, count: old.count)
-        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        visitLongestIncreasingSubsequence(count: old.count, value: { pairing[$0] ?? -1 }) { stays[$0] = true }
         return (pairing, stays)
     }
 

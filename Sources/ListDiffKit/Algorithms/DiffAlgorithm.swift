@@ -27,47 +27,54 @@ public protocol DiffAlgorithm: Sendable {
 /// - Complexity: O(n log n) time, O(n) space; O(n) when the values mostly increase (a value
 ///   above the longest run's tail extends it without a search).
 public func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
-    let n = values.count
-    if n == 0 { return [] }
-    // tails[k]: position of the smallest tail of an increasing run of length k + 1, and
-    // tailValues[k] its value (kept beside it, so that the search reads one array).
-    var tails = [Int](repeating: 0, count: n)
-    var tailValues = [Int](repeating: 0, count: n)
-    var previous = [Int](repeating: -1, count: n)
-    var length = 0
+    var result: [Int] = []
     values.withUnsafeBufferPointer { values in
-        tails.withUnsafeMutableBufferPointer { tails in
-            tailValues.withUnsafeMutableBufferPointer { tailValues in
-                previous.withUnsafeMutableBufferPointer { previous in
-                    for position in 0..<n {
-                        let value = values[position]
-                        var low: Int
-                        if length > 0, tailValues[length - 1] < value {
-                            low = length
-                        } else {
-                            low = 0
-                            var high = length
-                            while low < high {
-                                let mid = (low + high) >> 1
-                                if tailValues[mid] < value { low = mid + 1 } else { high = mid }
-                            }
-                        }
-                        if low > 0 { previous[position] = tails[low - 1] }
-                        tails[low] = position
-                        tailValues[low] = value
-                        if low == length { length += 1 }
-                    }
-                }
+        visitLongestIncreasingSubsequence(count: values.count, value: { values[$0] }) { result.append($0) }
+    }
+    return result.reversed()
+}
+
+/// Visits the positions of one longest strictly increasing subsequence of the values at
+/// positions `0..<n` that are not negative (the negative ones are left out), last first:
+/// `longestIncreasingSubsequence`'s work, without building the sequence to run it on (a
+/// matching's new indexes, in old order, with -1 for the unmatched).
+@inline(__always)
+func visitLongestIncreasingSubsequence(count n: Int, value: (Int) -> Int, visit: (Int) -> Void) {
+    guard n > 0 else { return }
+    precondition(n < Int32.max, "too many elements")
+    // tails[k]: position of the smallest tail of an increasing run of length k + 1, and
+    // tailValues[k] its value (kept beside it, so that the search reads one array);
+    // previous[p]: the position before p on its run, + 1 (0: none).
+    let tails = PageBuffer<Int32>(zeroed: n), tailValues = PageBuffer<Int>(zeroed: n), previous = PageBuffer<Int32>(zeroed: n)
+    let t = tails.buffer, tv = tailValues.buffer, prev = previous.buffer
+    var length = 0
+    for position in 0..<n {
+        let v = value(position)
+        if v < 0 { continue }
+        var low: Int
+        if length > 0, tv[length - 1] < v {
+            low = length
+        } else {
+            low = 0
+            var high = length
+            while low < high {
+                let mid = (low + high) >> 1
+                if tv[mid] < v { low = mid + 1 } else { high = mid }
             }
         }
+        if low > 0 { prev[position] = t[low - 1] + 1 }
+        t[low] = Int32(truncatingIfNeeded: position)
+        tv[low] = v
+        if low == length { length += 1 }
     }
-    var result = [Int](repeating: 0, count: length)
-    var position = tails[length - 1]
-    for k in stride(from: length - 1, through: 0, by: -1) {
-        result[k] = position
-        position = previous[position]
+    guard length > 0 else { return }
+    var position = Int(t[length - 1])
+    while true {
+        visit(position)
+        let before = Int(prev[position])
+        if before == 0 { break }
+        position = before - 1
     }
-    return result
 }
 
 /// A sub-rectangle of the edit graph: old indexes `left ..< right`, new indexes `top ..< bottom`.

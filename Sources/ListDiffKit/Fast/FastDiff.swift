@@ -106,16 +106,9 @@ public struct FastDiff: Sendable {
             let symbols = (0..<newCount).map { j in index.newToOld[j] >= 0 ? Int(index.newToOld[j]) : oldCount + j }
             return try differ.matching(old: Array(0..<oldCount), new: symbols, symbolCount: oldCount + newCount).stays
         }
-        var pairedOld: [Int] = []
-        var pairedNew: [Int] = []
-        pairedOld.reserveCapacity(min(oldCount, newCount))
-        pairedNew.reserveCapacity(min(oldCount, newCount))
-        for i in 0..<oldCount where index.oldToNew[i] >= 0 {
-            pairedOld.append(i)
-            pairedNew.append(Int(index.oldToNew[i]))
-        }
+        let oldToNew = index.oldToNew.buffer
         var stays = [Bool](repeating: false, count: oldCount)
-        for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) }) { stays[$0] = true }
         return stays
     }
 
@@ -251,9 +244,11 @@ public struct FastDiff: Sendable {
                 nextOld += 1
             }
         }
+        let oldStarts = old.table.starts.buffer, oldEnds = old.table.ends.buffer, oldHashes = old.table.hashes.buffer
+        let newStarts = new.table.starts.buffer, newEnds = new.table.ends.buffer, newHashes = new.table.hashes.buffer
         for j in newRange {
-            if j & 0xFFF == 0xFFF {
-                let here = new.table.starts[j]
+            if j & 0x3FFF == 0x3FFF {
+                let here = newStarts[j]
                 new.file.release(newFloor..<here)
                 // OLD's range but for a window at the last record that stayed: moved records
                 // (of either half) may have touched it anywhere.
@@ -264,19 +259,19 @@ public struct FastDiff: Sendable {
             }
             let i = Int(newToOld[j])
             guard i >= 0 else {
-                builder.insert(j, value: try value(new.file, at: new.table.starts[j], new.input))
+                builder.insert(j, value: try value(new.file, at: newStarts[j], new.input))
                 continue
             }
             let staying = stays[i]
+            let oldStart = oldStarts[i], newStart = newStarts[j]
             if staying {
-                lowWater = old.table.starts[i]
-                try deleted(below: i)
+                lowWater = oldStart
+                if nextOld < i { try deleted(below: i) }
             }
-            let oldStart = old.table.starts[i], newStart = new.table.starts[j]
-            let sameHash = old.table.hashes[i] == new.table.hashes[j]
+            let sameHash = oldHashes[i] == newHashes[j]
             if sameHash {
-                let length = old.table.ends[i] - oldStart
-                if length == new.table.ends[j] - newStart, memcmp(oldBase! + oldStart, newBase! + newStart, length) == 0 {
+                let length = oldEnds[i] - oldStart
+                if length == newEnds[j] - newStart, memcmp(oldBase! + oldStart, newBase! + newStart, length) == 0 {
                     if staying {
                         builder.matched(i, j, stays: true, same: true)
                     } else {
