@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The machine-readable changeset, schema version 1 (documented in README.md).
 ///
 /// The top level is indented; each change is one compact line, so the output reads
@@ -66,10 +68,34 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             flushIfFull(&buffer)
         }
         buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
+        // The stages, about half the output of a large changeset, are written meanwhile
+        // on another core, into memory.
+        let stages = Rendering()
+        let group = DispatchGroup()
+        let meanwhile = changeset.changes.count >= 4096
+        if meanwhile {
+            DispatchQueue.global().async(group: group) { [changeset] in Self.writeStages(changeset.stages, to: &stages.bytes) }
+        }
         buffer.append(",\n  \"changes\": [")
         Self.writeLines(changeset.changes, indent: "  ", to: &buffer, flushIfFull)
+        if meanwhile {
+            group.wait()
+        } else {
+            Self.writeStages(changeset.stages, to: &stages.bytes)
+        }
+        buffer.append(stages.bytes.bytes)
+        flush(&buffer)
+    }
+
+    /// Bytes rendered on another thread.
+    private final class Rendering: @unchecked Sendable {
+        var bytes = JSONBytes(capacity: 1 << 16)
+    }
+
+    /// The stages, and the end of the changeset.
+    static func writeStages(_ stages: [Stage], to buffer: inout JSONBytes) {
         buffer.append(",\n  \"stages\": [")
-        for (k, stage) in changeset.stages.enumerated() {
+        for (k, stage) in stages.enumerated() {
             buffer.append(k == 0 ? "\n    " : ",\n    ")
             buffer.append("{\"stage\": ")
             buffer.append(string: stage.kind.rawValue)
@@ -79,22 +105,21 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
                 Self.write(op, to: &buffer)
             }
             buffer.append("], \"changes\": [")
-            Self.writeLines(stage.changes, indent: "    ", to: &buffer, flushIfFull)
+            Self.writeLines(stage.changes, indent: "    ", to: &buffer) { _ in }
             buffer.append("}")
         }
         buffer.append("\n  ]\n}\n")
-        flush(&buffer)
     }
 
     /// The changes one per line, one level in from `indent` (`"  "` or `"    "`), and the closing bracket.
     static func writeLines(_ changes: [Change], indent: StaticString, to out: inout JSONBytes,
                            _ flushIfFull: (inout JSONBytes) -> Void)
     {
-        for (n, change) in changes.enumerated() {
+        for n in changes.indices {
             out.append(n == 0 ? "\n" : ",\n")
             out.append(indent)
             out.append("  ")
-            write(change, to: &out)
+            write(changes[n], to: &out)
             flushIfFull(&out)
         }
         if changes.isEmpty {

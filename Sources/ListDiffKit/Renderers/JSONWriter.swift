@@ -32,41 +32,85 @@ public enum JSONWriter {
 
 /// A growing buffer of UTF-8 bytes that JSON is written into: strings are copied whole
 /// when they need no escape, numbers as their text, integers without going through `String`.
-struct JSONBytes {
-    private(set) var bytes: [UInt8] = []
+/// It owns its memory (no copy-on-write checks on the hot path), so it is not copyable.
+struct JSONBytes: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
 
     init(capacity: Int = 256) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
     }
 
-    var count: Int { bytes.count }
+    deinit { base.deallocate() }
+
+    /// The bytes written so far.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// The bytes as a `String` (they are UTF-8 by construction).
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count &+ extra > capacity { grow(to: count + extra) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var room = capacity * 2
+        while room < needed { room *= 2 }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: room)
+        bigger.update(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = room
+    }
+
+    @inline(__always)
+    mutating func append(bytes source: UnsafeRawBufferPointer) {
+        guard let from = source.baseAddress, source.count > 0 else { return }
+        reserve(source.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: from, byteCount: source.count)
+        count &+= source.count
+    }
+
+    mutating func append(_ other: UnsafeBufferPointer<UInt8>) {
+        append(bytes: UnsafeRawBufferPointer(other))
     }
 
     @inline(__always)
     mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(bytes: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     @inline(__always)
     mutating func append(byte: UInt8) {
-        bytes.append(byte)
+        reserve(1)
+        base[count] = byte
+        count &+= 1
     }
 
     /// Text as it is, no quotes, no escapes.
     mutating func append(raw text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        Self.withUTF8(text) { append(bytes: $0) }
+    }
+
+    /// A string's UTF-8 bytes, without copying it when it is stored contiguously (as native
+    /// strings are).
+    @inline(__always)
+    static func withUTF8<R>(_ s: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = s.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+        var s = s
+        return s.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// A decimal integer.
     mutating func append(int value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(byte: UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var k = digits.count
@@ -75,19 +119,18 @@ struct JSONBytes {
                 digits[k] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k...]))
+            append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: digits[k...])))
         }
     }
 
     /// A JSON string: quoted, escaped where JSON needs it (and U+2028, U+2029, DEL, for
     /// JavaScript and terminals).
     mutating func append(string s: String) {
-        var s = s
-        s.withUTF8 { append(stringBytes: UnsafeRawBufferPointer($0)) }
+        Self.withUTF8(s) { append(stringBytes: $0) }
     }
 
     mutating func append(stringBytes utf8: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
         var plainStart = 0
         var i = 0
         let n = utf8.count
@@ -123,21 +166,21 @@ struct JSONBytes {
                 escape = nil
                 width = 1
             }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[plainStart..<i]))
+            append(bytes: UnsafeRawBufferPointer(rebasing: utf8[plainStart..<i]))
             if let escape {
                 append(escape)
             } else if let unicode {
                 let hex: StaticString = "0123456789abcdef"
                 append("\\u")
                 hex.withUTF8Buffer { digits in
-                    for shift in stride(from: 12, through: 0, by: -4) { bytes.append(digits[Int(unicode >> UInt32(shift) & 0xF)]) }
+                    for shift in stride(from: 12, through: 0, by: -4) { append(byte: digits[Int(unicode >> UInt32(shift) & 0xF)]) }
                 }
             }
             i += width
             plainStart = i
         }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[plainStart..<n]))
-        bytes.append(UInt8(ascii: "\""))
+        append(bytes: UnsafeRawBufferPointer(rebasing: utf8[plainStart..<n]))
+        append(byte: UInt8(ascii: "\""))
     }
 
     /// A value on one line, no spaces.
@@ -149,21 +192,22 @@ struct JSONBytes {
             if n.isFinite { append(raw: n.text) } else { append(string: n.text) }
         case .string(let s): append(string: s)
         case .array(let items):
-            bytes.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                append(value: item)
+            append(byte: UInt8(ascii: "["))
+            for i in items.indices {
+                if i > 0 { append(byte: UInt8(ascii: ",")) }
+                append(value: items[i])
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(byte: UInt8(ascii: "]"))
         case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            for (i, member) in object.members.enumerated() {
-                if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                append(string: member.key)
-                bytes.append(UInt8(ascii: ":"))
-                append(value: member.value)
+            append(byte: UInt8(ascii: "{"))
+            let members = object.members
+            for i in members.indices {
+                if i > 0 { append(byte: UInt8(ascii: ",")) }
+                append(string: members[i].key)
+                append(byte: UInt8(ascii: ":"))
+                append(value: members[i].value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            append(byte: UInt8(ascii: "}"))
         }
     }
 
