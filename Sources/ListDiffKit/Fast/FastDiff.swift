@@ -56,7 +56,7 @@ public struct FastDiff: Sendable {
         defer { scans.deinitialize(); scans.deallocate() }
         nonisolated(unsafe) let out = scans
         DispatchQueue.concurrentPerform(iterations: 2) { s in
-            out[s] = scan(sides[s].0, lines: sides[s].1 == .ndjson, names: names)
+            out[s] = scan(sides[s].0, lines: sides[s].1 == .ndjson, names: names, release: s == 1)
         }
         progress?.lap("scan")
         // Report as the full reader would, which reads and keys OLD before it reads NEW.
@@ -120,8 +120,11 @@ public struct FastDiff: Sendable {
         var unkeyed = false
     }
 
-    /// Scans one input into its table.
-    func scan(_ file: MappedFile, lines: Bool, names: KeyNames) -> Scan {
+    /// Scans one input into its table. With `release`, its pages are handed back behind
+    /// the scan (NEW's: the compare reads it again in order, so they come back one at a
+    /// time); without, they stay (OLD's: the compare reads it again too, but its moved
+    /// records anywhere). Peak memory is about OLD's size plus the tables.
+    func scan(_ file: MappedFile, lines: Bool, names: KeyNames, release: Bool) -> Scan {
         var result = Scan()
         // Room for records of 64 bytes on average (untouched room costs address space only).
         result.table = RecordTable(capacity: max(16, file.bytes.count / 64))
@@ -130,7 +133,7 @@ public struct FastDiff: Sendable {
         var reported = 0
         do throws(JSONParseFailure) {
             let outcome = try parser.scanList(lines: lines, names: names, into: &result.table) { offset in
-                file.release(below: offset)
+                if release { file.release(below: offset) }
                 progress?.advance(by: offset - reported)
                 reported = offset
             }
@@ -216,9 +219,8 @@ public struct FastDiff: Sendable {
     }
 
     /// One half of `compare`: NEW's records in `newRange`, OLD's deleted records in
-    /// `oldRange`. Pages behind the walk are handed back: NEW's in order, OLD's but for a
-    /// window at the last record that stayed in place (moved records jump around), each half
-    /// in its own ranges.
+    /// `oldRange`. NEW's pages behind the walk are handed back; OLD's, still mapped since
+    /// its scan, when the half is done.
     func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, index: KeyIndex,
                  stays: [Bool]) throws(ListDiffError) -> Differ.ChangeBuilder?
     {
@@ -236,7 +238,6 @@ public struct FastDiff: Sendable {
         let newFloor = start(new, newRange.lowerBound), oldFloor = start(old, oldRange.lowerBound)
         let oldCeiling = start(old, oldRange.upperBound)
         var nextOld = oldRange.lowerBound  // OLD's deleted records before this one are built
-        var lowWater = oldFloor
         var counted = newFloor
         func deleted(below end: Int) throws(ListDiffError) {
             while nextOld < end {
@@ -250,10 +251,6 @@ public struct FastDiff: Sendable {
             if j & 0x3FFF == 0x3FFF {
                 let here = newStarts[j]
                 new.file.release(newFloor..<here)
-                // OLD's range but for a window at the last record that stayed: moved records
-                // (of either half) may have touched it anywhere.
-                old.file.release(oldFloor..<lowWater)
-                old.file.release(min(lowWater + (1 << 20), oldCeiling)..<oldCeiling)
                 progress?.advance(by: 2 * (here - counted))
                 counted = here
             }
@@ -264,10 +261,7 @@ public struct FastDiff: Sendable {
             }
             let staying = stays[i]
             let oldStart = oldStarts[i], newStart = newStarts[j]
-            if staying {
-                lowWater = oldStart
-                if nextOld < i { try deleted(below: i) }
-            }
+            if staying, nextOld < i { try deleted(below: i) }
             let sameHash = oldHashes[i] == newHashes[j]
             if sameHash {
                 let length = oldEnds[i] - oldStart
@@ -297,10 +291,10 @@ public struct FastDiff: Sendable {
 }
 
 /// Matches NEW's records to OLD's by key hash, on two cores: each takes the keys whose
-/// hash has its top bit (half the keys, any order), in an open-addressing table of its
-/// own. A slot holds the top 32 bits of the hash and a record + 1 (0 is empty): OLD's
-/// record i as i, NEW's record j (a key OLD has not) as `oldCount + j`; a slot whose bits
-/// agree is confirmed on the full hash.
+/// hash has its top bit (half the keys, any order). OLD's keys go into an open-addressing
+/// table of the core's own, sized for them: a slot holds the top 32 bits of the hash and
+/// the record + 1 (0 is empty), and a slot whose bits agree is confirmed on the full hash.
+/// NEW's keys that OLD has not (few, as a rule) go into a dictionary beside it.
 ///
 /// Records matched here have equal 64-bit key hashes; whether their keys are equal is
 /// checked later (equal bytes, or equal identities), and two records of one file with
@@ -344,27 +338,26 @@ struct KeyIndex: Sendable {
         {
             var part = Part()
             var size = 16
-            while size < old.count + new.count { size <<= 1 }  // half the keys, at most half full
+            while size < old.count { size <<= 1 }  // half OLD's keys, at most half full
             let mask = size - 1
             let table = PageBuffer<UInt64>(zeroed: size)
             let slots = table.buffer
-            let oldCount = old.count
             let oldHashes = UnsafeBufferPointer(old.keyHashes.buffer), newHashes = UnsafeBufferPointer(new.keyHashes.buffer)
-            // Finds `h`'s slot: the record that holds it, or the empty slot it would take.
+            // Finds `h`'s slot: the OLD record that holds it, or the empty slot it would take.
             @inline(__always)
             func find(_ h: UInt64) -> (slot: Int, record: Int) {
                 var p = Int(truncatingIfNeeded: h) & mask
                 while slots[p] != 0 {
                     let r = Int(slots[p] & 0xFFFF_FFFF) - 1
-                    if slots[p] >> 32 == h >> 32, (r < oldCount ? oldHashes[r] : newHashes[r - oldCount]) == h { return (p, r) }
+                    if slots[p] >> 32 == h >> 32, oldHashes[r] == h { return (p, r) }
                     p = (p + 1) & mask
                 }
                 return (p, -1)
             }
             // Touches a block's slots before it is probed, so that the cache misses overlap.
             var sink: UInt64 = 0
-            for k in 0..<oldCount {
-                if k & 15 == 0 { sink &+= warm(slots, oldHashes, k..<min(k + 16, oldCount), mask: mask) }
+            for k in 0..<old.count {
+                if k & 15 == 0 { sink &+= warm(slots, oldHashes, k..<min(k + 16, old.count), mask: mask) }
                 let h = oldHashes[k]
                 guard h >> 63 == half else { continue }
                 let (p, r) = find(h)
@@ -375,16 +368,19 @@ struct KeyIndex: Sendable {
                 slots[p] = (h >> 32) << 32 | UInt64(k + 1)
                 oldToNew[k] = -1
             }
+            var newOnly: [UInt64: Int32] = [:]  // NEW's keys that OLD has not: the NEW record
             for j in 0..<new.count {
                 if j & 15 == 0 { sink &+= warm(slots, newHashes, j..<min(j + 16, new.count), mask: mask) }
                 let h = newHashes[j]
                 guard h >> 63 == half else { continue }
-                let (p, r) = find(h)
+                let r = find(h).record
                 if r < 0 {
-                    slots[p] = (h >> 32) << 32 | UInt64(oldCount + j + 1)
                     newToOld[j] = -1
-                } else if r >= oldCount || oldToNew[r] >= 0 {
-                    if part.newRepeat == nil { part.newRepeat = (r >= oldCount ? r - oldCount : Int(oldToNew[r]), j) }
+                    if let first = newOnly.updateValue(Int32(truncatingIfNeeded: j), forKey: h), part.newRepeat == nil {
+                        part.newRepeat = (Int(first), j)
+                    }
+                } else if oldToNew[r] >= 0 {
+                    if part.newRepeat == nil { part.newRepeat = (Int(oldToNew[r]), j) }
                     newToOld[j] = -1
                 } else {
                     oldToNew[r] = Int32(truncatingIfNeeded: j)

@@ -11,8 +11,10 @@ struct RecordTable: Sendable {
     /// Byte range of each record in the input.
     var starts: PageBuffer<Int>
     var ends: PageBuffer<Int>
-    /// `CanonicalHash` of each record.
-    var hashes: PageBuffer<Hash128>
+    /// 64 bits of each record's `CanonicalHash` (the list's fingerprint takes all 128 while
+    /// scanning). The compare needs no more: different hashes are different values, and
+    /// equal ones are checked byte for byte or value for value.
+    var hashes: PageBuffer<UInt64>
     /// A 64-bit hash of each identity (its `RecordID` bytes).
     var keyHashes: PageBuffer<UInt64>
     /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
@@ -27,8 +29,6 @@ struct RecordTable: Sendable {
 
     var count: Int { starts.count }
 }
-
-extension Hash128: BitwiseCopyable {}
 
 /// The key fields the fast reader picks out while it scans: each one a member of the record
 /// itself (`--key id`, `--key region --key id`), not a path into it.
@@ -351,7 +351,7 @@ extension JSONParser {
             }
             starts.append(start)
             ends.append(parser.index)
-            hashes.append(hash)
+            hashes.append(hash.a)
             keyHashes.append(CanonicalHash.bytes(key.bytes.baseAddress!, key.count, tag: 0).a)
             list.add(hash)
             if starts.count & 0xFFF == 0 { checkpoint(parser.index) }
