@@ -314,7 +314,10 @@ struct RecordPairs {
     /// hash of the reader's value for every record and for the list.
     @Test func recordScannerAgreesWithTheReaderOnDamagedInput() throws {
         let text = #"[{"id":1,"name":"Ada","n":-0.50,"t":true,"f":false,"z":null,"e":1E3,"u":"é\"x","o":{"a":[1,{}]}},"#
-            + "\n" + #" { "id" : 2 , "s":"x" , "x\u0041":0.0 } ,{"big":123456789012345678901234,"id":"k","q":[]}]"#
+            + "\n" + #" { "id" : 2 , "s":"x" , "x\u0041":0.0 } ,{"big":123456789012345678901234,"id":"k","q":[]},"#
+            // Names like the previous record's at the same place, but longer, shorter, or past 16 bytes.
+            + #"{"id":3,"s":"x","xA":1},{"id":4,"s2":"x","x":1},{"id":5,"0123456789abcdef":1,"0123456789abcdefg":2},"#
+            + #"{"id":6,"0123456789abcdeX":1,"0123456789abcdef":2},{"id":7,"s":true,"xA":[]}]"#
         let original = Array(text.utf8)
         var inputs = (0...original.count).map { Array(original[..<$0]) }
         for k in original.indices {

@@ -52,6 +52,65 @@ struct KeyNames {
     }
 }
 
+/// The member names of the record scanned last, by place (the first 16 members, names of
+/// up to 16 bytes), with their hashes and key fields: records of one list mostly repeat
+/// them, and a name found again is compared as two words instead of scanned and hashed.
+final class SeenNames {
+    struct Name {
+        var words: (UInt64, UInt64) = (0, 0)
+        var masks: (UInt64, UInt64) = (0, 0)
+        var length = -1  // none
+        var hash = Hash128(a: 0, b: 0)
+        var field: Int? = nil
+    }
+
+    static let places = 16
+    private let names = UnsafeMutablePointer<Name>.allocate(capacity: SeenNames.places)
+
+    init() {
+        names.initialize(repeating: Name(), count: Self.places)
+    }
+
+    deinit {
+        names.deinitialize(count: Self.places)
+        names.deallocate()
+    }
+
+    /// The name at `place` if the bytes at `i` (its opening quote) spell it, closing quote
+    /// included: its length, hash and key field.
+    @inline(__always)
+    func match(_ place: Int, _ p: UnsafePointer<UInt8>, at i: Int, count n: Int) -> (length: Int, hash: Hash128, field: Int?)? {
+        #if _endian(little)
+        guard place < Self.places, i &+ 18 <= n else { return nil }
+        let name = names[place]
+        guard name.length >= 0, p[i] == UInt8(ascii: "\"") else { return nil }
+        let raw = UnsafeRawPointer(p + i + 1)
+        guard (raw.loadUnaligned(as: UInt64.self) ^ name.words.0) & name.masks.0 == 0,
+              (raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ name.words.1) & name.masks.1 == 0,
+              p[i &+ 1 &+ name.length] == UInt8(ascii: "\"")
+        else { return nil }
+        return (name.length, name.hash, name.field)
+        #else
+        return nil
+        #endif
+    }
+
+    /// Notes the plain name read at `place`.
+    func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, field: Int?) {
+        guard place < Self.places, bytes.count <= 16 else { return }
+        var name = Name()
+        withUnsafeMutableBytes(of: &name.words) { words in
+            if bytes.count > 0 { words.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        }
+        func mask(_ length: Int) -> UInt64 { length >= 8 ? ~0 : length <= 0 ? 0 : (1 << UInt64(8 * length)) - 1 }
+        name.masks = (mask(bytes.count), mask(bytes.count - 8))
+        name.length = bytes.count
+        name.hash = hash
+        name.field = field
+        names[place] = name
+    }
+}
+
 extension JSONParser {
     /// Scans one value and returns its `CanonicalHash`, building nothing.
     mutating func hashValue() throws(JSONParseFailure) -> Hash128 {
@@ -112,7 +171,7 @@ extension JSONParser {
     /// written the common way: no white space, names and strings of plain ASCII, plain
     /// decimals, literals. Anything else (and every error) goes the general way from
     /// where the fast path stopped, so that both accept and refuse alike.
-    mutating func scanRecord(_ names: KeyNames, key: inout some KeyOutput, parts: inout [[UInt8]]) throws(JSONParseFailure) -> Hash128? {
+    mutating func scanRecord(_ names: KeyNames, key: inout some KeyOutput, parts: inout [[UInt8]], seen: SeenNames) throws(JSONParseFailure) -> Hash128? {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
@@ -133,16 +192,23 @@ extension JSONParser {
         let p = bytes.baseAddress!  // not empty: a `{` was read
         let n = bytes.count
         var i = index
+        var member = 0
         while true {
-            // The name.
+            // The name: as the previous record's at this place, or read.
             let nameHash: Hash128
             var field: Int? = nil
-            if i < n, p[i] == UInt8(ascii: "\""), case let end = JSONParser.plainEnd(p, from: i &+ 1, count: n),
+            if let (length, hash, known) = seen.match(member, p, at: i, count: n) {
+                nameHash = hash
+                if found != all { field = known }
+                i &+= length &+ 2
+            } else if i < n, p[i] == UInt8(ascii: "\""), case let end = JSONParser.plainEnd(p, from: i &+ 1, count: n),
                end < n, p[end] == UInt8(ascii: "\"")
             {
                 let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
-                if found != all { field = names.field(named: name) }
+                field = names.field(named: name)
+                seen.remember(member, name, hash: nameHash, field: field)
+                if found == all { field = nil }
                 i = end &+ 1
             } else {
                 index = i
@@ -214,6 +280,7 @@ extension JSONParser {
                 }
             }
             hasher.add(key: nameHash, value: valueHash)
+            member &+= 1
             // A `,` and the next member, or the end.
             if i < n {
                 if p[i] == UInt8(ascii: ",") {
@@ -336,6 +403,7 @@ extension JSONParser {
         skipByteOrderMark()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
         var key = KeyBytes()
+        let seen = SeenNames()
         var unkeyed = false
         let starts = table.starts, ends = table.ends, hashes = table.hashes, keyHashes = table.keyHashes
         var list = table.list
@@ -343,7 +411,7 @@ extension JSONParser {
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
             key.removeAll()
-            let scanned = try parser.scanRecord(names, key: &key, parts: &parts)
+            let scanned = try parser.scanRecord(names, key: &key, parts: &parts, seen: seen)
             guard !unkeyed else { return }
             guard let hash = scanned else {
                 unkeyed = true

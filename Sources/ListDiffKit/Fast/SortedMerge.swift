@@ -123,6 +123,7 @@ final class RecordStream {
     var count = 0
     var list = CanonicalHash.ArrayHasher()
     var parts: [[UInt8]]
+    let seen = SeenNames()
     /// The previous record: its key, bytes and place, for order checks and messages.
     var previousKey: [UInt8] = []
     var previousBytes: [UInt8] = []
@@ -244,7 +245,7 @@ final class RecordStream {
         let scanned: Hash128?
         let end: Int
         do throws(JSONParseFailure) {
-            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts)
+            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts, seen: seen)
             end = parser.index
             try parser.endOfLine(recordStart: start)
         } catch {
