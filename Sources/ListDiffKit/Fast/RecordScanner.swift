@@ -52,10 +52,11 @@ struct KeyNames {
     }
 }
 
-/// The member names of the record scanned last, by place (the first 16 members, names of
-/// up to 16 bytes), with their hashes and key fields: records of one list mostly repeat
-/// them, and a name found again is compared as two words instead of scanned and hashed.
-final class SeenNames {
+/// What one scanning thread carries from record to record. The member names of the record
+/// scanned last, by place (the first 16 members, names of up to 16 bytes), with their
+/// hashes and key fields: records of one list mostly repeat them, and a name found again is
+/// compared as two words instead of scanned and hashed. And the hashes of the key's parts.
+final class ScanMemory {
     struct Name {
         var words: (UInt64, UInt64) = (0, 0)
         var masks: (UInt64, UInt64) = (0, 0)
@@ -65,15 +66,29 @@ final class SeenNames {
     }
 
     static let places = 16
-    private let names = UnsafeMutablePointer<Name>.allocate(capacity: SeenNames.places)
+    private let names = UnsafeMutablePointer<Name>.allocate(capacity: ScanMemory.places)
+    /// The hash of each key field's value in the record being scanned.
+    let keyParts = UnsafeMutablePointer<Hash128>.allocate(capacity: 64)
 
     init() {
         names.initialize(repeating: Name(), count: Self.places)
+        keyParts.initialize(repeating: Hash128(a: 0, b: 0), count: 64)
     }
 
     deinit {
         names.deinitialize(count: Self.places)
         names.deallocate()
+        keyParts.deallocate()
+    }
+
+    /// A 64-bit hash of the record's identity, from its key parts' hashes: equal identities
+    /// are equal scalars, which hash alike; one part's own hash, or the parts' in order.
+    @inline(__always)
+    func keyHash(fields: Int) -> UInt64 {
+        if fields == 1 { return keyParts[0].a }
+        var hasher = CanonicalHash.ArrayHasher()
+        for f in 0..<fields { hasher.add(keyParts[f]) }
+        return hasher.finish().a
     }
 
     /// The name at `place` if the bytes at `i` (its opening quote) spell it, closing quote
@@ -171,13 +186,16 @@ extension JSONParser {
     /// written the common way: no white space, names and strings of plain ASCII, plain
     /// decimals, literals. Anything else (and every error) goes the general way from
     /// where the fast path stopped, so that both accept and refuse alike.
-    mutating func scanRecord(_ names: KeyNames, key: inout some KeyOutput, parts: inout [[UInt8]], seen: SeenNames) throws(JSONParseFailure) -> Hash128? {
+    mutating func scanRecord<Key: KeyOutput>(_ names: KeyNames, key: inout Key, parts: inout [[UInt8]], memory: ScanMemory,
+                                             keyHash: inout UInt64) throws(JSONParseFailure) -> Hash128? {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
             break
         case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"):
-            return try hashScalar(encodingInto: &key)
+            let hash = try hashScalar(encodingInto: &key)
+            keyHash = hash?.a ?? 0
+            return hash
         default:
             _ = try hashValue()
             return nil
@@ -197,7 +215,7 @@ extension JSONParser {
             // The name: as the previous record's at this place, or read.
             let nameHash: Hash128
             var field: Int? = nil
-            if let (length, hash, known) = seen.match(member, p, at: i, count: n) {
+            if let (length, hash, known) = memory.match(member, p, at: i, count: n) {
                 nameHash = hash
                 if found != all { field = known }
                 i &+= length &+ 2
@@ -207,7 +225,7 @@ extension JSONParser {
                 let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
                 field = names.field(named: name)
-                seen.remember(member, name, hash: nameHash, field: field)
+                memory.remember(member, name, hash: nameHash, field: field)
                 if found == all { field = nil }
                 i = end &+ 1
             } else {
@@ -235,49 +253,23 @@ extension JSONParser {
             let valueHash: Hash128
             if let f = field, found & (1 << UInt64(f)) == 0 {
                 found |= 1 << UInt64(f)
-                index = i
-                if let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f]) {
-                    valueHash = hash
-                } else {
-                    keyed = false
-                    valueHash = try hashValue()
-                }
-                i = index
-            } else {
-                switch i < n ? p[i] : 0 {
-                case UInt8(ascii: "\""):
-                    let end = JSONParser.plainEnd(p, from: i &+ 1, count: n)
-                    if end < n, p[end] == UInt8(ascii: "\"") {
-                        valueHash = CanonicalHash.string(UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1))
-                        i = end &+ 1
-                    } else {
-                        index = i
-                        valueHash = try hashString()
-                        i = index
-                    }
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    if let (hash, end) = CanonicalHash.plainDecimal(p, from: i, count: n) {
-                        valueHash = hash
-                        i = end
-                    } else {
-                        index = i
-                        valueHash = try hashValue()
-                        i = index
-                    }
-                case UInt8(ascii: "t") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.trueWord:
-                    valueHash = CanonicalHash.true
-                    i &+= 4
-                case UInt8(ascii: "f") where i &+ 5 <= n && UnsafeRawPointer(p + i + 1).loadUnaligned(as: UInt32.self) == JSONParser.alseWord:
-                    valueHash = CanonicalHash.false
-                    i &+= 5
-                case UInt8(ascii: "n") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.nullWord:
-                    valueHash = CanonicalHash.null
-                    i &+= 4
-                default:
+                if Key.keepsBytes {
                     index = i
-                    valueHash = try hashValue()
+                    if let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f]) {
+                        valueHash = hash
+                    } else {
+                        keyed = false
+                        valueHash = try hashValue()
+                    }
                     i = index
+                } else {
+                    let first = i < n ? p[i] : 0
+                    valueHash = try fastValueHash(p, at: &i, count: n)
+                    if !JSONParser.startsScalarKey(first) { keyed = false }
                 }
+                memory.keyParts[f] = valueHash
+            } else {
+                valueHash = try fastValueHash(p, at: &i, count: n)
             }
             hasher.add(key: nameHash, value: valueHash)
             member &+= 1
@@ -301,8 +293,60 @@ extension JSONParser {
         index = i
         depth -= 1
         guard keyed, found == all else { return nil }
-        if !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
+        if Key.keepsBytes, !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
+        keyHash = memory.keyHash(fields: names.names.count)
         return hasher.finish()
+    }
+
+    /// A value's hash, read on the fast path when it is a plain string, a plain decimal
+    /// or a literal, else the general way; `i` is the offset, `index` left behind.
+    @inline(__always)
+    mutating func fastValueHash(_ p: UnsafePointer<UInt8>, at i: inout Int, count n: Int) throws(JSONParseFailure) -> Hash128 {
+        let valueHash: Hash128
+        switch i < n ? p[i] : 0 {
+        case UInt8(ascii: "\""):
+            let end = JSONParser.plainEnd(p, from: i &+ 1, count: n)
+            if end < n, p[end] == UInt8(ascii: "\"") {
+                valueHash = CanonicalHash.string(UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1))
+                i = end &+ 1
+            } else {
+                index = i
+                valueHash = try hashString()
+                i = index
+            }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if let (hash, end) = CanonicalHash.plainDecimal(p, from: i, count: n) {
+                valueHash = hash
+                i = end
+            } else {
+                index = i
+                valueHash = try hashValue()
+                i = index
+            }
+        case UInt8(ascii: "t") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.trueWord:
+            valueHash = CanonicalHash.true
+            i &+= 4
+        case UInt8(ascii: "f") where i &+ 5 <= n && UnsafeRawPointer(p + i + 1).loadUnaligned(as: UInt32.self) == JSONParser.alseWord:
+            valueHash = CanonicalHash.false
+            i &+= 5
+        case UInt8(ascii: "n") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.nullWord:
+            valueHash = CanonicalHash.null
+            i &+= 4
+        default:
+            index = i
+            valueHash = try hashValue()
+            i = index
+        }
+        return valueHash
+    }
+
+    /// Whether a value starting with `byte` is one a key may be: a string, number or boolean.
+    @inline(__always)
+    static func startsScalarKey(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"): true
+        default: false
+        }
     }
 
     /// `true`, `alse` and `null` as four bytes load.
@@ -402,16 +446,16 @@ extension JSONParser {
     {
         skipByteOrderMark()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
-        var key = KeyBytes()
-        let seen = SeenNames()
+        var key = NoKey()
+        let memory = ScanMemory()
+        var keyHash: UInt64 = 0
         var unkeyed = false
         let starts = table.starts, ends = table.ends, hashes = table.hashes, keyHashes = table.keyHashes
         var list = table.list
         defer { table.list = list }
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
-            key.removeAll()
-            let scanned = try parser.scanRecord(names, key: &key, parts: &parts, seen: seen)
+            let scanned = try parser.scanRecord(names, key: &key, parts: &parts, memory: memory, keyHash: &keyHash)
             guard !unkeyed else { return }
             guard let hash = scanned else {
                 unkeyed = true
@@ -420,7 +464,7 @@ extension JSONParser {
             starts.append(start)
             ends.append(parser.index)
             hashes.append(hash.a)
-            keyHashes.append(CanonicalHash.bytes(key.bytes.baseAddress!, key.count, tag: 0).a)
+            keyHashes.append(keyHash)
             list.add(hash)
             if starts.count & 0xFFF == 0 { checkpoint(parser.index) }
         }

@@ -123,7 +123,8 @@ final class RecordStream {
     var count = 0
     var list = CanonicalHash.ArrayHasher()
     var parts: [[UInt8]]
-    let seen = SeenNames()
+    let memory = ScanMemory()
+    var keyHash: UInt64 = 0
     /// The previous record: its key, bytes and place, for order checks and messages.
     var previousKey: [UInt8] = []
     var previousBytes: [UInt8] = []
@@ -245,7 +246,7 @@ final class RecordStream {
         let scanned: Hash128?
         let end: Int
         do throws(JSONParseFailure) {
-            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts, seen: seen)
+            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts, memory: memory, keyHash: &keyHash)
             end = parser.index
             try parser.endOfLine(recordStart: start)
         } catch {

@@ -222,49 +222,21 @@ public struct RecordID: Hashable, Sendable {
 
 /// Where `RecordID.Encoder` writes an identity's bytes.
 protocol KeyOutput {
+    /// Whether the bytes are kept (false: a scan wants the key's hash only).
+    static var keepsBytes: Bool { get }
     mutating func append(_ byte: UInt8)
     mutating func append(contentsOf bytes: UnsafeRawBufferPointer)
 }
 
+extension KeyOutput {
+    static var keepsBytes: Bool { true }
+}
+
 extension Array: KeyOutput where Element == UInt8 {}
 
-/// The identity bytes of the record being scanned, in a buffer reused from record to
-/// record: appends are stores, with no copy-on-write checks.
-final class KeyBytes: KeyOutput {
-    private var base: UnsafeMutableRawPointer
-    private(set) var count = 0
-    private var capacity = 256
-
-    init() {
-        base = .allocate(byteCount: capacity, alignment: 8)
-    }
-
-    deinit { base.deallocate() }
-
-    func removeAll() { count = 0 }
-
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-
-    @inline(__always)
-    func append(_ byte: UInt8) {
-        if count == capacity { grow(to: count + 1) }
-        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count &+= 1
-    }
-
-    @inline(__always)
-    func append(contentsOf bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress else { return }
-        if count + bytes.count > capacity { grow(to: count + bytes.count) }
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
-        count &+= bytes.count
-    }
-
-    private func grow(to needed: Int) {
-        while capacity < needed { capacity *= 2 }
-        let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
-        bigger.copyMemory(from: base, byteCount: count)
-        base.deallocate()
-        base = bigger
-    }
+/// A `KeyOutput` that keeps nothing, for a scan that needs only the key's hash.
+struct NoKey: KeyOutput {
+    static var keepsBytes: Bool { false }
+    func append(_ byte: UInt8) {}
+    func append(contentsOf bytes: UnsafeRawBufferPointer) {}
 }
