@@ -178,11 +178,14 @@ public struct FastDiff: Sendable {
     /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key:
     /// read again from their bytes, as the scan found it.
     func sameKey(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
-        try identity(of: value(a.file, at: a.table.starts[i], a.input)) == identity(of: value(b.file, at: b.table.starts[j], b.input))
+        sameKey(try value(a.file, at: a.table.starts[i], a.input), try value(b.file, at: b.table.starts[j], b.input))
     }
 
-    func identity(of record: Value) -> RecordID? {
-        try? key.identify(record).get().id
+    /// Whether two records have one key, as values (strings by their scalars, numbers by
+    /// their value: as identities compare).
+    func sameKey(_ a: Value, _ b: Value) -> Bool {
+        guard let keyA = key.written(in: a) else { return false }
+        return keyA == key.written(in: b)
     }
 
     func duplicate(_ side: Side, first: Int, second: Int) throws(ListDiffError) -> ListDiffError {
@@ -288,7 +291,7 @@ public struct FastDiff: Sendable {
             }
             let a = try value(old.file, at: oldStart, old.input)
             let b = try value(new.file, at: newStart, new.input)
-            guard identity(of: a) == identity(of: b) else { return nil }
+            guard sameKey(a, b) else { return nil }  // equal key hashes, different keys
             let same = sameHash && (significant ? a.isIdentical(to: b) : a == b)
             builder.matched(i, j, stays: staying, same: same, before: a, after: b)
         }

@@ -84,12 +84,12 @@ extension String {
     /// Byte-exact equality: no Unicode normalisation.
     func scalarEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        var a = self
-        var b = other
-        // Native strings are contiguous UTF-8: this borrows their storage, no copy.
-        return a.withUTF8 { pa in
-            b.withUTF8 { pb in pa.count == 0 || memcmp(pa.baseAddress!, pb.baseAddress!, pa.count) == 0 }
+        // Native strings are contiguous UTF-8: compare their bytes in place.
+        let fast = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
         }
+        if let fast, let fast { return fast }
+        return utf8.elementsEqual(other.utf8)
     }
 
     /// Byte order of the UTF-8 encoding, which is Unicode scalar order.
