@@ -369,25 +369,20 @@ struct KeyIndex: Sendable {
                 }
                 return (p, -1)
             }
-            // Touches a block's slots before it is probed, so that the cache misses overlap.
             var sink: UInt64 = 0
-            for k in 0..<old.count {
-                if k & 15 == 0 { sink &+= warm(slots, oldHashes, k..<min(k + 16, old.count), mask: mask) }
+            forEachKey(in: oldHashes, half: half, slots: slots, mask: mask, sink: &sink) { k in
                 let h = oldHashes[k]
-                guard h >> 63 == half else { continue }
                 let (p, r) = find(h)
                 if r >= 0 {
                     if part.oldRepeat == nil { part.oldRepeat = (r, k) }
-                    continue
+                    return
                 }
                 slots[p] = (h >> 32) << 32 | UInt64(k + 1)
                 oldToNew[k] = -1
             }
             var newOnly: [UInt64: Int32] = [:]  // NEW's keys that OLD has not: the NEW record
-            for j in 0..<new.count {
-                if j & 15 == 0 { sink &+= warm(slots, newHashes, j..<min(j + 16, new.count), mask: mask) }
+            forEachKey(in: newHashes, half: half, slots: slots, mask: mask, sink: &sink) { j in
                 let h = newHashes[j]
-                guard h >> 63 == half else { continue }
                 let r = find(h).record
                 if r < 0 {
                     newToOld[j] = -1
@@ -406,11 +401,30 @@ struct KeyIndex: Sendable {
             return part
         }
 
+        /// Calls `body` with each record, in order, whose key hash is in this half, 64
+        /// records at a time: which ones is found without a branch, and their slots are
+        /// touched first, so that the cache misses overlap.
         @inline(__always)
-        static func warm(_ slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeBufferPointer<UInt64>, _ range: Range<Int>, mask: Int) -> UInt64 {
-            var sum: UInt64 = 0
-            for k in range { sum &+= slots[Int(truncatingIfNeeded: hashes[k]) & mask] }
-            return sum
+        static func forEachKey(in hashes: UnsafeBufferPointer<UInt64>, half: UInt64, slots: UnsafeMutableBufferPointer<UInt64>,
+                               mask: Int, sink: inout UInt64, _ body: (Int) -> Void)
+        {
+            var block = 0
+            while block < hashes.count {
+                let end = min(block + 64, hashes.count)
+                var mine: UInt64 = 0
+                for k in block..<end { mine |= (hashes[k] >> 63 ^ half ^ 1) << UInt64(k - block) }
+                var rest = mine
+                while rest != 0 {
+                    sink &+= slots[Int(truncatingIfNeeded: hashes[block + rest.trailingZeroBitCount]) & mask]
+                    rest &= rest - 1
+                }
+                rest = mine
+                while rest != 0 {
+                    body(block + rest.trailingZeroBitCount)
+                    rest &= rest - 1
+                }
+                block = end
+            }
         }
     }
 }
