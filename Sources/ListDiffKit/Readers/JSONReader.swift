@@ -88,8 +88,9 @@ struct JSONParser {
     let maxDepth: Int
     var index = 0
     var depth = 0
-    /// Start offset of every value, in pre-order.
+    /// Start offset of every value, in pre-order (when `recordsOffsets`).
     var offsets: [Int] = []
+    var recordsOffsets = true
     /// Scratch space for strings with escapes.
     var scratch: [UInt8] = []
 
@@ -121,6 +122,7 @@ struct JSONParser {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.index = offset
         parser.depth = depth
+        parser.recordsOffsets = false
         return try parser.parseValue()
     }
 
@@ -160,7 +162,7 @@ struct JSONParser {
 
     mutating func parseValue() throws(JSONParseFailure) -> Value {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
-        offsets.append(index)
+        if recordsOffsets { offsets.append(index) }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
