@@ -329,33 +329,120 @@ struct RecordPairs {
             }
         }
         let names = try #require(KeyNames(IdentityKey(parsing: ["id"])))
+        // The intact list as OLD, for scanning every input as NEW too: a NEW record is taken
+        // as OLD's when its bytes are, which must not let damage through.
+        var oldTable = RecordTable()
+        let oldOutcome = original.withUnsafeBufferPointer { buffer in
+            var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
+            return try? scanner.scanList(lines: false, names: names, into: &oldTable) { _ in }
+        }
+        #expect(oldOutcome == ListScan())
+        let keys = OldKeys.build(oldTable).0
         var scanned = 0
         for input in inputs {
-            input.withUnsafeBufferPointer { buffer in
-                let spelled = String(decoding: input, as: UTF8.self)
-                var reader = JSONParser(bytes: buffer, maxDepth: 1000)
-                let read = Result { () throws(JSONParseFailure) in try reader.parseTexts(many: false)[0] }
-                var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
-                var table = RecordTable()
-                let scan = Result { () throws(JSONParseFailure) in try scanner.scanList(lines: false, names: names, into: &table) { _ in } }
-                switch (read, scan) {
-                case (.failure(let a), .failure(let b)):
-                    #expect(a.offset == b.offset && a.message == b.message, "\(spelled)")
-                case (.success(.array(let records)), .success(.done)):
-                    #expect(table.count == records.count, "\(spelled)")
-                    for (i, record) in records.enumerated() where i < table.count {
-                        #expect(table.hashes[i] == CanonicalHash.of(record).a, "\(spelled)")
+            original.withUnsafeBufferPointer { oldBuffer in
+                input.withUnsafeBufferPointer { buffer in
+                    let spelled = String(decoding: input, as: UTF8.self)
+                    var reader = JSONParser(bytes: buffer, maxDepth: 1000)
+                    let read = Result { () throws(JSONParseFailure) in try reader.parseTexts(many: false)[0] }
+                    let old = OldRecords(bytes: oldBuffer.baseAddress!, table: oldTable, keys: keys, copies: true)
+                    for asNew in [false, true] {
+                        var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
+                        var table = RecordTable(new: asNew)
+                        let scan = Result { () throws(JSONParseFailure) in
+                            try scanner.scanList(lines: false, names: names, into: &table, old: asNew ? old : nil) { _ in }
+                        }
+                        switch (read, scan) {
+                        case (.failure(let a), .failure(let b)):
+                            #expect(a.offset == b.offset && a.message == b.message, "\(spelled)")
+                        case (.success(.array(let records)), .success(ListScan())):
+                            #expect(table.count == records.count, "\(spelled)")
+                            for (i, record) in records.enumerated() where i < table.count && !asNew {
+                                #expect(table.hashes[i] == CanonicalHash.of(record), "\(spelled)")
+                            }
+                            #expect(table.list.finish() == CanonicalHash.of(.array(records)), "\(spelled)")
+                            scanned += 1
+                        case (.success, .success), (.failure, .success(ListScan(notAList: true))):
+                            break  // not a list (read no further), or a record without a usable key: the full reader's
+                        default:
+                            Issue.record("one reads and the other refuses: \(spelled)")
+                        }
                     }
-                    #expect(table.list.finish() == CanonicalHash.of(.array(records)), "\(spelled)")
-                    scanned += 1
-                case (.success, .success), (.failure, .success(.notAList)):
-                    break  // not a list (read no further), or a record without a usable key: the full reader's
-                default:
-                    Issue.record("one reads and the other refuses: \(spelled)")
                 }
             }
         }
-        #expect(scanned > 50)
+        #expect(scanned > 100)
+    }
+
+    /// A list scanned in two halves at once (the second from a guessed record start) gives
+    /// what one pass gives, whether the guess is right or falls inside a record: the same
+    /// records, hashes and matches, the same error at the same place.
+    @Test func splitScanAgreesWithOnePass() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        func records(_ count: Int, _ shape: (Int) -> String) -> [String] { (0..<count).map(shape) }
+        let flat = records(400) { #"{"id":\#($0),"name":"n\#($0 % 7)","v":\#($0 * 3 % 11).5}"# }
+        let nested = records(300) { #"{"id":\#($0),"tags":[{"a":1},{"b":\#($0)}],"o":{"p":[{"q":2}]}}"# }
+        var inputs: [(String, FastDiff.Input)] = [
+            ("[\n" + flat.joined(separator: ",\n") + "\n]\n", .json),             // one record a line
+            ("[" + flat.joined(separator: ",") + "]", .json),                       // one line
+            ("[" + nested.joined(separator: ",") + "]", .json),                     // guesses inside records
+            ("[\n  " + nested.joined(separator: ",\n  ").replacingOccurrences(of: ",\"o\"", with: ",\n    \"o\"") + "\n]", .json),
+            (flat.joined(separator: "\n\n") + "\n", .ndjson),                       // blank lines
+            ("[" + flat.joined(separator: ",") + ",{\"id\":9999,\"x\":[1,}]", .json),   // an error late
+            ("[" + flat.joined(separator: ",").replacingOccurrences(of: #"{"id":390,"#, with: #"{"name":1,"#) + "]", .json),
+            ("[{\"id\":1,]" + flat.joined(separator: ","), .json),                 // an error early
+        ]
+        // A record across the middle, holding objects in a list: the guess falls inside it.
+        let big = #"{"id":-1,"big":["# + records(500) { #"{"x":\#($0)}"# }.joined(separator: ",") + "]}"
+        inputs.append(("[" + ([big] + flat.prefix(20)).joined(separator: ",") + "]", .json))
+        inputs.append(("[\n" + ([big.replacingOccurrences(of: ",{", with: ",\n  {")] + flat.prefix(20)).joined(separator: ",\n") + "\n]", .json))
+        // An error right at the guessed record start, and just before it.
+        let plain = inputs[1].0
+        if let guess = plain.withCString({ p in FastDiff.splitPoint(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: plain.utf8.count), lines: false) }) {
+            for k in [guess, guess - 1] {
+                var bytes = Array(plain.utf8)
+                bytes[k] = UInt8(ascii: "x")
+                inputs.append((String(decoding: bytes, as: UTF8.self), .json))
+            }
+        }
+        let names = try #require(KeyNames(Self.key))
+        var split = FastDiff(key: Self.key), whole = FastDiff(key: Self.key)
+        split.splitsFrom = 0
+        whole.splitsFrom = .max
+        // Whether a record was found again byte for byte may differ (the second half does
+        // not know where in OLD it starts until its first record is read): not compared.
+        func table(_ scan: FastDiff.Scan) -> [String] {
+            let t = scan.table
+            return (0..<t.count).map { i in
+                "\(t.starts[i]) \(t.lengths[i]) \(i < t.hashes.count ? t.hashes[i].hex : "") \(i < t.keyHashes.count ? t.keyHashes[i] : 0) "
+                    + "\(i < t.matches.count ? t.matches[i] : 0)"
+            } + [t.list.finish().hex, "\((0..<t.strangers.count).map { t.strangers[$0].record })"]
+        }
+        func describe(_ scan: FastDiff.Scan) -> [String] {
+            ["\(scan.failure.map { "\($0)" } ?? "-") \(scan.notAList) \(scan.unkeyed)"] + (scan.failure == nil ? table(scan) : [])
+        }
+        func expectSame(_ a: [String], _ b: [String], _ what: String) {
+            let k = a.indices.first { $0 < b.count && a[$0] != b[$0] }
+            #expect(a.count == b.count && k == nil, "\(what): first difference \(k.map { "\(a[$0]) / \(b[$0])" } ?? "in length")")
+        }
+        for (k, (text, input)) in inputs.enumerated() {
+            let url = dir.appendingPathComponent("in-\(k)")
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            let file = try MappedFile(url.path)
+            let one = whole.scan(file, input, names: names, release: false, old: nil)
+            let two = split.scan(file, input, names: names, release: false, old: nil)
+            expectSame(describe(one), describe(two), "input \(k)")
+            // The same input as NEW against itself as OLD: every record found again.
+            guard one.failure == nil, !one.notAList, !one.unkeyed else { continue }
+            let old = OldRecords(bytes: file.bytes.baseAddress!, table: one.table, keys: OldKeys.build(one.table).0, copies: true)
+            let newOne = whole.scan(file, input, names: names, release: false, old: old)
+            let newTwo = split.scan(file, input, names: names, release: false, old: old)
+            expectSame(describe(newOne), describe(newTwo), "input \(k) as NEW")
+            #expect(newTwo.table.list.finish() == one.table.list.finish(), "input \(k) as NEW")
+            #expect((0..<newTwo.table.count).allSatisfy { newTwo.table.matches[$0] == Int32($0) }, "input \(k) as NEW")
+            #expect((0..<newTwo.table.count).count { newTwo.table.copies[$0] } >= newTwo.table.count - 1, "input \(k) as NEW")
+        }
     }
 
     /// Numbers hash by value however they are spelled, through the one-pass way for plain

@@ -9,12 +9,15 @@ import Dispatch
 /// straight from their bytes, on two cores, without building a value for any record that
 /// did not change.
 ///
-/// Each input is scanned once (both at the same time), keeping per record its byte range,
-/// its identity and its `CanonicalHash`. Records are matched by identity with the differ's
-/// algorithm and moves; a matched pair is unchanged when its hashes agree and its bytes are
-/// equal, and only when the hashes agree but the bytes differ (the same record written
-/// differently) are both parsed and compared as values, so that a hash collision can never
-/// hide an update. Values are built only for the records in the changeset.
+/// OLD is scanned first, both halves at once, keeping per record its byte range, its
+/// `CanonicalHash` and a hash of its identity; its key hashes go into an index. NEW is
+/// scanned next, both halves at once, and each of its records is either found to be, byte
+/// for byte, the OLD record after the last one found (lists mostly keep their order: such
+/// a record is neither parsed nor compared again), or scanned and hashed and its key hash
+/// looked up. Records are matched by identity with the differ's algorithm and moves; a
+/// matched pair is unchanged when its bytes are equal, and otherwise both are parsed and
+/// compared as values, so that no hash collision can hide an update. Values are built only
+/// for the records in the changeset.
 ///
 /// It gives exactly the changeset, fingerprints included, that `Differ` gives from the full
 /// documents. It covers plain lists keyed by top-level fields under `--duplicates error`;
@@ -30,6 +33,8 @@ public struct FastDiff: Sendable {
     public var key: IdentityKey
     public var differ: Differ
     public var maxDepth = 1000
+    /// Inputs of this many bytes or more are scanned in two halves at once.
+    var splitsFrom = 1 << 20
     public var progress: Progress?
 
     public init(key: IdentityKey, differ: Differ = Differ(), progress: Progress? = nil) {
@@ -50,55 +55,27 @@ public struct FastDiff: Sendable {
     ///   record without a key or with a key that is not a scalar, a key found twice.
     public func diff(old: MappedFile, _ oldInput: Input, new: MappedFile, _ newInput: Input) throws(ListDiffError) -> Changeset? {
         guard let names = KeyNames(key) else { return nil }
-        if let n = getenv("SCANBENCH").map({ Int(atoi($0)) }) {
-            var best = 1e9
-            for _ in 0..<n {
-                let t0 = DispatchTime.now().uptimeNanoseconds
-                let s = scan(old, lines: oldInput == .ndjson, names: names, release: true)
-                let t = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
-                best = min(best, t)
-                precondition(s.table.count > 0)
-            }
-            print("SCANBENCH best \(best) ms")
-            exit(0)
-        }
-        let sides = [(old, oldInput), (new, newInput)]
-        let scans = UnsafeMutableBufferPointer<Scan>.allocate(capacity: 2)
-        scans.initialize(repeating: Scan())
-        defer { scans.deinitialize(); scans.deallocate() }
-        nonisolated(unsafe) let out = scans
-        DispatchQueue.concurrentPerform(iterations: 2) { s in
-            out[s] = scan(sides[s].0, lines: sides[s].1 == .ndjson, names: names, release: s == 1)
-        }
-        progress?.lap("scan")
         // Report as the full reader would, which reads and keys OLD before it reads NEW.
         // Other layouts, and records without a usable key (which may be section objects,
         // or an error the full reader words), are for the full reader.
-        if let failure = scans[0].failure { throw failure }
-        if scans[0].notAList || scans[0].unkeyed { return nil }
-        let oldSide: Side = (old, scans[0].table, oldInput)
-        let newRead = scans[1].failure == nil && !scans[1].notAList && !scans[1].unkeyed
-        let newSide: Side = (new, newRead ? scans[1].table : RecordTable(), newInput)
-        // Symbols and matches are 32-bit (two billion records a side is beyond any memory).
-        guard oldSide.table.count < Int32.max, newSide.table.count < Int32.max else { return nil }
-        let index = KeyIndex.match(old: oldSide.table, new: newSide.table)
-        // Equal key hashes in one file: the same key twice, or (never seen, but possible)
-        // two keys with one hash, which the full reader sorts out.
-        if let (first, second) = index.oldRepeat {
-            guard try sameKey(oldSide, first, oldSide, second) else { return nil }
-            throw try duplicate(oldSide, first: first, second: second)
-        }
-        if let failure = scans[1].failure { throw failure }
-        if !newRead { return nil }
-        if let (first, second) = index.newRepeat {
-            guard try sameKey(newSide, first, newSide, second) else { return nil }
-            throw try duplicate(newSide, first: first, second: second)
-        }
-        progress?.lap("index")
+        let oldScan = scan(old, oldInput, names: names, release: false, old: nil)
+        progress?.lap("scan OLD")
+        guard let oldSide = try accepted(oldScan, old, oldInput) else { return nil }
+        let (keys, oldRepeat) = OldKeys.build(oldSide.table)
+        if let pair = oldRepeat { return try duplicateKey(oldSide, pair) }
+        progress?.lap("index OLD")
+        let oldRecords = OldRecords(bytes: old.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
+                                    copies: oldInput == newInput)
+        let newScan = scan(new, newInput, names: names, release: true, old: oldRecords)
+        progress?.lap("scan NEW")
+        guard let newSide = try accepted(newScan, new, newInput) else { return nil }
+        let claims = Claims(new: newSide.table, oldCount: oldSide.table.count)
+        if let pair = claims.repeated { return try duplicateKey(newSide, pair) }
+        progress?.lap("index NEW")
         progress?.enter(.comparing)
-        let stays = try matching(index)
+        let stays = try matching(claims)
         progress?.lap("matching")
-        guard let (changes, summary) = try compare(old: oldSide, new: newSide, index: index, stays: stays) else { return nil }
+        guard let (changes, summary) = try compare(old: oldSide, new: newSide, claims: claims, stays: stays) else { return nil }
         var changeset = Changeset(algorithm: differ.algorithm.name, key: key, oldCount: oldSide.table.count,
                                   newCount: newSide.table.count, changes: changes, summary: summary)
         changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldSide.table.list.finish()),
@@ -109,18 +86,18 @@ public struct FastDiff: Sendable {
     }
 
     /// Which OLD records stay in place (the rest of the matched ones move). Every key is
-    /// unique on each side here, so the matching is the index's whatever the algorithm;
+    /// unique on each side here, so the matching is the claims' whatever the algorithm;
     /// Heckel's (the default) is taken as it is, the others are run for what they cost
     /// and refuse, as `Differ` runs them.
-    func matching(_ index: KeyIndex) throws(ListDiffError) -> [Bool] {
-        let oldCount = index.oldToNew.count, newCount = index.newToOld.count
+    func matching(_ claims: Claims) throws(ListDiffError) -> [Bool] {
+        let oldCount = claims.oldToNew.count, newCount = claims.newToOld.count
+        let newToOld = claims.newToOld.buffer, oldToNew = claims.oldToNew.buffer
         if !(differ.algorithm is HeckelDiff) {
-            let symbols = (0..<newCount).map { j in index.newToOld[j] >= 0 ? Int(index.newToOld[j]) : oldCount + j }
+            let symbols = (0..<newCount).map { j in newToOld[j] >= 0 ? Int(newToOld[j]) : oldCount + j }
             return try differ.matching(old: Array(0..<oldCount), new: symbols, symbolCount: oldCount + newCount).stays
         }
-        let oldToNew = index.oldToNew.buffer
         var stays = [Bool](repeating: false, count: oldCount)
-        visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) }) { stays[$0] = true }
+        visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) - 1 }) { stays[$0] = true }
         return stays
     }
 
@@ -128,38 +105,123 @@ public struct FastDiff: Sendable {
         var table = RecordTable()
         var failure: ListDiffError?
         var notAList = false
-        /// A record has no usable key.
+        /// A record the fast path cannot take.
         var unkeyed = false
+        /// Where the scan stopped (see `ListScan.stopped`).
+        var stopped: Int?
     }
 
-    /// Scans one input into its table. With `release`, its pages are handed back behind
-    /// the scan (NEW's: the compare reads it again in order, so they come back one at a
-    /// time); without, they stay (OLD's: the compare reads it again too, but its moved
-    /// records anywhere). Peak memory is about OLD's size plus the tables.
-    func scan(_ file: MappedFile, lines: Bool, names: KeyNames, release: Bool) -> Scan {
-        var result = Scan()
+    /// Scans one input into its table (OLD's; NEW's when `old` is given), the two halves of
+    /// a large one at once: the second from a record start guessed after the middle
+    /// (`splitPoint`), the first up to it. When the first finds a record starting exactly
+    /// there, the guess was right and the halves join; when not (the guess fell inside a
+    /// record), the first goes on to the end alone.
+    ///
+    /// With `release`, pages are handed back behind the scan (NEW's: the compare reads few of
+    /// them again); without, they stay (OLD's: NEW's scan and the compare read them again).
+    /// Peak memory is about OLD's size plus the tables.
+    func scan(_ file: MappedFile, _ input: Input, names: KeyNames, release: Bool, old: OldRecords?) -> Scan {
+        let lines = input == .ndjson
         // Room for records of 64 bytes on average (untouched room costs address space only).
-        result.table = RecordTable(capacity: max(16, file.bytes.count / 64))
+        let capacity = max(16, file.bytes.count / 64)
+        guard file.bytes.count >= splitsFrom, let from = Self.splitPoint(file.bytes, lines: lines) else {
+            return scanPart(file, lines: lines, names: names, part: ListPart(), capacity: capacity, release: release, old: old)
+        }
+        let parts = UnsafeMutableBufferPointer<Scan>.allocate(capacity: 2)
+        parts.initialize(repeating: Scan())
+        defer { parts.deinitialize(); parts.deallocate() }
+        nonisolated(unsafe) let out = parts
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            out[k] = scanPart(file, lines: lines, names: names, part: k == 0 ? ListPart(stop: from) : ListPart(from: from),
+                              capacity: k == 0 ? capacity : capacity / 2, release: release, old: old)
+        }
+        var first = parts[0]
+        guard first.failure == nil, !first.notAList, let stopped = first.stopped else { return first }
+        if stopped == from {
+            let second = parts[1]
+            first.table.append(second.table)
+            first.failure = second.failure
+            first.unkeyed = first.unkeyed || second.unkeyed
+            first.stopped = nil
+            return first
+        }
+        // A wrong guess: the first half goes on from where it stopped.
+        var rest = scanPart(file, lines: lines, names: names, part: ListPart(from: stopped), capacity: capacity / 2,
+                            release: release, old: old)
+        first.table.append(rest.table)
+        rest.table = first.table
+        rest.unkeyed = rest.unkeyed || first.unkeyed
+        return rest
+    }
+
+    /// One part of a list's scan.
+    func scanPart(_ file: MappedFile, lines: Bool, names: KeyNames, part: ListPart, capacity: Int, release: Bool,
+                  old: OldRecords?) -> Scan
+    {
+        var result = Scan()
+        result.table = RecordTable(capacity: capacity, new: old != nil, keepsHashes: old == nil || part.from != nil)
         var parser = JSONParser(bytes: file.bytes, maxDepth: maxDepth)
         let progress = progress
-        var reported = 0
+        let floor = part.from ?? 0
+        var reported = floor
         do throws(JSONParseFailure) {
-            let outcome = try parser.scanList(lines: lines, names: names, into: &result.table) { offset in
-                if release { file.release(below: offset) }
+            let outcome = try parser.scanList(lines: lines, names: names, part: part, into: &result.table, old: old) { offset in
+                if release { file.release(floor..<offset) }
                 progress?.advance(by: offset - reported)
                 reported = offset
             }
-            switch outcome {
-            case .done: break
-            case .notAList: result.notAList = true
-            case .unkeyed: result.unkeyed = true
-            }
+            result.notAList = outcome.notAList
+            result.unkeyed = outcome.unkeyed
+            result.stopped = outcome.stopped
         } catch {
             let location = SourceLocation.of(offset: error.offset, in: file.bytes)
             result.failure = ListDiffError(file: file.name, location: location, error.message)
         }
-        progress?.advance(by: file.bytes.count - reported)
+        let end = result.stopped ?? file.bytes.count
+        if release { file.release(floor..<end) }
+        progress?.advance(by: max(0, end - reported))
         return result
+    }
+
+    /// Where the second half of a split scan starts: the first record start found from the
+    /// middle on (a line's start in NDJSON; in JSON, a `{` that a `,` and white space come
+    /// before, preferably at a line's start), or nil. A guess: the scan of the first half
+    /// tells whether a record does start there.
+    static func splitPoint(_ bytes: UnsafeBufferPointer<UInt8>, lines: Bool) -> Int? {
+        let n = bytes.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        func nextToken(from k: Int) -> Int {
+            var k = k
+            while k < n, isSpace(bytes[k]) { k += 1 }
+            return k
+        }
+        func precededByComma(_ k: Int) -> Bool {
+            var q = k - 1
+            while q >= 0, isSpace(bytes[q]) { q -= 1 }
+            return q >= 0 && bytes[q] == UInt8(ascii: ",")
+        }
+        let middle = n / 2
+        let window = min(n, middle + (1 << 20))
+        if lines {
+            guard let base = bytes.baseAddress, let newline = memchr(base + middle, 0x0A, n - middle) else { return nil }
+            let k = nextToken(from: UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1)
+            return k < n ? k : nil
+        }
+        var comma: Int? = nil
+        var k = middle
+        while k < window {
+            if bytes[k] == 0x0A {
+                let q = nextToken(from: k + 1)
+                if q < n, bytes[q] == UInt8(ascii: "{"), precededByComma(k) { return q }
+                k = q
+                continue
+            }
+            if comma == nil, bytes[k] == UInt8(ascii: ","), case let q = nextToken(from: k + 1), q < n, bytes[q] == UInt8(ascii: "{") {
+                comma = q
+            }
+            k += 1
+        }
+        return comma
     }
 
     /// Parses the record at `offset`. The scan has validated it; a failure here means the
@@ -174,6 +236,21 @@ public struct FastDiff: Sendable {
     }
 
     typealias Side = (file: MappedFile, table: RecordTable, input: Input)
+
+    /// A scanned input, or nil when it is the full reader's (not a list, a record without a
+    /// usable key; two billion records, as matches are 32-bit); throws its error.
+    func accepted(_ scan: Scan, _ file: MappedFile, _ input: Input) throws(ListDiffError) -> Side? {
+        if let failure = scan.failure { throw failure }
+        guard !scan.notAList, !scan.unkeyed, scan.table.count < Int32.max else { return nil }
+        return (file, scan.table, input)
+    }
+
+    /// Two records of one input with one key hash: the same key twice, thrown, or (never
+    /// seen, but possible) two keys with one hash: nil, for the full reader.
+    func duplicateKey(_ side: Side, _ pair: (first: Int, second: Int)) throws(ListDiffError) -> Changeset? {
+        guard try sameKey(side, pair.first, side, pair.second) else { return nil }
+        throw try duplicate(side, first: pair.first, second: pair.second)
+    }
 
     /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key:
     /// read again from their bytes, as the scan found it.
@@ -201,15 +278,14 @@ public struct FastDiff: Sendable {
     /// records (inserts, moves, updates) and of OLD's deleted records up to its own; nil
     /// when two records matched by key hash turn out to have different keys.
     ///
-    /// A matched pair is unchanged when its hashes agree and its bytes are equal (equal
-    /// bytes are equal keys too). Otherwise both are parsed: their keys must agree, and
-    /// their values are compared when the hashes agree (the same record written
-    /// differently, or a collision), so that no hash collision can hide an update.
-    func compare(old: Side, new: Side, index: KeyIndex, stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
+    /// A matched pair is unchanged when its bytes are equal (found so while scanning, or
+    /// here; equal bytes are equal keys too). Otherwise both are parsed: their keys must
+    /// agree, and their values are compared.
+    func compare(old: Side, new: Side, claims: Claims, stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
         // NEW's second half starts at `middle`; OLD's records from the first that stays
         // there on are the second half's to build when deleted (the records that stay are in
         // one order on both sides, so the first half's all come before).
-        let newToOld = index.newToOld
+        let newToOld = claims.newToOld
         let middle = new.table.count / 2
         var oldMiddle = old.table.count
         for j in middle..<new.table.count where newToOld[j] >= 0 && stays[Int(newToOld[j])] {
@@ -223,7 +299,7 @@ public struct FastDiff: Sendable {
         nonisolated(unsafe) let out = results
         DispatchQueue.concurrentPerform(iterations: 2) { k in
             out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
-                try compare(old: old, new: new, newRange: parts[k].0, oldRange: parts[k].1, index: index, stays: stays)
+                try compare(old: old, new: new, newRange: parts[k].0, oldRange: parts[k].1, claims: claims, stays: stays)
             }
         }
         old.file.release(0..<old.file.bytes.count)
@@ -236,7 +312,7 @@ public struct FastDiff: Sendable {
     /// One half of `compare`: NEW's records in `newRange`, OLD's deleted records in
     /// `oldRange`. NEW's pages behind the walk are handed back; OLD's, still mapped since
     /// its scan, when the half is done.
-    func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, index: KeyIndex,
+    func compare(old: Side, new: Side, newRange: Range<Int>, oldRange: Range<Int>, claims: Claims,
                  stays: [Bool]) throws(ListDiffError) -> Differ.ChangeBuilder?
     {
         func side(_ count: Int) -> Differ.RecordSide {
@@ -246,7 +322,7 @@ public struct FastDiff: Sendable {
                               occurrence: { _ in nil })
         }
         var builder = Differ.ChangeBuilder(old: side(old.table.count), new: side(new.table.count))
-        let newToOld = index.newToOld, oldToNew = index.oldToNew
+        let newToOld = claims.newToOld.buffer, oldToNew = claims.oldToNew.buffer
         let oldBase = UnsafeRawPointer(old.file.bytes.baseAddress), newBase = UnsafeRawPointer(new.file.bytes.baseAddress)
         let significant = differ.memberOrder == .significant
         func start(_ side: Side, _ i: Int) -> Int { i < side.table.count ? side.table.starts[i] : side.file.bytes.count }
@@ -254,14 +330,14 @@ public struct FastDiff: Sendable {
         let oldCeiling = start(old, oldRange.upperBound)
         var nextOld = oldRange.lowerBound  // OLD's deleted records before this one are built
         var counted = newFloor
+        let oldStarts = old.table.starts.buffer, oldLengths = old.table.lengths.buffer
+        let newStarts = new.table.starts.buffer, newLengths = new.table.lengths.buffer, copies = new.table.copies.buffer
         func deleted(below end: Int) throws(ListDiffError) {
             while nextOld < end {
-                if oldToNew[nextOld] < 0 { builder.delete(nextOld, value: try value(old.file, at: old.table.starts[nextOld], old.input)) }
+                if oldToNew[nextOld] == 0 { builder.delete(nextOld, value: try value(old.file, at: oldStarts[nextOld], old.input)) }
                 nextOld += 1
             }
         }
-        let oldStarts = old.table.starts.buffer, oldEnds = old.table.ends.buffer, oldHashes = old.table.hashes.buffer
-        let newStarts = new.table.starts.buffer, newEnds = new.table.ends.buffer, newHashes = new.table.hashes.buffer
         for j in newRange {
             if j & 0x3FFF == 0x3FFF {
                 let here = newStarts[j]
@@ -275,28 +351,23 @@ public struct FastDiff: Sendable {
                 continue
             }
             let staying = stays[i]
-            let oldStart = oldStarts[i], newStart = newStarts[j]
             if staying, nextOld < i { try deleted(below: i) }
-            let sameHash = oldHashes[i] == newHashes[j]
-            if sameHash {
-                let length = oldEnds[i] - oldStart
-                if length == newEnds[j] - newStart, memcmp(oldBase! + oldStart, newBase! + newStart, length) == 0 {
-                    if staying {
-                        builder.matched(i, j, stays: true, same: true)
-                    } else {
-                        builder.matched(i, j, stays: false, same: true, after: try value(new.file, at: newStart, new.input))
-                    }
-                    continue
+            let oldStart = oldStarts[i], newStart = newStarts[j]
+            if copies[j] || oldLengths[i] == newLengths[j] && memcmp(oldBase! + oldStart, newBase! + newStart, Int(oldLengths[i])) == 0 {
+                if staying {
+                    builder.matched(i, j, stays: true, same: true)
+                } else {
+                    builder.matched(i, j, stays: false, same: true, after: try value(new.file, at: newStart, new.input))
                 }
+                continue
             }
             let a = try value(old.file, at: oldStart, old.input)
             let b = try value(new.file, at: newStart, new.input)
             guard sameKey(a, b) else { return nil }  // equal key hashes, different keys
-            let same = sameHash && (significant ? a.isIdentical(to: b) : a == b)
-            builder.matched(i, j, stays: staying, same: same, before: a, after: b)
+            builder.matched(i, j, stays: staying, same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
         }
         try deleted(below: oldRange.upperBound)
-        let end = newRange.upperBound < new.table.count ? new.table.starts[newRange.upperBound] : new.file.bytes.count
+        let end = newRange.upperBound < new.table.count ? newStarts[newRange.upperBound] : new.file.bytes.count
         progress?.advance(by: 2 * (end - counted))
         // Done with its ranges (the other half's moved records may touch them again).
         new.file.release(newFloor..<end)
@@ -305,126 +376,141 @@ public struct FastDiff: Sendable {
     }
 }
 
-/// Matches NEW's records to OLD's by key hash, on two cores: each takes the keys whose
-/// hash has its top bit (half the keys, any order). OLD's keys go into an open-addressing
-/// table of the core's own, sized for them: a slot holds the top 32 bits of the hash and
-/// the record + 1 (0 is empty), and a slot whose bits agree is confirmed on the full hash.
-/// NEW's keys that OLD has not (few, as a rule) go into a dictionary beside it.
-///
-/// Records matched here have equal 64-bit key hashes; whether their keys are equal is
-/// checked later (equal bytes, or equal identities), and two records of one file with
-/// one key hash are reported for the caller to tell a repeated key from a collision.
-struct KeyIndex: Sendable {
+/// Which NEW record takes which OLD record: each NEW record its key hash's match, in NEW's
+/// order, unless an earlier one took it already (a key twice in NEW, or a collision, for
+/// the caller to tell apart); NEW's records that matched none must have keys of their own.
+struct Claims: Sendable {
     /// For each NEW record, its OLD record, or -1.
     let newToOld: PageBuffer<Int32>
-    /// For each OLD record, its NEW record, or -1.
+    /// For each OLD record, its NEW record + 1, or 0.
     let oldToNew: PageBuffer<Int32>
-    /// The earliest record of OLD (by its second occurrence) whose key hash came before.
-    var oldRepeat: (first: Int, second: Int)?
-    var newRepeat: (first: Int, second: Int)?
+    /// The earliest NEW record (by its second occurrence) whose key hash came before.
+    var repeated: (first: Int, second: Int)?
 
-    static func match(old: RecordTable, new: RecordTable) -> KeyIndex {
-        let newToOld = PageBuffer<Int32>(zeroed: new.count), oldToNew = PageBuffer<Int32>(zeroed: old.count)
-        let parts = UnsafeMutableBufferPointer<Part>.allocate(capacity: 2)
-        parts.initialize(repeating: Part())
-        defer { parts.deinitialize(); parts.deallocate() }
-        nonisolated(unsafe) let out = parts
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            out[half] = Part.run(half: UInt64(half), old: old, new: new, newToOld: newToOld.buffer, oldToNew: oldToNew.buffer)
+    init(new: RecordTable, oldCount: Int) {
+        newToOld = new.matches
+        oldToNew = PageBuffer<Int32>(zeroed: oldCount)
+        let matches = newToOld.buffer, taken = oldToNew.buffer
+        var repeated: (first: Int, second: Int)? = nil
+        for j in 0..<matches.count where matches[j] >= 0 {
+            let i = Int(matches[j])
+            if taken[i] != 0 {
+                repeated = (Int(taken[i]) - 1, j)
+                break
+            }
+            taken[i] = Int32(truncatingIfNeeded: j + 1)
         }
-        func earliest(_ a: (first: Int, second: Int)?, _ b: (first: Int, second: Int)?) -> (first: Int, second: Int)? {
-            guard let a, let b else { return a ?? b }
-            return a.second <= b.second ? a : b
+        var seen: [UInt64: Int] = [:]
+        for s in 0..<new.strangers.count {
+            let stranger = new.strangers[s]
+            if let second = repeated?.second, stranger.record > second { break }
+            if let first = seen.updateValue(stranger.record, forKey: stranger.keyHash) {
+                repeated = (first, stranger.record)
+                break
+            }
         }
-        return KeyIndex(newToOld: newToOld, oldToNew: oldToNew,
-                        oldRepeat: earliest(parts[0].oldRepeat, parts[1].oldRepeat),
-                        newRepeat: earliest(parts[0].newRepeat, parts[1].newRepeat))
+        self.repeated = repeated
+    }
+}
+
+/// OLD's key hashes, for NEW's scan to look up: two open-addressing tables, each built on
+/// its own core from the keys whose hash has its top bit (half the keys). A slot holds the
+/// top 32 bits of the hash and the record + 1 (0 is empty); a slot whose bits agree is
+/// confirmed on the full hash.
+///
+/// Records matched by it have equal 64-bit key hashes; whether their keys are equal is
+/// checked later (equal bytes, or equal keys as values), and two records of OLD with one
+/// key hash are reported for the caller to tell a repeated key from a collision.
+struct OldKeys: @unchecked Sendable {
+    let halves: [PageBuffer<UInt64>]
+    let hashes: PageBuffer<UInt64>
+    let mask: Int
+    /// The tables' and hashes' memory (the buffers above keep it).
+    private let low: UnsafeMutableBufferPointer<UInt64>, high: UnsafeMutableBufferPointer<UInt64>
+    private let keyHashes: UnsafeMutableBufferPointer<UInt64>
+
+    init(halves: [PageBuffer<UInt64>], hashes: PageBuffer<UInt64>, mask: Int) {
+        self.halves = halves
+        self.hashes = hashes
+        self.mask = mask
+        low = halves[0].buffer
+        high = halves[1].buffer
+        keyHashes = hashes.buffer
     }
 
-    /// One core's half of the keys.
-    struct Part {
-        var oldRepeat: (first: Int, second: Int)?
-        var newRepeat: (first: Int, second: Int)?
-        /// Keeps the warming reads from being optimised away.
-        var sink: UInt64 = 0
+    /// The index of OLD's keys, and the earliest record (by its second occurrence) whose
+    /// key hash came before.
+    static func build(_ old: RecordTable) -> (OldKeys, repeated: (first: Int, second: Int)?) {
+        var size = 16
+        while size < old.count { size <<= 1 }  // half the keys, at most half full
+        let halves = [PageBuffer<UInt64>(zeroed: size), PageBuffer<UInt64>(zeroed: size)]
+        let keys = OldKeys(halves: halves, hashes: old.keyHashes, mask: size - 1)
+        let repeats = UnsafeMutableBufferPointer<(first: Int, second: Int)?>.allocate(capacity: 2)
+        repeats.initialize(repeating: nil)
+        defer { repeats.deinitialize(); repeats.deallocate() }
+        nonisolated(unsafe) let out = repeats
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            out[half] = keys.fill(half: half)
+        }
+        guard let a = repeats[0], let b = repeats[1] else { return (keys, repeats[0] ?? repeats[1]) }
+        return (keys, a.second <= b.second ? a : b)
+    }
 
-        static func run(half: UInt64, old: RecordTable, new: RecordTable,
-                        newToOld: UnsafeMutableBufferPointer<Int32>, oldToNew: UnsafeMutableBufferPointer<Int32>) -> Part
-        {
-            var part = Part()
-            var size = 16
-            while size < old.count { size <<= 1 }  // half OLD's keys, at most half full
-            let mask = size - 1
-            let table = PageBuffer<UInt64>(zeroed: size)
-            let slots = table.buffer
-            let oldHashes = UnsafeBufferPointer(old.keyHashes.buffer), newHashes = UnsafeBufferPointer(new.keyHashes.buffer)
-            // Finds `h`'s slot: the OLD record that holds it, or the empty slot it would take.
-            @inline(__always)
-            func find(_ h: UInt64) -> (slot: Int, record: Int) {
-                var p = Int(truncatingIfNeeded: h) & mask
-                while slots[p] != 0 {
-                    let r = Int(slots[p] & 0xFFFF_FFFF) - 1
-                    if slots[p] >> 32 == h >> 32, oldHashes[r] == h { return (p, r) }
-                    p = (p + 1) & mask
-                }
-                return (p, -1)
+    /// The OLD record with key hash `h`, or -1.
+    @inline(__always)
+    func lookup(_ h: UInt64) -> Int {
+        find(h, in: h >> 63 == 0 ? low : high, keyHashes).record
+    }
+
+    /// `h`'s slot in `slots`: the record that holds it, or the empty slot it would take.
+    @inline(__always)
+    func find(_ h: UInt64, in slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeMutableBufferPointer<UInt64>) -> (slot: Int, record: Int) {
+        var p = Int(truncatingIfNeeded: h) & mask
+        while slots[p] != 0 {
+            let r = Int(slots[p] & 0xFFFF_FFFF) - 1
+            if slots[p] >> 32 == h >> 32, hashes[r] == h { return (p, r) }
+            p = (p + 1) & mask
+        }
+        return (p, -1)
+    }
+
+    /// Adds the keys of one half, 64 records at a time: which ones is found without a
+    /// branch, and their slots are touched first, so that the cache misses overlap.
+    func fill(half: Int) -> (first: Int, second: Int)? {
+        let slots = halves[half].buffer, hashes = hashes.buffer
+        var repeated: (first: Int, second: Int)? = nil
+        var sink: UInt64 = 0
+        var block = 0
+        while block < hashes.count {
+            let end = min(block + 64, hashes.count)
+            var mine: UInt64 = 0
+            for k in block..<end { mine |= (hashes[k] >> 63 ^ UInt64(half) ^ 1) << UInt64(k - block) }
+            var rest = mine
+            while rest != 0 {
+                sink &+= slots[Int(truncatingIfNeeded: hashes[block + rest.trailingZeroBitCount]) & mask]
+                rest &= rest - 1
             }
-            var sink: UInt64 = 0
-            forEachKey(in: oldHashes, half: half, slots: slots, mask: mask, sink: &sink) { k in
-                let h = oldHashes[k]
-                let (p, r) = find(h)
+            rest = mine
+            while rest != 0 {
+                let k = block + rest.trailingZeroBitCount
+                rest &= rest - 1
+                let h = hashes[k]
+                let (p, r) = find(h, in: slots, hashes)
                 if r >= 0 {
-                    if part.oldRepeat == nil { part.oldRepeat = (r, k) }
-                    return
+                    if repeated == nil { repeated = (r, k) }
+                    continue
                 }
                 slots[p] = (h >> 32) << 32 | UInt64(k + 1)
-                oldToNew[k] = -1
             }
-            var newOnly: [UInt64: Int32] = [:]  // NEW's keys that OLD has not: the NEW record
-            forEachKey(in: newHashes, half: half, slots: slots, mask: mask, sink: &sink) { j in
-                let h = newHashes[j]
-                let r = find(h).record
-                if r < 0 {
-                    newToOld[j] = -1
-                    if let first = newOnly.updateValue(Int32(truncatingIfNeeded: j), forKey: h), part.newRepeat == nil {
-                        part.newRepeat = (Int(first), j)
-                    }
-                } else if oldToNew[r] >= 0 {
-                    if part.newRepeat == nil { part.newRepeat = (Int(oldToNew[r]), j) }
-                    newToOld[j] = -1
-                } else {
-                    oldToNew[r] = Int32(truncatingIfNeeded: j)
-                    newToOld[j] = Int32(truncatingIfNeeded: r)
-                }
-            }
-            part.sink = sink
-            return part
+            block = end
         }
+        OldKeys.keep(sink)
+        return repeated
+    }
 
-        /// Calls `body` with each record, in order, whose key hash is in this half, 64
-        /// records at a time: which ones is found without a branch, and their slots are
-        /// touched first, so that the cache misses overlap.
-        @inline(__always)
-        static func forEachKey(in hashes: UnsafeBufferPointer<UInt64>, half: UInt64, slots: UnsafeMutableBufferPointer<UInt64>,
-                               mask: Int, sink: inout UInt64, _ body: (Int) -> Void)
-        {
-            var block = 0
-            while block < hashes.count {
-                let end = min(block + 64, hashes.count)
-                var mine: UInt64 = 0
-                for k in block..<end { mine |= (hashes[k] >> 63 ^ half ^ 1) << UInt64(k - block) }
-                var rest = mine
-                while rest != 0 {
-                    sink &+= slots[Int(truncatingIfNeeded: hashes[block + rest.trailingZeroBitCount]) & mask]
-                    rest &= rest - 1
-                }
-                rest = mine
-                while rest != 0 {
-                    body(block + rest.trailingZeroBitCount)
-                    rest &= rest - 1
-                }
-                block = end
-            }
-        }
+    /// Keeps the warming reads from being optimised away.
+    @inline(never)
+    static func keep(_ sink: UInt64) {
+        _ = sink
     }
 }

@@ -66,6 +66,13 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         count &+= 1
     }
 
+    /// Appends all of `other`'s elements.
+    func append(contentsOf other: PageBuffer<Element>) {
+        while count + other.count > capacity { grow() }
+        (base + count).update(from: other.base, count: other.count)
+        count += other.count
+    }
+
     private func grow() {
         let room = capacity * 2
         let (bigger, bytes) = Self.map(room)

@@ -5,29 +5,68 @@ import Darwin
 #endif
 
 /// The records of one input as the fast reader keeps them: where each record's bytes are,
-/// its canonical hash and a hash of its identity, but no value tree and not the identity
-/// itself (it is read again from the record on the rare occasions it is needed).
+/// hashes, but no value tree and not the identity itself (it is read again from the record
+/// on the rare occasions it is needed).
+///
+/// OLD's table keeps each record's hash and key hash. NEW's keeps, instead, the OLD record
+/// its key hash found, whether its bytes were found to be that record's, and the key
+/// hashes of the records that found none; the hashes it needs go into the list's as it
+/// scans (but in the second part of a split scan, which keeps them until they can).
 struct RecordTable: Sendable {
-    /// Byte range of each record in the input.
+    /// Where each record's bytes are.
     var starts: PageBuffer<Int>
-    var ends: PageBuffer<Int>
-    /// 64 bits of each record's `CanonicalHash` (the list's fingerprint takes all 128 while
-    /// scanning). The compare needs no more: different hashes are different values, and
-    /// equal ones are checked byte for byte or value for value.
-    var hashes: PageBuffer<UInt64>
-    /// A 64-bit hash of each identity (its `RecordID` bytes).
+    var lengths: PageBuffer<UInt32>
+    /// Each record's `CanonicalHash`.
+    var hashes: PageBuffer<Hash128>
+    /// OLD's: a 64-bit hash of each identity (`ScanMemory.keyHash`).
     var keyHashes: PageBuffer<UInt64>
+    /// NEW's: the OLD record whose key hash is the record's, or -1.
+    var matches: PageBuffer<Int32>
+    /// NEW's: whether the record's bytes are its match's (so it is the same record).
+    var copies: PageBuffer<Bool>
+    /// NEW's records that matched no OLD record, with their key hashes.
+    var strangers: PageBuffer<Stranger>
     /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
     var list = CanonicalHash.ArrayHasher()
 
-    init(capacity: Int = 16) {
+    struct Stranger {
+        var record: Int
+        var keyHash: UInt64
+    }
+}
+
+extension Hash128: BitwiseCopyable {}
+
+extension RecordTable {
+    /// A table for OLD (`new` false) or NEW, with room for `capacity` records to begin with.
+    init(capacity: Int = 16, new: Bool = false, keepsHashes: Bool = true) {
         starts = PageBuffer(capacity: capacity)
-        ends = PageBuffer(capacity: capacity)
-        hashes = PageBuffer(capacity: capacity)
-        keyHashes = PageBuffer(capacity: capacity)
+        lengths = PageBuffer(capacity: capacity)
+        hashes = PageBuffer(capacity: keepsHashes ? capacity : 1)
+        keyHashes = PageBuffer(capacity: new ? 1 : capacity)
+        matches = PageBuffer(capacity: new ? capacity : 1)
+        copies = PageBuffer(capacity: new ? capacity : 1)
+        strangers = PageBuffer(capacity: new ? max(16, capacity / 64) : 1)
     }
 
     var count: Int { starts.count }
+
+    func end(_ i: Int) -> Int { starts[i] + Int(lengths[i]) }
+
+    /// Appends the records of the table of the part of the list that follows this one's.
+    mutating func append(_ next: RecordTable) {
+        let offset = count
+        for k in 0..<next.hashes.count { list.add(next.hashes[k]) }
+        starts.append(contentsOf: next.starts)
+        lengths.append(contentsOf: next.lengths)
+        if hashes.capacity > 1 { hashes.append(contentsOf: next.hashes) }
+        keyHashes.append(contentsOf: next.keyHashes)
+        matches.append(contentsOf: next.matches)
+        copies.append(contentsOf: next.copies)
+        for k in 0..<next.strangers.count {
+            strangers.append(Stranger(record: next.strangers[k].record + offset, keyHash: next.strangers[k].keyHash))
+        }
+    }
 }
 
 /// The key fields the fast reader picks out while it scans: each one a member of the record
@@ -405,12 +444,35 @@ extension JSONParser {
     }
 }
 
-enum ListScan {
-    case done
+/// Where a list scan starts and stops.
+struct ListPart {
+    /// The offset of a record inside the list to start at (the second part of a split
+    /// scan), or nil for the input's beginning.
+    var from: Int? = nil
+    /// The scan stops before the first record that starts at or after this offset.
+    var stop = Int.max
+}
+
+/// How a list scan ended, when it read all it could without an error.
+struct ListScan: Equatable {
     /// The top level is not a list (an object of lists, a scalar): not for the fast path.
-    case notAList
-    /// A record has no usable key.
-    case unkeyed
+    var notAList = false
+    /// A record has no usable key (or is of 4 GiB or more): the full reader's.
+    var unkeyed = false
+    /// Where the first record at or after `ListPart.stop` starts, when the scan stopped there.
+    var stopped: Int? = nil
+}
+
+/// OLD's records, for NEW's scan: to look a key hash up, and to find a record again byte
+/// for byte (the one after the last found, as lists mostly keep their order), so that it
+/// is taken as it is, neither parsed nor compared again.
+struct OldRecords: @unchecked Sendable {
+    let bytes: UnsafePointer<UInt8>
+    let table: RecordTable
+    let keys: OldKeys
+    /// Whether records may be found again byte for byte (both inputs of one kind: a record
+    /// valid in one is valid in the other).
+    let copies: Bool
 }
 
 extension JSONParser {
@@ -438,61 +500,130 @@ extension JSONParser {
     }
 
     /// Scans a list of records into `table`: the top-level JSON list, or (`lines`) one JSON
-    /// value per line, blank lines skipped. Calls `checkpoint` with the offset reached every
-    /// 4096 records. Scans to the end even past a record without a usable key, so that a
-    /// malformed input is reported as such first, as the full reader does.
-    mutating func scanList(lines: Bool, names: KeyNames, into table: inout RecordTable,
-                           checkpoint: (Int) -> Void) throws(JSONParseFailure) -> ListScan
+    /// value per line, blank lines skipped; all of it, or a `part`. Calls `checkpoint` with
+    /// the offset reached every 4096 records. Scans to the end even past a record without a
+    /// usable key, so that a malformed input is reported as such first, as the full reader
+    /// does.
+    ///
+    /// NEW's scan (`old`) looks each record's key hash up in OLD's, and before it reads a
+    /// record sees whether its bytes are those of the OLD record after the last one found.
+    mutating func scanList(lines: Bool, names: KeyNames, part: ListPart = ListPart(), into table: inout RecordTable,
+                           old: OldRecords? = nil, checkpoint: (Int) -> Void) throws(JSONParseFailure) -> ListScan
     {
-        skipByteOrderMark()
+        var outcome = ListScan()
         var parts = [[UInt8]](repeating: [], count: names.names.count)
         var key = NoKey()
         let memory = ScanMemory()
         var keyHash: UInt64 = 0
-        var unkeyed = false
-        let starts = table.starts, ends = table.ends, hashes = table.hashes, keyHashes = table.keyHashes
+        let starts = table.starts, lengths = table.lengths, hashes = table.hashes, keyHashes = table.keyHashes
+        let matches = table.matches, copies = table.copies, strangers = table.strangers
+        // The list's hash is taken as the records come, but in a part that does not start
+        // the list: the caller takes it on from the hashes kept.
+        let folds = part.from == nil
+        let keepsHashes = old == nil || !folds
         var list = table.list
         defer { table.list = list }
+        let n = bytes.count
+        let p = bytes.baseAddress
+        var cursor = part.from == nil ? 0 : -1  // the OLD record expected next
+        // OLD's records as plain memory, read without reference counting in the loop.
+        let oldCount = old?.table.count ?? 0, oldBytes = old?.bytes, copying = old?.copies ?? false
+        let oldStarts = old?.table.starts.buffer, oldLengths = old?.table.lengths.buffer, oldHashes = old?.table.hashes.buffer
+        let oldKeys = old?.keys
+        @inline(__always)
+        func append(start: Int, end: Int, hash: Hash128) {
+            starts.append(start)
+            lengths.append(UInt32(truncatingIfNeeded: end - start))
+            if folds { list.add(hash) }
+            if keepsHashes { hashes.append(hash) }
+            if starts.count & 0xFFF == 0 { checkpoint(end) }
+        }
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
             let start = parser.index
+            if copying, cursor >= 0, cursor < oldCount, start < n, let p, let oldBytes, let oldStarts, let oldLengths, let oldHashes {
+                let length = Int(oldLengths[cursor])
+                let first = p[start]
+                // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes
+                // may go on.
+                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
+                   length <= n - start, memcmp(p + start, oldBytes + oldStarts[cursor], length) == 0
+                {
+                    parser.index = start + length
+                    guard !outcome.unkeyed else { return }
+                    append(start: start, end: parser.index, hash: oldHashes[cursor])
+                    matches.append(Int32(truncatingIfNeeded: cursor))
+                    copies.append(true)
+                    cursor += 1
+                    return
+                }
+            }
             let scanned = try parser.scanRecord(names, key: &key, parts: &parts, memory: memory, keyHash: &keyHash)
-            guard !unkeyed else { return }
-            guard let hash = scanned else {
-                unkeyed = true
+            guard !outcome.unkeyed else { return }
+            // Lengths are kept in 32 bits: a record of 4 GiB is the full reader's too.
+            guard let hash = scanned, parser.index - start <= Int(UInt32.max) else {
+                outcome.unkeyed = true
                 return
             }
-            starts.append(start)
-            ends.append(parser.index)
-            hashes.append(hash.a)
-            keyHashes.append(keyHash)
-            list.add(hash)
-            if starts.count & 0xFFF == 0 { checkpoint(parser.index) }
+            append(start: start, end: parser.index, hash: hash)
+            if let oldKeys {
+                let match = oldKeys.lookup(keyHash)
+                matches.append(Int32(truncatingIfNeeded: match))
+                copies.append(false)
+                if match < 0 {
+                    strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash))
+                } else {
+                    cursor = match + 1
+                }
+            } else {
+                keyHashes.append(keyHash)
+            }
         }
         if lines {
+            if let from = part.from { index = from } else { skipByteOrderMark() }
             while true {
                 skipWhitespace()
                 if index >= bytes.count { break }
+                if index >= part.stop {
+                    outcome.stopped = index
+                    break
+                }
                 let start = index
                 try record(&self)
                 try endOfLine(recordStart: start)
             }
+            return outcome
+        }
+        if let from = part.from {
+            index = from
+            depth = 1
         } else {
+            skipByteOrderMark()
             skipWhitespace()
             guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
             // Anything else (an object of lists, a list at --path) is the full reader's.
-            guard bytes[index] == UInt8(ascii: "[") else { return .notAList }
-            if try !openIsEmpty(close: UInt8(ascii: "]")) {
-                repeat {
-                    skipWhitespace()
-                    try record(&self)
-                    skipWhitespace()
-                } while try separator(close: UInt8(ascii: "]"), "array")
-                depth -= 1
+            guard bytes[index] == UInt8(ascii: "[") else {
+                outcome.notAList = true
+                return outcome
             }
-            skipWhitespace()
-            if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+            if try openIsEmpty(close: UInt8(ascii: "]")) {
+                skipWhitespace()
+                if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+                return outcome
+            }
         }
-        return unkeyed ? .unkeyed : .done
+        repeat {
+            skipWhitespace()
+            if index >= part.stop {
+                outcome.stopped = index
+                return outcome
+            }
+            try record(&self)
+            skipWhitespace()
+        } while try separator(close: UInt8(ascii: "]"), "array")
+        depth -= 1
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
+        return outcome
     }
 
     /// The `CanonicalHash` of one whole JSON text, as `read` would check it.
