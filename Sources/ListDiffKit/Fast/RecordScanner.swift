@@ -568,7 +568,11 @@ extension JSONParser {
             if let oldKeys {
                 let match = oldKeys.lookup(keyHash)
                 matches.append(Int32(truncatingIfNeeded: match))
-                copies.append(false)
+                // Its bytes may still be its match's (a record out of the order expected):
+                // seen while they are at hand, so that the compare need not read them again.
+                let length = parser.index - start
+                copies.append(match >= 0 && Int(oldLengths![match]) == length
+                              && memcmp(p! + start, oldBytes! + oldStarts![match], length) == 0)
                 if match < 0 {
                     strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash))
                 } else {
