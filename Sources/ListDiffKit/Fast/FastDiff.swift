@@ -61,12 +61,16 @@ public struct FastDiff: Sendable {
         let oldScan = scan(old, oldInput, names: names, release: false, old: nil)
         progress?.lap("scan OLD")
         guard let oldSide = try accepted(oldScan, old, oldInput) else { return nil }
-        let (keys, oldRepeat) = OldKeys.build(oldSide.table)
-        if let pair = oldRepeat { return try duplicateKey(oldSide, pair) }
-        progress?.lap("index OLD")
-        let oldRecords = OldRecords(bytes: old.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
-                                    copies: oldInput == newInput)
-        let newScan = scan(new, newInput, names: names, release: true, old: oldRecords)
+        let newScan: Scan
+        do {
+            // OLD's key index lives until NEW is scanned (its memory is the next tables').
+            let (keys, oldRepeat) = OldKeys.build(oldSide.table)
+            if let pair = oldRepeat { return try duplicateKey(oldSide, pair) }
+            progress?.lap("index OLD")
+            let oldRecords = OldRecords(bytes: old.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table,
+                                        keys: keys, copies: oldInput == newInput)
+            newScan = scan(new, newInput, names: names, release: true, old: oldRecords)
+        }
         progress?.lap("scan NEW")
         guard let newSide = try accepted(newScan, new, newInput) else { return nil }
         let claims = Claims(new: newSide.table, oldCount: oldSide.table.count)
@@ -139,7 +143,7 @@ public struct FastDiff: Sendable {
         guard first.failure == nil, !first.notAList, let stopped = first.stopped else { return first }
         if stopped == from {
             let second = parts[1]
-            first.table.append(second.table)
+            first.table.append(second.table, oldHashes: old?.table.hashes)
             first.failure = second.failure
             first.unkeyed = first.unkeyed || second.unkeyed
             first.stopped = nil
@@ -148,7 +152,7 @@ public struct FastDiff: Sendable {
         // A wrong guess: the first half goes on from where it stopped.
         var rest = scanPart(file, lines: lines, names: names, part: ListPart(from: stopped), capacity: capacity / 2,
                             release: release, old: old)
-        first.table.append(rest.table)
+        first.table.append(rest.table, oldHashes: old?.table.hashes)
         rest.table = first.table
         rest.unkeyed = rest.unkeyed || first.unkeyed
         return rest

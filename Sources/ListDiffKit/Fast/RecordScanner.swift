@@ -53,13 +53,26 @@ extension RecordTable {
 
     func end(_ i: Int) -> Int { starts[i] + Int(lengths[i]) }
 
-    /// Appends the records of the table of the part of the list that follows this one's.
-    mutating func append(_ next: RecordTable) {
+    /// Appends the records of the table of the part of the list that follows this one's
+    /// (NEW's, given OLD's hashes for the records that are byte for byte their match).
+    mutating func append(_ next: RecordTable, oldHashes: PageBuffer<Hash128>? = nil) {
         let offset = count
-        for k in 0..<next.hashes.count { list.add(next.hashes[k]) }
+        if let oldHashes {
+            var kept = 0
+            for k in 0..<next.count {
+                if next.copies[k] {
+                    list.add(oldHashes[Int(next.matches[k])])
+                } else {
+                    list.add(next.hashes[kept])
+                    kept += 1
+                }
+            }
+        } else {
+            for k in 0..<next.hashes.count { list.add(next.hashes[k]) }
+            hashes.append(contentsOf: next.hashes)
+        }
         starts.append(contentsOf: next.starts)
         lengths.append(contentsOf: next.lengths)
-        if hashes.capacity > 1 { hashes.append(contentsOf: next.hashes) }
         keyHashes.append(contentsOf: next.keyHashes)
         matches.append(contentsOf: next.matches)
         copies.append(contentsOf: next.copies)
@@ -518,7 +531,8 @@ extension JSONParser {
         let starts = table.starts, lengths = table.lengths, hashes = table.hashes, keyHashes = table.keyHashes
         let matches = table.matches, copies = table.copies, strangers = table.strangers
         // The list's hash is taken as the records come, but in a part that does not start
-        // the list: the caller takes it on from the hashes kept.
+        // the list: the caller takes it on from the hashes kept (NEW's: but for records
+        // found to be byte for byte their match, whose hash is the match's).
         let folds = part.from == nil
         let keepsHashes = old == nil || !folds
         var list = table.list
@@ -531,11 +545,11 @@ extension JSONParser {
         let oldStarts = old?.table.starts.buffer, oldLengths = old?.table.lengths.buffer, oldHashes = old?.table.hashes.buffer
         let oldKeys = old?.keys
         @inline(__always)
-        func append(start: Int, end: Int, hash: Hash128) {
+        func append(start: Int, end: Int, hash: Hash128, copy: Bool) {
             starts.append(start)
             lengths.append(UInt32(truncatingIfNeeded: end - start))
             if folds { list.add(hash) }
-            if keepsHashes { hashes.append(hash) }
+            if keepsHashes, !copy { hashes.append(hash) }
             if starts.count & 0xFFF == 0 { checkpoint(end) }
         }
         func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
@@ -550,7 +564,7 @@ extension JSONParser {
                 {
                     parser.index = start + length
                     guard !outcome.unkeyed else { return }
-                    append(start: start, end: parser.index, hash: oldHashes[cursor])
+                    append(start: start, end: parser.index, hash: oldHashes[cursor], copy: true)
                     matches.append(Int32(truncatingIfNeeded: cursor))
                     copies.append(true)
                     cursor += 1
@@ -564,21 +578,23 @@ extension JSONParser {
                 outcome.unkeyed = true
                 return
             }
-            append(start: start, end: parser.index, hash: hash)
             if let oldKeys {
                 let match = oldKeys.lookup(keyHash)
-                matches.append(Int32(truncatingIfNeeded: match))
                 // Its bytes may still be its match's (a record out of the order expected):
                 // seen while they are at hand, so that the compare need not read them again.
                 let length = parser.index - start
-                copies.append(match >= 0 && Int(oldLengths![match]) == length
-                              && memcmp(p! + start, oldBytes! + oldStarts![match], length) == 0)
+                let copy = match >= 0 && Int(oldLengths![match]) == length
+                    && memcmp(p! + start, oldBytes! + oldStarts![match], length) == 0
+                append(start: start, end: parser.index, hash: hash, copy: copy)
+                matches.append(Int32(truncatingIfNeeded: match))
+                copies.append(copy)
                 if match < 0 {
                     strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash))
                 } else {
                     cursor = match + 1
                 }
             } else {
+                append(start: start, end: parser.index, hash: hash, copy: false)
                 keyHashes.append(keyHash)
             }
         }
