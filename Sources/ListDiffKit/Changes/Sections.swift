@@ -97,30 +97,37 @@ extension Changeset {
         for op in sections where op.operation == .delete { if let s = op.old, s < oldSectionCount { deletedSection[s] = true } }
 
         // Records leaving a deleted section for elsewhere: deleted, then inserted again.
+        // The changes are read in place (a copy of each would retain all it holds).
+        let changes = self.changes
         var reinserted = Set<RecordPosition>()  // old positions
-        for change in changes where change.operation == .move {
-            if let o = change.old, deletedSection[o.section] { reinserted.insert(o) }
+        for k in changes.indices where changes[k].operation == .move {
+            if let o = changes[k].old, deletedSection[o.section] { reinserted.insert(o) }
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }
         var stage1: [Change] = []
         var stage2: [Change] = []
-        for change in changes {
-            switch change.operation {
+        func bare(_ k: Int, _ operation: Change.Operation, old: RecordPosition? = nil, new: RecordPosition? = nil) -> Change {
+            Change(operation, key: changes[k].key, keyedBySelf: changes[k].keyedBySelf, old: old, new: new,
+                   occurrence: changes[k].occurrence)
+        }
+        let anyReinserted = !reinserted.isEmpty
+        for k in changes.indices {
+            switch changes[k].operation {
             case .update:
-                guard let o = change.old, !reinserted.contains(o) else { continue }
-                stage1.append(Change(.update, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+                guard let o = changes[k].old, !anyReinserted || !reinserted.contains(o) else { continue }
+                stage1.append(bare(k, .update, old: o))
             case .delete:
-                guard let o = change.old, !deletedSection[o.section] else { continue }
-                stage2.append(Change(.delete, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+                guard let o = changes[k].old, !deletedSection[o.section] else { continue }
+                stage2.append(bare(k, .delete, old: o))
             case .move:
-                guard let o = change.old, reinserted.contains(o) else { continue }
-                stage2.append(Change(.delete, key: change.key, keyedBySelf: change.keyedBySelf, old: o, occurrence: change.occurrence))
+                guard anyReinserted, let o = changes[k].old, reinserted.contains(o) else { continue }
+                stage2.append(bare(k, .delete, old: o))
             case .insert:
                 continue
             }
         }
-        stage2.sort { $0.old! < $1.old! }
+        stage2.sortIfNeeded { $0.old! < $1.old! }
         let stage3 = sections.filter { $0.operation != .update }.map { op in
             SectionChange(op.operation, name: op.name, old: op.old, new: op.new)
         }
@@ -129,8 +136,8 @@ extension Changeset {
         // its old index less the records before it that left (by binary search in each
         // section's sorted list of leaving indexes).
         var leaving = [[Int]](repeating: [], count: oldSectionCount)
-        for change in changes where change.operation == .delete {
-            if let o = change.old, o.section < oldSectionCount { leaving[o.section].append(o.index) }
+        for k in changes.indices where changes[k].operation == .delete {
+            if let o = changes[k].old, o.section < oldSectionCount { leaving[o.section].append(o.index) }
         }
         for o in reinserted where o.section < oldSectionCount { leaving[o.section].append(o.index) }
         for s in 0..<oldSectionCount { leaving[s].sort() }
@@ -144,28 +151,35 @@ extension Changeset {
             return o.index - low
         }
         var stage4: [Change] = []
-        for change in changes {
-            switch change.operation {
+        for k in changes.indices {
+            switch changes[k].operation {
             case .insert:
-                stage4.append(Change(.insert, key: change.key, keyedBySelf: change.keyedBySelf, new: change.new, occurrence: change.occurrence))
+                stage4.append(bare(k, .insert, new: changes[k].new))
             case .move:
-                guard let o = change.old, let n = change.new else { continue }
-                if reinserted.contains(o) {
-                    stage4.append(Change(.insert, key: change.key, keyedBySelf: change.keyedBySelf, new: n, occurrence: change.occurrence))
+                guard let o = changes[k].old, let n = changes[k].new else { continue }
+                if anyReinserted, reinserted.contains(o) {
+                    stage4.append(bare(k, .insert, new: n))
                 } else if let t = sectionTarget[o.section] {
-                    let from = RecordPosition(section: t, index: survivorsBefore(o))
-                    stage4.append(Change(.move, key: change.key, keyedBySelf: change.keyedBySelf, old: from, new: n, occurrence: change.occurrence))
+                    stage4.append(bare(k, .move, old: RecordPosition(section: t, index: survivorsBefore(o)), new: n))
                 }
             default:
                 continue
             }
         }
-        stage4.sort { $0.new! < $1.new! }
+        stage4.sortIfNeeded { $0.new! < $1.new! }
         return [
             Stage(kind: .updates, sections: updates.map { SectionChange(.update, name: $0.name, old: $0.old) }, changes: stage1),
             Stage(kind: .deletes, sections: [], changes: stage2),
             Stage(kind: .sections, sections: stage3, changes: []),
             Stage(kind: .insertsAndMoves, sections: [], changes: stage4),
         ]
+    }
+}
+
+extension Array {
+    /// Sorts, unless the elements are in order already (as changes mostly are: they come by
+    /// old index, then by new index): a check costs a pass, a sort moves every element.
+    mutating func sortIfNeeded(by less: (Element, Element) -> Bool) {
+        if indices.dropFirst().contains(where: { less(self[$0], self[$0 - 1]) }) { sort(by: less) }
     }
 }

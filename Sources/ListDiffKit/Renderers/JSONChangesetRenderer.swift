@@ -68,22 +68,26 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             flushIfFull(&buffer)
         }
         buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
-        // The stages, about half the output of a large changeset, are written meanwhile
-        // on another core, into memory.
-        let stages = Rendering()
+        // A large changeset's later changes and its stages (together about half its
+        // output) are written meanwhile on another core, into memory.
+        let later = Rendering()
         let group = DispatchGroup()
-        let meanwhile = changeset.changes.count >= 4096
-        if meanwhile {
-            DispatchQueue.global().async(group: group) { [changeset] in Self.writeStages(changeset.stages, to: &stages.bytes) }
+        let changes = changeset.changes
+        let split = changes.count >= 4096 ? changes.count * 4 / 5 : changes.count
+        if split < changes.count {
+            DispatchQueue.global().async(group: group) { [changeset] in
+                Self.writeLines(changes[split...], first: false, indent: "  ", to: &later.bytes) { _ in }
+                Self.writeStages(changeset.stages, to: &later.bytes)
+            }
         }
         buffer.append(",\n  \"changes\": [")
-        Self.writeLines(changeset.changes, indent: "  ", to: &buffer, flushIfFull)
-        if meanwhile {
+        Self.writeLines(changes[..<split], last: split == changes.count, indent: "  ", to: &buffer, flushIfFull)
+        if split < changes.count {
             group.wait()
         } else {
-            Self.writeStages(changeset.stages, to: &stages.bytes)
+            Self.writeStages(changeset.stages, to: &later.bytes)
         }
-        buffer.append(stages.bytes.bytes)
+        buffer.append(later.bytes.bytes)
         flush(&buffer)
     }
 
@@ -105,24 +109,27 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
                 Self.write(op, to: &buffer)
             }
             buffer.append("], \"changes\": [")
-            Self.writeLines(stage.changes, indent: "    ", to: &buffer) { _ in }
+            Self.writeLines(stage.changes[...], indent: "    ", to: &buffer) { _ in }
             buffer.append("}")
         }
         buffer.append("\n  ]\n}\n")
     }
 
-    /// The changes one per line, one level in from `indent` (`"  "` or `"    "`), and the closing bracket.
-    static func writeLines(_ changes: [Change], indent: StaticString, to out: inout JSONBytes,
-                           _ flushIfFull: (inout JSONBytes) -> Void)
+    /// The changes one per line, one level in from `indent` (`"  "` or `"    "`), and the
+    /// closing bracket; or a part of them (not the `first`: a comma before; not the `last`:
+    /// no bracket after).
+    static func writeLines(_ changes: ArraySlice<Change>, first: Bool = true, last: Bool = true, indent: StaticString,
+                           to out: inout JSONBytes, _ flushIfFull: (inout JSONBytes) -> Void)
     {
         for n in changes.indices {
-            out.append(n == 0 ? "\n" : ",\n")
+            out.append(n == changes.startIndex && first ? "\n" : ",\n")
             out.append(indent)
             out.append("  ")
             write(changes[n], to: &out)
             flushIfFull(&out)
         }
-        if changes.isEmpty {
+        guard last else { return }
+        if changes.isEmpty && first {
             out.append("]")
         } else {
             out.append("\n")
