@@ -167,10 +167,13 @@ public struct FastDiff: Sendable {
         var parser = JSONParser(bytes: file.bytes, maxDepth: maxDepth)
         let progress = progress
         let floor = part.from ?? 0
-        var reported = floor
+        var reported = floor, released = floor
         do throws(JSONParseFailure) {
             let outcome = try parser.scanList(lines: lines, names: names, part: part, into: &result.table, old: old) { offset in
-                if release { file.release(floor..<offset) }
+                if release {
+                    file.release(released..<offset)
+                    released = offset
+                }
                 progress?.advance(by: offset - reported)
                 reported = offset
             }

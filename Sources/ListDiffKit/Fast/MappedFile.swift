@@ -7,14 +7,13 @@ import Darwin
 /// The bytes of one input, for the fast reader: a regular file is mapped into memory (no
 /// copy), anything else (standard input, pipes) is read into one buffer.
 ///
-/// A mapped file's pages can be handed back once scanned (`release(below:)`), so that the
+/// A mapped file's pages can be handed back once scanned (`release(_:)`), so that the
 /// resident memory of a diff stays near the size of its tables rather than its inputs;
 /// touching them again reads them back from the page cache.
 public final class MappedFile: @unchecked Sendable {
     public let name: String
     public let bytes: UnsafeBufferPointer<UInt8>
     private let mapped: Bool
-    private var released = 0
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     public init(_ path: String) throws(ListDiffError) {
@@ -41,15 +40,6 @@ public final class MappedFile: @unchecked Sendable {
 
     /// The first bytes, to guess the format from.
     public var head: [UInt8] { Array(bytes.prefix(4096)) }
-
-    /// Hands back the mapped pages wholly below `offset` (no-op for a read buffer).
-    public func release(below offset: Int) {
-        guard mapped else { return }
-        let end = offset / Self.pageSize * Self.pageSize
-        guard end > released else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + released), end - released, MADV_DONTNEED)
-        released = end
-    }
 
     /// Hands back the mapped pages wholly inside `range` (no-op for a read buffer). Needs
     /// no state, so that two threads may release their own parts of one file.

@@ -93,8 +93,6 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         }
     }
 
-    var last: Element? { count == 0 ? nil : base[count - 1] }
-
     /// The elements, for reading (or for writing disjoint entries from several threads).
     var buffer: UnsafeMutableBufferPointer<Element> { UnsafeMutableBufferPointer(start: base, count: count) }
 }

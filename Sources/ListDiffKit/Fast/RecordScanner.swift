@@ -51,8 +51,6 @@ extension RecordTable {
 
     var count: Int { starts.count }
 
-    func end(_ i: Int) -> Int { starts[i] + Int(lengths[i]) }
-
     /// Appends the records of the table of the part of the list that follows this one's
     /// (NEW's, given OLD's hashes for the records that are byte for byte their match).
     mutating func append(_ next: RecordTable, oldHashes: PageBuffer<Hash128>? = nil) {
