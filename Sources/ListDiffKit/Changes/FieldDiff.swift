@@ -57,7 +57,7 @@ public enum FieldDiff {
 
     /// RFC 6901 escaping of one reference token: `~` as `~0`, `/` as `~1`.
     public static func escape(_ token: String) -> String {
-        guard token.contains("~") || token.contains("/") else { return token }
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         var out = ""
         for c in token.unicodeScalars {
             switch c {

@@ -42,8 +42,8 @@ public struct Object: Sendable {
 
     /// The value of the first member whose key is `key`, comparing keys scalar by scalar.
     public subscript(key: String) -> Value? {
-        for member in members where member.key.unicodeScalars.elementsEqual(key.unicodeScalars) {
-            return member.value
+        for k in members.indices where members[k].key.scalarEquals(key) {
+            return members[k].value
         }
         return nil
     }
