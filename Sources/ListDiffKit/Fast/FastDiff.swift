@@ -58,9 +58,13 @@ public struct FastDiff: Sendable {
         // Report as the full reader would, which reads and keys OLD before it reads NEW.
         // Other layouts, and records without a usable key (which may be section objects,
         // or an error the full reader words), are for the full reader.
-        let oldScan = scan(old, oldInput, names: names, release: false, old: nil)
-        progress?.lap("scan OLD")
-        guard let oldSide = try accepted(oldScan, old, oldInput) else { return nil }
+        var oldSide: Side
+        do {
+            let oldScan = scan(old, oldInput, names: names, release: false, old: nil)
+            progress?.lap("scan OLD")
+            guard let side = try accepted(oldScan, old, oldInput) else { return nil }
+            oldSide = side
+        }
         let newScan: Scan
         do {
             // OLD's key index lives until NEW is scanned (its memory is the next tables').
@@ -72,6 +76,8 @@ public struct FastDiff: Sendable {
             newScan = scan(new, newInput, names: names, release: true, old: oldRecords)
         }
         progress?.lap("scan NEW")
+        // Memory let go as soon as it is done with is taken again, warm, by what comes next.
+        oldSide.table.dropHashes()
         guard let newSide = try accepted(newScan, new, newInput) else { return nil }
         let claims = Claims(new: newSide.table, oldCount: oldSide.table.count)
         if let pair = claims.repeated { return try duplicateKey(newSide, pair) }

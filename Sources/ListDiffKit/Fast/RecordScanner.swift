@@ -51,6 +51,12 @@ extension RecordTable {
 
     var count: Int { starts.count }
 
+    /// Lets OLD's hashes and key hashes go once NEW is scanned: the compare reads neither.
+    mutating func dropHashes() {
+        hashes = PageBuffer(capacity: 1)
+        keyHashes = PageBuffer(capacity: 1)
+    }
+
     /// Appends the records of the table of the part of the list that follows this one's
     /// (NEW's, given OLD's hashes for the records that are byte for byte their match).
     mutating func append(_ next: RecordTable, oldHashes: PageBuffer<Hash128>? = nil) {
