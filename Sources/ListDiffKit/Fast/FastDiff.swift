@@ -456,7 +456,7 @@ struct OldKeys: @unchecked Sendable {
     static func build(_ old: RecordTable) -> (OldKeys, repeated: (first: Int, second: Int)?) {
         var size = 16
         while size < old.count { size <<= 1 }  // half the keys, at most half full
-        let halves = [PageBuffer<UInt64>(zeroed: size), PageBuffer<UInt64>(zeroed: size)]
+        let halves = [PageBuffer<UInt64>(zeroed: size, huge: true), PageBuffer<UInt64>(zeroed: size, huge: true)]
         let keys = OldKeys(halves: halves, hashes: old.keyHashes, mask: size - 1)
         let repeats = UnsafeMutableBufferPointer<(first: Int, second: Int)?>.allocate(capacity: 2)
         repeats.initialize(repeating: nil)
