@@ -410,8 +410,8 @@ struct RecordPairs {
         var split = FastDiff(key: Self.key), whole = FastDiff(key: Self.key)
         split.splitsFrom = 0
         whole.splitsFrom = .max
-        // Whether a record was found again byte for byte may differ (the second half does
-        // not know where in OLD it starts until its first record is read): not compared.
+        // Whether a record was found again byte for byte is not compared here: the second
+        // half reads its first record before it knows where in OLD it is (checked below).
         func table(_ scan: FastDiff.Scan) -> [String] {
             let t = scan.table
             return (0..<t.count).map { i in

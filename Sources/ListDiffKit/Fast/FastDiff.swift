@@ -291,9 +291,9 @@ public struct FastDiff: Sendable {
     /// records (inserts, moves, updates) and of OLD's deleted records up to its own; nil
     /// when two records matched by key hash turn out to have different keys.
     ///
-    /// A matched pair is unchanged when its bytes are equal (found so while scanning, or
-    /// here; equal bytes are equal keys too). Otherwise both are parsed: their keys must
-    /// agree, and their values are compared.
+    /// A matched pair is unchanged when its bytes are equal (as NEW's scan found them;
+    /// equal bytes are equal keys too). Otherwise both are parsed: their keys must agree,
+    /// and their values are compared.
     func compare(old: Side, new: Side, claims: Claims, stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
         // NEW's second half starts at `middle`; OLD's records from the first that stays
         // there on are the second half's to build when deleted (the records that stay are in
@@ -336,15 +336,14 @@ public struct FastDiff: Sendable {
         }
         var builder = Differ.ChangeBuilder(old: side(old.table.count), new: side(new.table.count))
         let newToOld = claims.newToOld.buffer, oldToNew = claims.oldToNew.buffer
-        let oldBase = UnsafeRawPointer(old.file.bytes.baseAddress), newBase = UnsafeRawPointer(new.file.bytes.baseAddress)
         let significant = differ.memberOrder == .significant
         func start(_ side: Side, _ i: Int) -> Int { i < side.table.count ? side.table.starts[i] : side.file.bytes.count }
         let newFloor = start(new, newRange.lowerBound), oldFloor = start(old, oldRange.lowerBound)
         let oldCeiling = start(old, oldRange.upperBound)
         var nextOld = oldRange.lowerBound  // OLD's deleted records before this one are built
         var counted = newFloor
-        let oldStarts = old.table.starts.buffer, oldLengths = old.table.lengths.buffer
-        let newStarts = new.table.starts.buffer, newLengths = new.table.lengths.buffer, copies = new.table.copies.buffer
+        let oldStarts = old.table.starts.buffer
+        let newStarts = new.table.starts.buffer, copies = new.table.copies.buffer
         func deleted(below end: Int) throws(ListDiffError) {
             while nextOld < end {
                 if oldToNew[nextOld] == 0 { builder.delete(nextOld, value: try value(old.file, at: oldStarts[nextOld], old.input)) }
@@ -366,7 +365,8 @@ public struct FastDiff: Sendable {
             let staying = stays[i]
             if staying, nextOld < i { try deleted(below: i) }
             let oldStart = oldStarts[i], newStart = newStarts[j]
-            if copies[j] || oldLengths[i] == newLengths[j] && memcmp(oldBase! + oldStart, newBase! + newStart, Int(oldLengths[i])) == 0 {
+            // NEW's scan compared every matched record's bytes with its match's already.
+            if copies[j] {
                 if staying {
                     builder.matched(i, j, stays: true, same: true)
                 } else {

@@ -22,7 +22,8 @@ struct RecordTable: Sendable {
     var keyHashes: PageBuffer<UInt64>
     /// NEW's: the OLD record whose key hash is the record's, or -1.
     var matches: PageBuffer<Int32>
-    /// NEW's: whether the record's bytes are its match's (so it is the same record).
+    /// NEW's: whether the record's bytes are its match's (so it is the same record); set
+    /// for every record with a match, so false means the bytes differ.
     var copies: PageBuffer<Bool>
     /// NEW's records that matched no OLD record, with their key hashes.
     var strangers: PageBuffer<Stranger>
