@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import ListDiffKit
 
-/// Where the shared conformance data lives: `../shared/conformance` beside the repository,
-/// or `LISTDIFF_CONFORMANCE`.
+/// Where the conformance data lives: `Tests/Conformance` in the repository (vendored, with
+/// its licences and origin), or `LISTDIFF_CONFORMANCE`.
 enum Paths {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -12,7 +12,7 @@ enum Paths {
         if let env = ProcessInfo.processInfo.environment["LISTDIFF_CONFORMANCE"] {
             return URL(fileURLWithPath: env)
         }
-        return repository.deletingLastPathComponent().appendingPathComponent("shared/conformance")
+        return repository.appendingPathComponent("Tests/Conformance")
     }
 
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ListDiffKit
 
-/// yaml-test-suite (data-2022-01-17), judged as ../shared/conformance/README.md says: the
+/// yaml-test-suite (data-2022-01-17), judged as Tests/Conformance/README.md says: the
 /// cases listdiff gets wrong must be exactly libyaml 0.2.5's known failures plus our own
 /// deviations (`yaml-deviations.tsv`, each with its reason).
 @Suite struct YAMLConformanceTests {
