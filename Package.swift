@@ -16,9 +16,10 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        .target(name: "CSupport"),
         .target(
             name: "ListDiffKit",
-            dependencies: ["CYAML"]
+            dependencies: ["CYAML", "CSupport"]
         ),
         .executableTarget(
             name: "listdiff",

@@ -46,10 +46,11 @@ public struct Differ: Sendable {
         func side(_ document: Document) -> RecordSide {
             RecordSide(count: document.records.count, position: { document.records[$0].position },
                        value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
+                       isScalar: { i, _ in document.records[i].value.isScalar },
                        occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
         let significant = memberOrder == .significant
-        let (changes, summary) = changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
+        let (changes, summary) = try changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
             let a = old.records[i].value, b = new.records[j].value
             return significant ? a.isIdentical(to: b) : a == b
         }
@@ -64,94 +65,125 @@ public struct Differ: Sendable {
     }
 
     /// How the change builder sees the records of one side: values are asked for only for
-    /// records that changed, so that a side can build them on demand.
+    /// records that changed, so that a side can build them on demand, or (`reference`)
+    /// leave them to be read when the change is written.
     struct RecordSide {
         var count: Int
         var position: (Int) -> RecordPosition
-        var value: (Int) -> Value
-        /// The key as written, given the record's value.
-        var key: (Int, Value) -> Value
+        var value: (Int) throws(ListDiffError) -> Value
+        /// The key as written, given the record's value when it is at hand.
+        var key: (Int, Value?) throws(ListDiffError) -> Value
+        /// Whether the record is a scalar, keyed by itself.
+        var isScalar: (Int, Value?) -> Bool
         var occurrence: (Int) -> Int?
+        /// The record, for a change whose value is read later; nil to read it now.
+        var reference: (Int) -> RecordReference? = { _ in nil }
     }
 
     /// The changes, given the pairing and the records that stay: deletes by old index, then
     /// inserts, moves and updates by new index. `same(i, j)` says whether old record i and
     /// new record j have the same content.
     func changes(old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
-                 same: (Int, Int) -> Bool) -> ([Change], Changeset.Summary)
+                 same: (Int, Int) -> Bool) throws(ListDiffError) -> ([Change], Changeset.Summary)
     {
         var newToOld = [Int](repeating: -1, count: new.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
         var builder = ChangeBuilder(old: old, new: new)
-        for i in 0..<old.count where pairing[i] == nil { builder.delete(i, value: old.value(i)) }
+        for i in 0..<old.count where pairing[i] == nil { try builder.delete(i) }
         for j in 0..<new.count {
             let i = newToOld[j]
             guard i >= 0 else {
-                builder.insert(j, value: new.value(j))
+                try builder.insert(j)
                 continue
             }
-            builder.matched(i, j, stays: stays[i], same: same(i, j))
+            try builder.matched(i, j, stays: stays[i], same: same(i, j))
         }
         return builder.result
     }
 
-    /// Builds the changes one record at a time, in any order that keeps deletes by old
-    /// index and the rest by new index; two builders of consecutive ranges append.
+    /// Builds the changes one record at a time: deletes in old order and the rest in new
+    /// order, each kept apart, so that builders of consecutive ranges of either side append.
     struct ChangeBuilder {
         let old: RecordSide, new: RecordSide
-        private var deletes: [Change] = []
-        private var others: [Change] = []
-        private var summary = Changeset.Summary()
+        private(set) var deletes: [Change] = []
+        private(set) var others: [Change] = []
+        private(set) var summary = Changeset.Summary()
 
         init(old: RecordSide, new: RecordSide) {
             self.old = old
             self.new = new
         }
 
-        mutating func delete(_ i: Int, value: Value) {
-            deletes.append(Change(.delete, key: old.key(i, value), keyedBySelf: value.isScalar,
-                                  old: old.position(i), value: value, occurrence: old.occurrence(i)))
+        mutating func delete(_ i: Int) throws(ListDiffError) {
+            if let reference = old.reference(i) {
+                deletes.append(Change(.delete, key: try old.key(i, nil), keyedBySelf: old.isScalar(i, nil), old: old.position(i),
+                                      reference: reference, occurrence: old.occurrence(i)))
+            } else {
+                let value = try old.value(i)
+                deletes.append(Change(.delete, key: try old.key(i, value), keyedBySelf: value.isScalar, old: old.position(i),
+                                      value: value, occurrence: old.occurrence(i)))
+            }
             summary.deleted += 1
         }
 
-        mutating func insert(_ j: Int, value: Value) {
-            others.append(Change(.insert, key: new.key(j, value), keyedBySelf: value.isScalar,
-                                 new: new.position(j), value: value, occurrence: new.occurrence(j)))
+        mutating func insert(_ j: Int) throws(ListDiffError) {
+            if let reference = new.reference(j) {
+                others.append(Change(.insert, key: try new.key(j, nil), keyedBySelf: new.isScalar(j, nil), new: new.position(j),
+                                     reference: reference, occurrence: new.occurrence(j)))
+            } else {
+                let value = try new.value(j)
+                others.append(Change(.insert, key: try new.key(j, value), keyedBySelf: value.isScalar, new: new.position(j),
+                                     value: value, occurrence: new.occurrence(j)))
+            }
             summary.inserted += 1
         }
 
         /// Old record i matched new record j: a move unless it `stays`, an update unless
         /// `same`. The records' values are asked of the sides unless given.
-        mutating func matched(_ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil) {
+        mutating func matched(_ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil)
+            throws(ListDiffError)
+        {
             if stays, same {
                 summary.unchanged += 1
                 return
             }
             let from = old.position(i)
             let to = new.position(j)
+            let reference = new.reference(j)
             var after = after
+            if !same, after == nil { after = try new.value(j) }
+            let key = try new.key(j, after)
+            let scalar = new.isScalar(j, after)
             if !stays {
-                let value = after ?? new.value(j)
-                after = value
-                others.append(Change(.move, key: new.key(j, value), keyedBySelf: value.isScalar, old: from, new: to,
-                                     occurrence: new.occurrence(j)))
+                others.append(Change(.move, key: key, keyedBySelf: scalar, old: from, new: to, occurrence: new.occurrence(j)))
                 summary.moved += 1
             }
-            if !same {
-                let before = before ?? old.value(i), after = after ?? new.value(j)
-                others.append(Change(.update, key: new.key(j, after), keyedBySelf: after.isScalar, old: from, new: to,
-                                     fields: FieldDiff.changes(old: before, new: after), value: after,
-                                     occurrence: new.occurrence(j)))
+            if !same, let after {
+                let earlier = before
+                let before: Value
+                if let given = earlier { before = given } else { before = try old.value(i) }
+                let fields = FieldDiff.changes(old: before, new: after)
+                if let reference {
+                    others.append(Change(.update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                                         reference: reference, occurrence: new.occurrence(j)))
+                } else {
+                    others.append(Change(.update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                                         value: after, occurrence: new.occurrence(j)))
+                }
                 summary.updated += 1
             }
         }
 
-        /// Appends the changes of the records after this builder's.
-        mutating func append(_ next: ChangeBuilder) {
+        /// Appends the deletes of the old records after this builder's.
+        mutating func append(deletesOf next: ChangeBuilder) {
             deletes += next.deletes
+            summary.deleted += next.summary.deleted
+        }
+
+        /// Appends the other changes of the new records after this builder's.
+        mutating func append(othersOf next: ChangeBuilder) {
             others += next.others
             summary.inserted += next.summary.inserted
-            summary.deleted += next.summary.deleted
             summary.moved += next.summary.moved
             summary.updated += next.summary.updated
             summary.unchanged += next.summary.unchanged
@@ -164,6 +196,10 @@ public struct Differ: Sendable {
     /// section objects whose own fields changed. Returns the section changes (deletes by old
     /// index, then inserts, moves and updates by new index) and where each old section goes.
     func diffSections(old: Document, new: Document) throws(ListDiffError) -> ([SectionChange], [Int?]) {
+        try diffSections(old: old.sections, new: new.sections)
+    }
+
+    func diffSections(old: [Section], new: [Section]) throws(ListDiffError) -> ([SectionChange], [Int?]) {
         var names: [String: Int] = [:]
         func symbol(_ name: Value?) -> Int {
             let id = Fingerprint.of(name ?? .null)
@@ -171,23 +207,23 @@ public struct Differ: Sendable {
             names[id] = names.count
             return names.count - 1
         }
-        let oldNames = old.sections.map { symbol($0.name) }
-        let newNames = new.sections.map { symbol($0.name) }
+        let oldNames = old.map { symbol($0.name) }
+        let newNames = new.map { symbol($0.name) }
         let (pairs, stays) = try matching(old: oldNames, new: newNames, symbolCount: names.count)
-        var newToOld = [Int](repeating: -1, count: new.sections.count)
+        var newToOld = [Int](repeating: -1, count: new.count)
         for (s, t) in pairs.enumerated() { if let t { newToOld[t] = s } }
         var changes: [SectionChange] = []
-        for (s, section) in old.sections.enumerated() where pairs[s] == nil {
+        for (s, section) in old.enumerated() where pairs[s] == nil {
             changes.append(SectionChange(.delete, name: section.name ?? .null, old: s))
         }
-        for (t, section) in new.sections.enumerated() {
+        for (t, section) in new.enumerated() {
             let s = newToOld[t]
             guard s >= 0 else {
                 changes.append(SectionChange(.insert, name: section.name ?? .null, new: t, value: section.header))
                 continue
             }
             if !stays[s] { changes.append(SectionChange(.move, name: section.name ?? .null, old: s, new: t)) }
-            let before = old.sections[s].header ?? .null, after = section.header ?? .null
+            let before = old[s].header ?? .null, after = section.header ?? .null
             if memberOrder == .significant ? !before.isIdentical(to: after) : before != after {
                 changes.append(SectionChange(.update, name: section.name ?? .null, old: s, new: t, value: section.header,
                                              fields: FieldDiff.changes(old: before, new: after)))

@@ -6,6 +6,10 @@ public struct FileDiffer: Sendable {
     /// Whether the fast path may be taken.
     public var fast = true
     public var progress: Progress?
+    /// The engine's parts and key hashing (for tests: every input split, hashes that collide).
+    var parts = Machine.cores
+    var splitsFrom = 1 << 20
+    var keyHashing = KeyHashing()
 
     public init(reader: DocumentReader, differ: Differ = Differ(), progress: Progress? = nil) {
         self.reader = reader
@@ -28,25 +32,27 @@ public struct FileDiffer: Sendable {
         }
     }
 
-    /// Whether these options let the fast path run (it also needs plain lists in JSON or NDJSON).
-    public var fastPathApplies: Bool {
-        fast && reader.duplicates == .error && reader.layout == LayoutOptions()
-    }
+    /// Whether the engine reads these inputs (the full reader is the reference it is
+    /// tested against).
+    public var fastPathApplies: Bool { fast }
 
     public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
         let oldFile = try MappedFile(old)
         let newFile = try MappedFile(new)
-        progress?.begin(total: FastDiff.work(old: oldFile, new: newFile))
         let oldFormat = reader.format(for: old, bytes: oldFile.head)
         let newFormat = reader.format(for: new, bytes: newFile.head)
-        progress?.lap("open")
-        if fastPathApplies, let oldInput = Self.fastInput(oldFormat), let newInput = Self.fastInput(newFormat) {
-            var fastDiff = FastDiff(key: reader.key, differ: differ, progress: progress)
-            fastDiff.maxDepth = reader.json.maxDepth
-            if let changeset = try fastDiff.diff(old: oldFile, oldInput, new: newFile, newInput) {
-                return Result(changeset: changeset, documents: nil, fast: true)
-            }
+        if fastPathApplies, oldFormat != .yaml, newFormat != .yaml {
+            var engine = Engine(key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
+                                progress: progress)
+            engine.maxDepth = reader.json.maxDepth
+            engine.yaml = reader.yaml
+            engine.parts = parts
+            engine.splitsFrom = splitsFrom
+            engine.keyHashing = keyHashing
+            let changeset = try engine.diff(old: oldFile, oldFormat, new: newFile, newFormat)
+            return Result(changeset: changeset, documents: nil, fast: true)
         }
+        progress?.begin(total: 2 * (oldFile.bytes.count + newFile.bytes.count))
         var formatted = reader
         formatted.format = oldFormat
         let oldDocument = try formatted.parse(Array(oldFile.bytes), name: old)
@@ -62,13 +68,5 @@ public struct FileDiffer: Sendable {
         }
         progress?.enter(.writing)
         return Result(changeset: changeset, documents: (oldDocument, newDocument), fast: false)
-    }
-
-    static func fastInput(_ format: InputFormat) -> FastDiff.Input? {
-        switch format {
-        case .json: return .json
-        case .ndjson: return .ndjson
-        case .yaml: return nil
-        }
     }
 }

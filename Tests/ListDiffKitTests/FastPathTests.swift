@@ -203,7 +203,7 @@ struct RecordPairs {
             }
             if oldValues.count > 0, oldValues == newValues { respelled += 1 }
         }
-        #expect(fastRuns == 300)  // every run took the fast path
+        #expect(fastRuns == 300)  // every run took the engine
         #expect(updates > 100)
     }
 
@@ -245,7 +245,7 @@ struct RecordPairs {
         #expect(fast.hasSuffix("bad.ndjson:1:10: error: expected the end of the line after the record (NDJSON holds one JSON value per line), found '{'"))
     }
 
-    /// Composite keys and string keys take the fast path too; key paths do not, and agree.
+    /// Composite keys, string keys and key paths all run on the engine, and agree.
     @Test func compositeKeysAndPaths() throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
@@ -258,7 +258,7 @@ struct RecordPairs {
             let (fast, tookFastPath) = Self.run(old, new, fast: true, differ: Differ(), key: key)
             let (full, _) = Self.run(old, new, fast: false, differ: Differ(), key: key)
             #expect(fast == full)
-            #expect(tookFastPath == (spellings.count == 2))
+            #expect(tookFastPath)
             #expect(fast.contains("\"op\": \"delete\""))
         }
     }
@@ -308,9 +308,20 @@ struct RecordPairs {
         }
     }
 
+    /// The scan of one input, or its error as the reader words it.
+    static func scan(_ bytes: [UInt8], parts: Int = 1, against old: OldRecords? = nil, key: [String] = ["id"]) -> Result<ScannedDocument, ListDiffError> {
+        let file = MappedFile(name: "in.json", bytes: bytes)
+        let identity = try! IdentityKey(parsing: key)
+        var scan = JSONScan(file: file, lines: false, key: identity, keys: KeyTrie(identity)!, options: LayoutOptions(), maxDepth: 1000,
+                            keyHashing: KeyHashing(), old: old, release: false, progress: nil)
+        scan.parts = parts
+        scan.splitsFrom = 0
+        return Result { () throws(ListDiffError) in try scan.scan() }
+    }
+
     /// The record scanner reads members the common way on a fast path and hands anything
     /// else to the general one; on every prefix of a list, and on every one-byte change to
-    /// it, it must agree with the full reader: the same error at the same offset, or the
+    /// it, it must agree with the full reader: the same error at the same place, or the
     /// hash of the reader's value for every record and for the list.
     @Test func recordScannerAgreesWithTheReaderOnDamagedInput() throws {
         let text = #"[{"id":1,"name":"Ada","n":-0.50,"t":true,"f":false,"z":null,"e":1E3,"u":"é\"x","o":{"a":[1,{}]}},"#
@@ -328,120 +339,91 @@ struct RecordPairs {
                 inputs.append(changed)
             }
         }
-        let names = try #require(KeyNames(IdentityKey(parsing: ["id"])))
         // The intact list as OLD, for scanning every input as NEW too: a NEW record is taken
         // as OLD's when its bytes are, which must not let damage through.
-        var oldTable = RecordTable()
-        let oldOutcome = original.withUnsafeBufferPointer { buffer in
-            var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
-            return try? scanner.scanList(lines: false, names: names, into: &oldTable) { _ in }
-        }
-        #expect(oldOutcome == ListScan())
-        let keys = OldKeys.build(oldTable).0
+        let oldFile = MappedFile(name: "old.json", bytes: original)
+        let oldScan = try Self.scan(original).get()
+        let old = OldRecords(bytes: oldFile.bytes.baseAddress!, table: oldScan.table, keys: OldKeys.build(oldScan.table).0,
+                             copies: true, depth: 1, unique: true)
         var scanned = 0
         for input in inputs {
-            original.withUnsafeBufferPointer { oldBuffer in
-                input.withUnsafeBufferPointer { buffer in
-                    let spelled = String(decoding: input, as: UTF8.self)
-                    var reader = JSONParser(bytes: buffer, maxDepth: 1000)
-                    let read = Result { () throws(JSONParseFailure) in try reader.parseTexts(many: false)[0] }
-                    let old = OldRecords(bytes: oldBuffer.baseAddress!, table: oldTable, keys: keys, copies: true)
-                    for asNew in [false, true] {
-                        var scanner = JSONParser(bytes: buffer, maxDepth: 1000)
-                        var table = RecordTable(new: asNew)
-                        let scan = Result { () throws(JSONParseFailure) in
-                            try scanner.scanList(lines: false, names: names, into: &table, old: asNew ? old : nil) { _ in }
-                        }
-                        switch (read, scan) {
-                        case (.failure(let a), .failure(let b)):
-                            #expect(a.offset == b.offset && a.message == b.message, "\(spelled)")
-                        case (.success(.array(let records)), .success(ListScan())):
-                            #expect(table.count == records.count, "\(spelled)")
-                            for (i, record) in records.enumerated() where i < table.count && !asNew {
-                                #expect(table.hashes[i] == CanonicalHash.of(record), "\(spelled)")
-                            }
-                            #expect(table.list.finish() == CanonicalHash.of(.array(records)), "\(spelled)")
-                            scanned += 1
-                        case (.success, .success), (.failure, .success(ListScan(notAList: true))):
-                            break  // not a list (read no further), or a record without a usable key: the full reader's
-                        default:
-                            Issue.record("one reads and the other refuses: \(spelled)")
-                        }
+            let spelled = String(decoding: input, as: UTF8.self)
+            let read = Result { () throws(ListDiffError) in try JSONReader().read(input, name: "in.json").0 }
+            for asNew in [false, true] {
+                let scan = withExtendedLifetime(oldFile) { Self.scan(input, against: asNew ? old : nil) }
+                switch (read, scan) {
+                case (.failure(let a), .failure(let b)):
+                    #expect(a == b, "\(spelled)")
+                case (.success(.array(let records)), .success(let document)):
+                    #expect(document.table.count == records.count, "\(spelled)")
+                    for (i, record) in records.enumerated() where i < document.table.count && !asNew {
+                        #expect(document.table.hashes[i] == CanonicalHash.of(record), "\(spelled)")
                     }
+                    if case .found(let layout, let sections) = document.layout(key: FastPathTests.key, options: LayoutOptions(), path: nil) {
+                        #expect(document.fingerprint(layout, sections) == CanonicalHash.of(.array(records)), "\(spelled)")
+                    }
+                    scanned += 1
+                case (.success, .success):
+                    break  // not a list: sections, or a layout problem reported after the scan
+                default:
+                    Issue.record("one reads and the other refuses: \(spelled)")
                 }
             }
         }
         #expect(scanned > 100)
     }
 
-    /// A list scanned in two halves at once (the second from a guessed record start) gives
-    /// what one pass gives, whether the guess is right or falls inside a record: the same
-    /// records, hashes and matches, the same error at the same place.
+    /// A list scanned in parts at once (each from a guessed record start) gives what one
+    /// pass gives, whether the guess is right or falls inside a record: the same records,
+    /// hashes and matches, the same error at the same place.
     @Test func splitScanAgreesWithOnePass() throws {
-        let dir = try Self.directory()
-        defer { try? FileManager.default.removeAtPath(dir) }
         func records(_ count: Int, _ shape: (Int) -> String) -> [String] { (0..<count).map(shape) }
         let flat = records(400) { #"{"id":\#($0),"name":"n\#($0 % 7)","v":\#($0 * 3 % 11).5}"# }
         let nested = records(300) { #"{"id":\#($0),"tags":[{"a":1},{"b":\#($0)}],"o":{"p":[{"q":2}]}}"# }
-        var inputs: [(String, FastDiff.Input)] = [
-            ("[\n" + flat.joined(separator: ",\n") + "\n]\n", .json),             // one record a line
-            ("[" + flat.joined(separator: ",") + "]", .json),                       // one line
-            ("[" + nested.joined(separator: ",") + "]", .json),                     // guesses inside records
-            ("[\n  " + nested.joined(separator: ",\n  ").replacingOccurrences(of: ",\"o\"", with: ",\n    \"o\"") + "\n]", .json),
-            (flat.joined(separator: "\n\n") + "\n", .ndjson),                       // blank lines
-            ("[" + flat.joined(separator: ",") + ",{\"id\":9999,\"x\":[1,}]", .json),   // an error late
-            ("[" + flat.joined(separator: ",").replacingOccurrences(of: #"{"id":390,"#, with: #"{"name":1,"#) + "]", .json),
-            ("[{\"id\":1,]" + flat.joined(separator: ","), .json),                 // an error early
+        var inputs: [String] = [
+            "[\n" + flat.joined(separator: ",\n") + "\n]\n",             // one record a line
+            "[" + flat.joined(separator: ",") + "]",                        // one line
+            "[" + nested.joined(separator: ",") + "]",                      // guesses inside records
+            "[\n  " + nested.joined(separator: ",\n  ").replacingOccurrences(of: ",\"o\"", with: ",\n    \"o\"") + "\n]",
+            "[" + flat.joined(separator: ",") + ",{\"id\":9999,\"x\":[1,}]",   // an error late
+            "[" + flat.joined(separator: ",").replacingOccurrences(of: #"{"id":390,"#, with: #"{"name":1,"#) + "]",
+            "[{\"id\":1,]" + flat.joined(separator: ","),                  // an error early
+            // Sections: an object of lists, a list of section objects, a list at a path.
+            "{\"a\": [" + flat.prefix(150).joined(separator: ",\n") + "],\n\"b\": [],\n\"c\": [" + flat.suffix(250).joined(separator: ",\n") + "]}",
+            "[{\"name\":\"a\",\"items\":[" + flat.prefix(150).joined(separator: ",\n") + "],\"x\":1},\n{\"items\":[" + flat.suffix(250).joined(separator: ",\n") + "],\"name\":\"b\"}]",
         ]
         // A record across the middle, holding objects in a list: the guess falls inside it.
         let big = #"{"id":-1,"big":["# + records(500) { #"{"x":\#($0)}"# }.joined(separator: ",") + "]}"
-        inputs.append(("[" + ([big] + flat.prefix(20)).joined(separator: ",") + "]", .json))
-        inputs.append(("[\n" + ([big.replacingOccurrences(of: ",{", with: ",\n  {")] + flat.prefix(20)).joined(separator: ",\n") + "\n]", .json))
-        // An error right at the guessed record start, and just before it.
-        let plain = inputs[1].0
-        if let guess = plain.withCString({ p in FastDiff.splitPoint(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: plain.utf8.count), lines: false) }) {
+        inputs.append("[" + ([big] + flat.prefix(20)).joined(separator: ",") + "]")
+        inputs.append("[\n" + ([big.replacingOccurrences(of: ",{", with: ",\n  {")] + flat.prefix(20)).joined(separator: ",\n") + "\n]")
+        // An error right at a guessed record start, and just before it.
+        let plain = Array(inputs[1].utf8)
+        if let guess = plain.withUnsafeBufferPointer({ JSONScan.splitPoint($0, lines: false, from: $0.count / 2) }) {
             for k in [guess, guess - 1] {
-                var bytes = Array(plain.utf8)
+                var bytes = plain
                 bytes[k] = UInt8(ascii: "x")
-                inputs.append((String(decoding: bytes, as: UTF8.self), .json))
+                inputs.append(String(decoding: bytes, as: UTF8.self))
             }
         }
-        let names = try #require(KeyNames(Self.key))
-        var split = FastDiff(key: Self.key), whole = FastDiff(key: Self.key)
-        split.splitsFrom = 0
-        whole.splitsFrom = .max
-        // Whether a record was found again byte for byte is not compared here: the second
-        // half reads its first record before it knows where in OLD it is (checked below).
-        func table(_ scan: FastDiff.Scan) -> [String] {
-            let t = scan.table
-            return (0..<t.count).map { i in
-                "\(t.starts[i]) \(t.lengths[i]) \(i < t.hashes.count ? t.hashes[i].hex : "") \(i < t.keyHashes.count ? t.keyHashes[i] : 0) "
-                    + "\(i < t.matches.count ? t.matches[i] : 0)"
-            } + [t.list.finish().hex, "\((0..<t.strangers.count).map { t.strangers[$0].record })"]
+        func describe(_ result: Result<ScannedDocument, ListDiffError>) -> [String] {
+            switch result {
+            case .failure(let error): return ["\(error)"]
+            case .success(let d):
+                let t = d.table
+                return (0..<t.count).map { i in "\(t.starts[i]) \(t.lengths[i]) \(t.hashes[i].hex) \(t.keyHashes[i])" }
+                    + d.sections.map { "\($0.memberName ?? "-") \($0.recordCount) \($0.listHash?.hex ?? "-") \($0.members.count)" }
+                    + ["\(d.firstUnkeyed ?? -1) \(d.missingKeys)"]
+            }
         }
-        func describe(_ scan: FastDiff.Scan) -> [String] {
-            ["\(scan.failure.map { "\($0)" } ?? "-") \(scan.notAList) \(scan.unkeyed)"] + (scan.failure == nil ? table(scan) : [])
-        }
-        func expectSame(_ a: [String], _ b: [String], _ what: String) {
-            let k = a.indices.first { $0 < b.count && a[$0] != b[$0] }
-            #expect(a.count == b.count && k == nil, "\(what): first difference \(k.map { "\(a[$0]) / \(b[$0])" } ?? "in length")")
-        }
-        for (k, (text, input)) in inputs.enumerated() {
-            let url = dir.appendingPathComponent("in-\(k)")
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            let file = try MappedFile(url.path)
-            let one = whole.scan(file, input, names: names, release: false, old: nil)
-            let two = split.scan(file, input, names: names, release: false, old: nil)
-            expectSame(describe(one), describe(two), "input \(k)")
-            // The same input as NEW against itself as OLD: every record found again.
-            guard one.failure == nil, !one.notAList, !one.unkeyed else { continue }
-            let old = OldRecords(bytes: file.bytes.baseAddress!, table: one.table, keys: OldKeys.build(one.table).0, copies: true)
-            let newOne = whole.scan(file, input, names: names, release: false, old: old)
-            let newTwo = split.scan(file, input, names: names, release: false, old: old)
-            expectSame(describe(newOne), describe(newTwo), "input \(k) as NEW")
-            #expect(newTwo.table.list.finish() == one.table.list.finish(), "input \(k) as NEW")
-            #expect((0..<newTwo.table.count).allSatisfy { newTwo.table.matches[$0] == Int32($0) }, "input \(k) as NEW")
-            #expect((0..<newTwo.table.count).count { newTwo.table.copies[$0] } >= newTwo.table.count - 1, "input \(k) as NEW")
+        for (k, text) in inputs.enumerated() {
+            let bytes = Array(text.utf8)
+            let one = describe(Self.scan(bytes))
+            for parts in [2, 3, 5] {
+                let many = describe(Self.scan(bytes, parts: parts))
+                let first = one.indices.first { $0 < many.count && one[$0] != many[$0] }
+                #expect(one.count == many.count && first == nil,
+                        "input \(k), \(parts) parts: first difference \(first.map { "\(one[$0]) / \(many[$0])" } ?? "in length")")
+            }
         }
     }
 

@@ -48,9 +48,23 @@ public struct Change: Sendable {
     /// For `update`: the changed fields.
     public var fields: [FieldChange]
     /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
-    public var value: Value?
+    public var value: Value? {
+        get { storedValue ?? (try? reference?.value()) }
+        set {
+            storedValue = newValue
+            reference = nil
+        }
+    }
     /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
     public var occurrence: Int?
+
+    private var storedValue: Value?
+
+    /// Whether the change carries a value (without reading it).
+    var hasValue: Bool { storedValue != nil || reference != nil }
+    /// The record the value is read from when it is asked for (the engine builds no value
+    /// for a record it does not compare).
+    private(set) var reference: RecordReference?
 
     public init(_ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
                 new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil)
@@ -62,7 +76,15 @@ public struct Change: Sendable {
         self.old = old
         self.new = new
         self.fields = fields
-        self.value = value
+        self.storedValue = value
+    }
+
+    /// A change whose value is read from `reference` when it is asked for.
+    init(_ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
+         fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?)
+    {
+        self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
+        self.reference = reference
     }
 }
 

@@ -218,8 +218,12 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             out.append(", \"new\": ")
             write(new, to: &out)
         }
-        if change.operation == .update, change.value != nil { writeFields(change.fields, to: &out) }
-        if let value = change.value {
+        if change.operation == .update, change.hasValue { writeFields(change.fields, to: &out) }
+        if let reference = change.reference, reference.source is JSONRecords {
+            // A record of a JSON input: its text, written anew, without building its value.
+            out.append(", \"value\": ")
+            out.append(compactJSON: UnsafeRawBufferPointer(reference.source.bytes(reference.record)))
+        } else if let value = change.value {
             out.append(", \"value\": ")
             out.append(value: value)
         }

@@ -183,6 +183,89 @@ struct JSONBytes: ~Copyable {
         append(byte: UInt8(ascii: "\""))
     }
 
+    /// A JSON value given as checked JSON text, written as `append(value:)` writes the value
+    /// it reads as (white space dropped, strings escaped anew, numbers as written), without
+    /// building the value.
+    mutating func append(compactJSON text: UnsafeRawBufferPointer) {
+        var i = 0
+        let n = text.count
+        var decoded: [UInt8] = []
+        while i < n {
+            switch text[i] {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                i += 1
+            case 0x22:
+                let start = i + 1
+                var j = start
+                var escaped = false
+                while j < n, text[j] != 0x22 {
+                    if text[j] == 0x5C {
+                        escaped = true
+                        j += 2
+                    } else {
+                        j += 1
+                    }
+                }
+                let end = min(j, n)
+                if !escaped {
+                    append(stringBytes: UnsafeRawBufferPointer(rebasing: text[start..<end]))
+                } else {
+                    decoded.removeAll(keepingCapacity: true)
+                    Self.unescape(UnsafeRawBufferPointer(rebasing: text[start..<end]), into: &decoded)
+                    decoded.withUnsafeBytes { append(stringBytes: $0) }
+                }
+                i = end + 1
+            default:
+                // Brackets, commas, colons, numbers and literals, up to the next blank or string.
+                var j = i + 1
+                while j < n, text[j] != 0x22, text[j] != 0x20, text[j] != 0x0A, text[j] != 0x09, text[j] != 0x0D { j += 1 }
+                append(bytes: UnsafeRawBufferPointer(rebasing: text[i..<j]))
+                i = j
+            }
+        }
+    }
+
+    /// The bytes a checked JSON string's content (between its quotes) stands for.
+    static func unescape(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        func hex(_ k: Int) -> UInt32 {
+            var v: UInt32 = 0
+            for q in k..<min(k + 4, text.count) {
+                let b = text[q]
+                let d: UInt8 = b <= 0x39 ? b &- 0x30 : (b | 0x20) &- 0x57
+                v = v << 4 | UInt32(d & 0xF)
+            }
+            return v
+        }
+        var i = 0
+        let n = text.count
+        while i < n {
+            let c = text[i]
+            guard c == 0x5C, i + 1 < n else {
+                out.append(c)
+                i += 1
+                continue
+            }
+            switch text[i + 1] {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex(i + 2)
+                i += 6
+                if scalar >= 0xD800, scalar < 0xDC00, i + 5 < n {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(i + 2) - 0xDC00)
+                    i += 6
+                }
+                out.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
+                continue
+            default: out.append(text[i + 1])
+            }
+            i += 2
+        }
+    }
+
     /// A value on one line, no spaces.
     mutating func append(value: Value) {
         switch value {

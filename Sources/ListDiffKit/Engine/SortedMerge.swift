@@ -33,8 +33,8 @@ public struct SortedMerge: Sendable {
     /// - Throws: when the key is a path into the records (not covered), an input is
     ///   unreadable, malformed, not sorted or repeats a key, or a record has no usable key.
     public func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
-        guard let names = KeyNames(key) else {
-            throw ListDiffError("--sorted needs key fields at the top of the records (not paths such as \(key.fields.first { $0.components.count > 1 }?.spelling ?? ""))")
+        guard let names = KeyTrie(key) else {
+            throw ListDiffError("the key has more than 64 fields or path steps in all")
         }
         let old = try RecordStream(oldPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
         let new = try RecordStream(newPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
@@ -101,7 +101,7 @@ final class RecordStream {
     }
 
     let name: String
-    let names: KeyNames
+    let names: KeyTrie
     let key: IdentityKey
     let maxDepth: Int
     let fd: Int32
@@ -130,7 +130,7 @@ final class RecordStream {
     var previousBytes: [UInt8] = []
     var previousLocation = SourceLocation(line: 1, column: 1)
 
-    init(_ path: String, names: KeyNames, key: IdentityKey, maxDepth: Int, blockSize: Int) throws(ListDiffError) {
+    init(_ path: String, names: KeyTrie, key: IdentityKey, maxDepth: Int, blockSize: Int) throws(ListDiffError) {
         name = path
         self.names = names
         self.key = key
@@ -139,7 +139,7 @@ final class RecordStream {
         self.fd = fd
         size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
         buffer = .allocate(capacity: max(blockSize, 16))
-        parts = [[UInt8]](repeating: [], count: names.names.count)
+        parts = [[UInt8]](repeating: [], count: names.fieldCount)
     }
 
     deinit {
@@ -246,7 +246,9 @@ final class RecordStream {
         let scanned: Hash128?
         let end: Int
         do throws(JSONParseFailure) {
-            scanned = try parser.scanRecord(names, key: &currentKey, parts: &parts, memory: memory, keyHash: &keyHash)
+            var status = KeyStatus.keyed
+            let hash = try parser.scanRecord(names, key: &currentKey, parts: &parts, memory: memory, keyHash: &keyHash, status: &status)
+            scanned = status == .keyed ? hash : nil
             end = parser.index
             try parser.endOfLine(recordStart: start)
         } catch {

@@ -27,8 +27,10 @@ struct RecordTable: Sendable {
     var copies: PageBuffer<Bool>
     /// NEW's records that matched no OLD record, with their key hashes.
     var strangers: PageBuffer<Stranger>
-    /// The fingerprint hash of the list, as `CanonicalHash.of(.array(records))`.
+    /// The hash of the records list being read, as `CanonicalHash.of(.array(records))`.
     var list = CanonicalHash.ArrayHasher()
+    /// Whether every record's hash is kept in `hashes`.
+    var keepsHashes = true
 
     struct Stranger {
         var record: Int
@@ -39,43 +41,32 @@ struct RecordTable: Sendable {
 extension Hash128: BitwiseCopyable {}
 
 extension RecordTable {
-    /// A table for OLD (`new` false) or NEW, with room for `capacity` records to begin with.
-    init(capacity: Int = 16, new: Bool = false, keepsHashes: Bool = true) {
+    /// A table with room for `capacity` records to begin with: OLD's (or any input's
+    /// scanned on its own) keeps key hashes; NEW's scanned `against` OLD's index keeps
+    /// matches instead. `keepsHashes`: every record's hash is kept.
+    init(capacity: Int = 16, against: Bool = false, keepsHashes: Bool = true) {
         starts = PageBuffer(capacity: capacity)
         lengths = PageBuffer(capacity: capacity)
         hashes = PageBuffer(capacity: keepsHashes ? capacity : 1)
-        keyHashes = PageBuffer(capacity: new ? 1 : capacity)
-        matches = PageBuffer(capacity: new ? capacity : 1)
-        copies = PageBuffer(capacity: new ? capacity : 1)
-        strangers = PageBuffer(capacity: new ? max(16, capacity / 64) : 1)
+        keyHashes = PageBuffer(capacity: against ? 1 : capacity)
+        matches = PageBuffer(capacity: against ? capacity : 1)
+        copies = PageBuffer(capacity: against ? capacity : 1)
+        strangers = PageBuffer(capacity: against ? max(16, capacity / 64) : 1)
+        self.keepsHashes = keepsHashes
     }
 
     var count: Int { starts.count }
 
-    /// Lets OLD's hashes and key hashes go once NEW is scanned: the compare reads neither.
+    /// Lets the hashes and key hashes go once they are no longer read.
     mutating func dropHashes() {
         hashes = PageBuffer(capacity: 1)
         keyHashes = PageBuffer(capacity: 1)
     }
 
-    /// Appends the records of the table of the part of the list that follows this one's
-    /// (NEW's, given OLD's hashes for the records that are byte for byte their match).
-    mutating func append(_ next: RecordTable, oldHashes: PageBuffer<Hash128>? = nil) {
+    /// Appends the records of `next`, the table of the part of the input that follows.
+    mutating func appendRecords(of next: RecordTable) {
         let offset = count
-        if let oldHashes {
-            var kept = 0
-            for k in 0..<next.count {
-                if next.copies[k] {
-                    list.add(oldHashes[Int(next.matches[k])])
-                } else {
-                    list.add(next.hashes[kept])
-                    kept += 1
-                }
-            }
-        } else {
-            for k in 0..<next.hashes.count { list.add(next.hashes[k]) }
-            hashes.append(contentsOf: next.hashes)
-        }
+        if keepsHashes { hashes.append(contentsOf: next.hashes) }
         starts.append(contentsOf: next.starts)
         lengths.append(contentsOf: next.lengths)
         keyHashes.append(contentsOf: next.keyHashes)
@@ -87,47 +78,29 @@ extension RecordTable {
     }
 }
 
-/// The key fields the fast reader picks out while it scans: each one a member of the record
-/// itself (`--key id`, `--key region --key id`), not a path into it.
-struct KeyNames {
-    let names: [[UInt8]]
-    private let lengths: [Int]
-
-    /// Nil when a field is a path of more than one step (the full reader handles those).
-    init?(_ key: IdentityKey) {
-        guard key.fields.count <= 64, key.fields.allSatisfy({ $0.components.count == 1 }) else { return nil }
-        names = key.fields.map { Array($0.components[0].utf8) }
-        lengths = names.map(\.count)
-    }
-
-    @inline(__always)
-    func field(named name: UnsafeRawBufferPointer) -> Int? {
-        for f in 0..<lengths.count where lengths[f] == name.count {
-            if names[f].withUnsafeBytes({ $0.count == 0 || memcmp($0.baseAddress!, name.baseAddress!, $0.count) == 0 }) { return f }
-        }
-        return nil
-    }
-}
-
 /// What one scanning thread carries from record to record. The member names of the record
 /// scanned last, by place (the first 16 members, names of up to 16 bytes), with their
-/// hashes and key fields: records of one list mostly repeat them, and a name found again is
-/// compared as two words instead of scanned and hashed. And the hashes of the key's parts.
+/// hashes and key trie entries: records of one list mostly repeat them, and a name found
+/// again is compared as two words instead of scanned and hashed. And the hashes of the
+/// key's parts.
 final class ScanMemory {
     struct Name {
         var words: (UInt64, UInt64) = (0, 0)
         var masks: (UInt64, UInt64) = (0, 0)
         var length = -1  // none
         var hash = Hash128(a: 0, b: 0)
-        var field: Int? = nil
+        var entry: Int? = nil
     }
 
     static let places = 16
     private let names = UnsafeMutablePointer<Name>.allocate(capacity: ScanMemory.places)
     /// The hash of each key field's value in the record being scanned.
     let keyParts = UnsafeMutablePointer<Hash128>.allocate(capacity: 64)
+    /// Mixed into every key hash; another seed gives other hashes (see `KeyHashing`).
+    let keyHashing: KeyHashing
 
-    init() {
+    init(keyHashing: KeyHashing = KeyHashing()) {
+        self.keyHashing = keyHashing
         names.initialize(repeating: Name(), count: Self.places)
         keyParts.initialize(repeating: Hash128(a: 0, b: 0), count: 64)
     }
@@ -142,16 +115,16 @@ final class ScanMemory {
     /// are equal scalars, which hash alike; one part's own hash, or the parts' in order.
     @inline(__always)
     func keyHash(fields: Int) -> UInt64 {
-        if fields == 1 { return keyParts[0].a }
+        if fields == 1 { return keyHashing.mix(keyParts[0].a) }
         var hasher = CanonicalHash.ArrayHasher()
         for f in 0..<fields { hasher.add(keyParts[f]) }
-        return hasher.finish().a
+        return keyHashing.mix(hasher.finish().a)
     }
 
     /// The name at `place` if the bytes at `i` (its opening quote) spell it, closing quote
-    /// included: its length, hash and key field.
+    /// included: its length, hash and key trie entry.
     @inline(__always)
-    func match(_ place: Int, _ p: UnsafePointer<UInt8>, at i: Int, count n: Int) -> (length: Int, hash: Hash128, field: Int?)? {
+    func match(_ place: Int, _ p: UnsafePointer<UInt8>, at i: Int, count n: Int) -> (length: Int, hash: Hash128, entry: Int?)? {
         #if _endian(little)
         guard place < Self.places, i &+ 18 <= n else { return nil }
         let name = names[place]
@@ -161,14 +134,14 @@ final class ScanMemory {
               (raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ name.words.1) & name.masks.1 == 0,
               p[i &+ 1 &+ name.length] == UInt8(ascii: "\"")
         else { return nil }
-        return (name.length, name.hash, name.field)
+        return (name.length, name.hash, name.entry)
         #else
         return nil
         #endif
     }
 
     /// Notes the plain name read at `place`.
-    func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, field: Int?) {
+    func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, entry: Int?) {
         guard place < Self.places, bytes.count <= 16 else { return }
         var name = Name()
         withUnsafeMutableBytes(of: &name.words) { words in
@@ -178,7 +151,7 @@ final class ScanMemory {
         name.masks = (mask(bytes.count), mask(bytes.count - 8))
         name.length = bytes.count
         name.hash = hash
-        name.field = field
+        name.entry = entry
         names[place] = name
     }
 }
@@ -235,35 +208,39 @@ extension JSONParser {
         return hasher.finish()
     }
 
-    /// Scans one record (a list element): returns its hash, and appends its identity, as
-    /// `RecordID` encodes it, to `key`. Returns nil when the record has no usable key (no
-    /// key field, a key that is not a scalar, or a record that is null or an array).
+    /// Scans one record (a list element): returns its hash, and sets `status` to whether it
+    /// has a usable key. When it does, `keyHash` is the hash of its identity, and the
+    /// identity itself, as `RecordID` encodes it, is appended to `key` (a `NoKey` keeps
+    /// nothing). A scalar is keyed by itself.
     ///
     /// Members are read on a fast path, with the offset in a register, while they are
     /// written the common way: no white space, names and strings of plain ASCII, plain
     /// decimals, literals. Anything else (and every error) goes the general way from
-    /// where the fast path stopped, so that both accept and refuse alike.
-    mutating func scanRecord<Key: KeyOutput>(_ names: KeyNames, key: inout Key, parts: inout [[UInt8]], memory: ScanMemory,
-                                             keyHash: inout UInt64) throws(JSONParseFailure) -> Hash128? {
+    /// where the fast path stopped, so that both accept and refuse alike. A key path into
+    /// a member's value (`user.id`) is followed by `hashFindingKeys`.
+    mutating func scanRecord<Key: KeyOutput>(_ keys: KeyTrie, key: inout Key, parts: inout [[UInt8]], memory: ScanMemory,
+                                             keyHash: inout UInt64, status: inout KeyStatus) throws(JSONParseFailure) -> Hash128 {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
             break
         case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"):
-            let hash = try hashScalar(encodingInto: &key)
-            keyHash = hash?.a ?? 0
+            let hash = try hashScalar(encodingInto: &key)!
+            keyHash = memory.keyHashing.mix(hash.a)
+            status = .keyed
             return hash
         default:
-            _ = try hashValue()
-            return nil
+            status = .unusable
+            return try hashValue()
         }
         var hasher = CanonicalHash.ObjectHasher()
-        let single = names.names.count == 1
-        let all: UInt64 = names.names.count == 64 ? ~0 : (1 << UInt64(names.names.count)) - 1
-        var found: UInt64 = 0
-        var keyed = true
-        if try openIsEmpty(close: UInt8(ascii: "}")) { return nil }
-        if !single { for f in parts.indices { parts[f].removeAll(keepingCapacity: true) } }
+        let single = keys.fieldCount == 1
+        var finding = KeyFinding()
+        if try openIsEmpty(close: UInt8(ascii: "}")) {
+            status = finding.status(keys)
+            return hasher.finish()
+        }
+        if Key.keepsBytes, !single { for f in parts.indices { parts[f].removeAll(keepingCapacity: true) } }
         let p = bytes.baseAddress!  // not empty: a `{` was read
         let n = bytes.count
         var i = index
@@ -271,19 +248,18 @@ extension JSONParser {
         while true {
             // The name: as the previous record's at this place, or read.
             let nameHash: Hash128
-            var field: Int? = nil
+            var entry: Int? = nil
             if let (length, hash, known) = memory.match(member, p, at: i, count: n) {
                 nameHash = hash
-                if found != all { field = known }
+                entry = known
                 i &+= length &+ 2
             } else if i < n, p[i] == UInt8(ascii: "\""), case let end = JSONParser.plainEnd(p, from: i &+ 1, count: n),
                end < n, p[end] == UInt8(ascii: "\"")
             {
                 let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
-                field = names.field(named: name)
-                memory.remember(member, name, hash: nameHash, field: field)
-                if found == all { field = nil }
+                entry = keys.entry(0, named: name)
+                memory.remember(member, name, hash: nameHash, entry: entry)
                 i = end &+ 1
             } else {
                 index = i
@@ -291,10 +267,10 @@ extension JSONParser {
                 if let range = try scanString() {
                     let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
                     nameHash = CanonicalHash.string(name)
-                    if found != all { field = names.field(named: name) }
+                    entry = keys.entry(0, named: name)
                 } else {
                     nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
-                    field = scratch.withUnsafeBytes { names.field(named: $0) }
+                    entry = scratch.withUnsafeBytes { keys.entry(0, named: $0) }
                 }
                 i = index
             }
@@ -308,23 +284,22 @@ extension JSONParser {
             // The value. The first member of a key field's name is the key (as `Object`'s
             // subscript has it).
             let valueHash: Hash128
-            if let f = field, found & (1 << UInt64(f)) == 0 {
-                found |= 1 << UInt64(f)
-                if Key.keepsBytes {
+            if let e = entry, case let bit = UInt64(1) << UInt64(keys.levels[0].ids[e]), finding.visited & bit == 0 {
+                finding.visited |= bit
+                let mask = keys.levels[0].fields[e], next = keys.levels[0].next[e]
+                let first = i < n ? p[i] : 0
+                if next >= 0 {
                     index = i
-                    if let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f]) {
-                        valueHash = hash
-                    } else {
-                        keyed = false
-                        valueHash = try hashValue()
-                    }
+                    valueHash = try hashFindingKeys(keys, level: next, finding: &finding, key: &key, parts: &parts, memory: memory)
+                    i = index
+                } else if Key.keepsBytes {
+                    index = i
+                    valueHash = try hashKeyPart(mask, single: single, key: &key, parts: &parts)
                     i = index
                 } else {
-                    let first = i < n ? p[i] : 0
                     valueHash = try fastValueHash(p, at: &i, count: n)
-                    if !JSONParser.startsScalarKey(first) { keyed = false }
                 }
-                memory.keyParts[f] = valueHash
+                if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: valueHash, memory: memory) }
             } else {
                 valueHash = try fastValueHash(p, at: &i, count: n)
             }
@@ -349,10 +324,94 @@ extension JSONParser {
         }
         index = i
         depth -= 1
-        guard keyed, found == all else { return nil }
+        status = finding.status(keys)
+        guard status == .keyed else { return hasher.finish() }
         if Key.keepsBytes, !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
-        keyHash = memory.keyHash(fields: names.names.count)
+        keyHash = memory.keyHash(fields: keys.fieldCount)
         return hasher.finish()
+    }
+
+    /// The hash of a key field's value, its identity encoded into `key` (one field) or
+    /// `parts` (several) when it is a scalar.
+    @inline(__always)
+    mutating func hashKeyPart<Key: KeyOutput>(_ mask: UInt64, single: Bool, key: inout Key, parts: inout [[UInt8]])
+        throws(JSONParseFailure) -> Hash128
+    {
+        guard mask != 0 else { return try hashValue() }
+        let f = mask.trailingZeroBitCount
+        guard let hash = single ? try hashScalar(encodingInto: &key) : try hashScalar(encodingInto: &parts[f]) else {
+            return try hashValue()
+        }
+        // The same path given twice as key fields: each part is the same value.
+        var rest = mask & (mask - 1)
+        while rest != 0 {
+            parts[rest.trailingZeroBitCount] = parts[f]
+            rest &= rest - 1
+        }
+        return hash
+    }
+
+    /// Scans a value on a key path (below the record's own members) and returns its hash,
+    /// noting in `finding` the key fields it holds: the members named at this `level` of the
+    /// trie (or, in a list, the elements at the indexes named there).
+    mutating func hashFindingKeys<Key: KeyOutput>(_ keys: KeyTrie, level: Int, finding: inout KeyFinding, key: inout Key,
+                                                  parts: inout [[UInt8]], memory: ScanMemory) throws(JSONParseFailure) -> Hash128 {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        let single = keys.fieldCount == 1
+        func member(_ e: Int?, _ parser: inout JSONParser) throws(JSONParseFailure) -> Hash128 {
+            guard let e, case let bit = UInt64(1) << UInt64(keys.levels[level].ids[e]), finding.visited & bit == 0 else {
+                return try parser.hashValue()
+            }
+            finding.visited |= bit
+            let mask = keys.levels[level].fields[e], next = keys.levels[level].next[e]
+            let first = parser.index < parser.bytes.count ? parser.bytes[parser.index] : 0
+            let hash: Hash128
+            if next >= 0 {
+                hash = try parser.hashFindingKeys(keys, level: next, finding: &finding, key: &key, parts: &parts, memory: memory)
+            } else if Key.keepsBytes {
+                hash = try parser.hashKeyPart(mask, single: single, key: &key, parts: &parts)
+            } else {
+                hash = try parser.hashValue()
+            }
+            if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: hash, memory: memory) }
+            return hash
+        }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            var hasher = CanonicalHash.ObjectHasher()
+            if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
+            repeat {
+                try nameStart()
+                let nameHash: Hash128, e: Int?
+                if let range = try scanString() {
+                    let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+                    nameHash = CanonicalHash.string(name)
+                    e = keys.entry(level, named: name)
+                } else {
+                    nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
+                    e = scratch.withUnsafeBytes { keys.entry(level, named: $0) }
+                }
+                try colon()
+                hasher.add(key: nameHash, value: try member(e, &self))
+                skipWhitespace()
+            } while try separator(close: UInt8(ascii: "}"), "object")
+            depth -= 1
+            return hasher.finish()
+        case UInt8(ascii: "["):
+            var hasher = CanonicalHash.ArrayHasher()
+            if try openIsEmpty(close: UInt8(ascii: "]")) { return hasher.finish() }
+            var k = 0
+            repeat {
+                skipWhitespace()
+                hasher.add(try member(keys.entry(level, index: k), &self))
+                k += 1
+                skipWhitespace()
+            } while try separator(close: UInt8(ascii: "]"), "array")
+            depth -= 1
+            return hasher.finish()
+        default:
+            return try hashValue()
+        }
     }
 
     /// A value's hash, read on the fast path when it is a plain string, a plain decimal
@@ -462,25 +521,6 @@ extension JSONParser {
     }
 }
 
-/// Where a list scan starts and stops.
-struct ListPart {
-    /// The offset of a record inside the list to start at (the second part of a split
-    /// scan), or nil for the input's beginning.
-    var from: Int? = nil
-    /// The scan stops before the first record that starts at or after this offset.
-    var stop = Int.max
-}
-
-/// How a list scan ended, when it read all it could without an error.
-struct ListScan: Equatable {
-    /// The top level is not a list (an object of lists, a scalar): not for the fast path.
-    var notAList = false
-    /// A record has no usable key (or is of 4 GiB or more): the full reader's.
-    var unkeyed = false
-    /// Where the first record at or after `ListPart.stop` starts, when the scan stopped there.
-    var stopped: Int? = nil
-}
-
 /// OLD's records, for NEW's scan: to look a key hash up, and to find a record again byte
 /// for byte (the one after the last found, as lists mostly keep their order), so that it
 /// is taken as it is, neither parsed nor compared again.
@@ -488,9 +528,18 @@ struct OldRecords: @unchecked Sendable {
     let bytes: UnsafePointer<UInt8>
     let table: RecordTable
     let keys: OldKeys
-    /// Whether records may be found again byte for byte (both inputs of one kind: a record
-    /// valid in one is valid in the other).
+    /// Whether records may be found again byte for byte: both inputs of one kind, records
+    /// at one depth (a record valid in one is then valid in the other).
     let copies: Bool
+    /// The parser depth of OLD's records list.
+    let depth: Int
+    /// Keys are unique (`--duplicates error`): a key hash's match is the record's. Under
+    /// `match`, it is the first of its key's occurrences, and claims are made afterwards.
+    let unique: Bool
+
+    /// Whether a NEW record that is byte for byte the OLD record after the last one found is
+    /// taken as that record without being read.
+    var cursorCopies: Bool { copies && unique }
 }
 
 extension JSONParser {
@@ -515,140 +564,6 @@ extension JSONParser {
             throw fail("expected the end of the line after the record (NDJSON holds one JSON value per line), found \(describe(index))")
         }
         index += 1
-    }
-
-    /// Scans a list of records into `table`: the top-level JSON list, or (`lines`) one JSON
-    /// value per line, blank lines skipped; all of it, or a `part`. Calls `checkpoint` with
-    /// the offset reached every 4096 records. Scans to the end even past a record without a
-    /// usable key, so that a malformed input is reported as such first, as the full reader
-    /// does.
-    ///
-    /// NEW's scan (`old`) looks each record's key hash up in OLD's, and before it reads a
-    /// record sees whether its bytes are those of the OLD record after the last one found.
-    mutating func scanList(lines: Bool, names: KeyNames, part: ListPart = ListPart(), into table: inout RecordTable,
-                           old: OldRecords? = nil, checkpoint: (Int) -> Void) throws(JSONParseFailure) -> ListScan
-    {
-        var outcome = ListScan()
-        var parts = [[UInt8]](repeating: [], count: names.names.count)
-        var key = NoKey()
-        let memory = ScanMemory()
-        var keyHash: UInt64 = 0
-        let starts = table.starts, lengths = table.lengths, hashes = table.hashes, keyHashes = table.keyHashes
-        let matches = table.matches, copies = table.copies, strangers = table.strangers
-        // The list's hash is taken as the records come, but in a part that does not start
-        // the list: the caller takes it on from the hashes kept (NEW's: but for records
-        // found to be byte for byte their match, whose hash is the match's).
-        let folds = part.from == nil
-        let keepsHashes = old == nil || !folds
-        var list = table.list
-        defer { table.list = list }
-        let n = bytes.count
-        let p = bytes.baseAddress
-        var cursor = part.from == nil ? 0 : -1  // the OLD record expected next
-        // OLD's records as plain memory, read without reference counting in the loop.
-        let oldCount = old?.table.count ?? 0, oldBytes = old?.bytes, copying = old?.copies ?? false
-        let oldStarts = old?.table.starts.buffer, oldLengths = old?.table.lengths.buffer, oldHashes = old?.table.hashes.buffer
-        let oldKeys = old?.keys
-        @inline(__always)
-        func append(start: Int, end: Int, hash: Hash128, copy: Bool) {
-            starts.append(start)
-            lengths.append(UInt32(truncatingIfNeeded: end - start))
-            if folds { list.add(hash) }
-            if keepsHashes, !copy { hashes.append(hash) }
-            if starts.count & 0xFFF == 0 { checkpoint(end) }
-        }
-        func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
-            let start = parser.index
-            if copying, cursor >= 0, cursor < oldCount, start < n, let p, let oldBytes, let oldStarts, let oldLengths, let oldHashes {
-                let length = Int(oldLengths[cursor])
-                let first = p[start]
-                // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes
-                // may go on.
-                if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
-                   length <= n - start, memcmp(p + start, oldBytes + oldStarts[cursor], length) == 0
-                {
-                    parser.index = start + length
-                    guard !outcome.unkeyed else { return }
-                    append(start: start, end: parser.index, hash: oldHashes[cursor], copy: true)
-                    matches.append(Int32(truncatingIfNeeded: cursor))
-                    copies.append(true)
-                    cursor += 1
-                    return
-                }
-            }
-            let scanned = try parser.scanRecord(names, key: &key, parts: &parts, memory: memory, keyHash: &keyHash)
-            guard !outcome.unkeyed else { return }
-            // Lengths are kept in 32 bits: a record of 4 GiB is the full reader's too.
-            guard let hash = scanned, parser.index - start <= Int(UInt32.max) else {
-                outcome.unkeyed = true
-                return
-            }
-            if let oldKeys {
-                let match = oldKeys.lookup(keyHash)
-                // Its bytes may still be its match's (a record out of the order expected):
-                // seen while they are at hand, so that the compare need not read them again.
-                let length = parser.index - start
-                let copy = match >= 0 && Int(oldLengths![match]) == length
-                    && memcmp(p! + start, oldBytes! + oldStarts![match], length) == 0
-                append(start: start, end: parser.index, hash: hash, copy: copy)
-                matches.append(Int32(truncatingIfNeeded: match))
-                copies.append(copy)
-                if match < 0 {
-                    strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash))
-                } else {
-                    cursor = match + 1
-                }
-            } else {
-                append(start: start, end: parser.index, hash: hash, copy: false)
-                keyHashes.append(keyHash)
-            }
-        }
-        if lines {
-            if let from = part.from { index = from } else { skipByteOrderMark() }
-            while true {
-                skipWhitespace()
-                if index >= bytes.count { break }
-                if index >= part.stop {
-                    outcome.stopped = index
-                    break
-                }
-                let start = index
-                try record(&self)
-                try endOfLine(recordStart: start)
-            }
-            return outcome
-        }
-        if let from = part.from {
-            index = from
-            depth = 1
-        } else {
-            skipByteOrderMark()
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
-            // Anything else (an object of lists, a list at --path) is the full reader's.
-            guard bytes[index] == UInt8(ascii: "[") else {
-                outcome.notAList = true
-                return outcome
-            }
-            if try openIsEmpty(close: UInt8(ascii: "]")) {
-                skipWhitespace()
-                if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
-                return outcome
-            }
-        }
-        repeat {
-            skipWhitespace()
-            if index >= part.stop {
-                outcome.stopped = index
-                return outcome
-            }
-            try record(&self)
-            skipWhitespace()
-        } while try separator(close: UInt8(ascii: "]"), "array")
-        depth -= 1
-        skipWhitespace()
-        if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
-        return outcome
     }
 
     /// The `CanonicalHash` of one whole JSON text, as `read` would check it.

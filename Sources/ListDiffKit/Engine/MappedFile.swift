@@ -38,6 +38,15 @@ public final class MappedFile: @unchecked Sendable {
         mapped = false
     }
 
+    /// Bytes held in memory under a name (for tests and small inputs).
+    init(name: String, bytes source: [UInt8]) {
+        self.name = name
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(source.count, 1))
+        _ = copy.initialize(from: source)
+        bytes = UnsafeBufferPointer(start: copy.baseAddress, count: source.count)
+        mapped = false
+    }
+
     /// The first bytes, to guess the format from.
     public var head: [UInt8] { Array(bytes.prefix(4096)) }
 

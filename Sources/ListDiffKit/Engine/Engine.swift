@@ -1,0 +1,510 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+internal import CSupport
+
+/// The one engine every diff runs on, whatever the format, layout, key or duplicates policy.
+///
+/// Its stages: each input is scanned into a `RecordTable` (each record's place, the hash of
+/// its value and of its key), with no value tree; OLD's keys are indexed; NEW's records are
+/// matched to OLD's by key (a JSON NEW is scanned against the index, and a record that is
+/// byte for byte the OLD record after the last one found is taken as it is); sections are
+/// matched by name; the fewest moves are chosen (a longest increasing subsequence, within
+/// each pair of sections); matched records whose bytes differ are read and compared as
+/// values, so that no hash collision can hide an update; and changes are built only for the
+/// records that changed, their values read only when they are written.
+///
+/// It gives exactly the changeset, fingerprints and errors that `Differ` gives on the
+/// documents `DocumentReader` reads, which the tests check on random inputs of every shape.
+struct Engine: Sendable {
+    var key: IdentityKey
+    var differ: Differ
+    var duplicates: DuplicatePolicy
+    var options: LayoutOptions
+    var maxDepth = 1000
+    var yaml = YAMLReader()
+    var progress: Progress?
+    /// Parts a large input is scanned in and compared in: one per core.
+    var parts = Machine.cores
+    var splitsFrom = 1 << 20
+    var keyHashing = KeyHashing()
+
+    init(key: IdentityKey, differ: Differ, duplicates: DuplicatePolicy, options: LayoutOptions, progress: Progress? = nil) {
+        self.key = key
+        self.differ = differ
+        self.duplicates = duplicates
+        self.options = options
+        self.progress = progress
+    }
+
+    /// The changeset from `old` to `new`.
+    ///
+    /// - Throws: the error `DocumentReader` and `Differ` give, at the same place: malformed
+    ///   input, a layout that holds no records, a record without a usable key, a key found
+    ///   twice, two inputs of different shapes; or an algorithm's refusal.
+    func diff(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat) throws(ListDiffError) -> Changeset {
+        var hashing = keyHashing
+        while true {
+            if let changeset = try attempt(old, oldFormat, new, newFormat, hashing) { return changeset }
+            // Two different keys met with one hash: again, with other hashes.
+            hashing = hashing.next
+        }
+    }
+
+    /// One input, scanned and laid out.
+    final class Side: @unchecked Sendable {
+        let file: MappedFile
+        let format: InputFormat
+        var table: RecordTable
+        let layout: Layout
+        let sections: [Section]
+        let fingerprint: Hash128
+        let records: RecordSource
+        let recordDepth: Int
+        let firstUnkeyed: Int?
+        /// The first record of each section.
+        let sectionStarts: [Int]
+        /// Under `--duplicates match`: each record's occurrence of its key.
+        var occurrences: PageBuffer<UInt32>?
+
+        init(file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
+             records: RecordSource)
+        {
+            self.file = file
+            self.format = format
+            table = scanned.table
+            self.layout = layout
+            self.sections = sections
+            fingerprint = scanned.fingerprint(layout, sections)
+            self.records = records
+            recordDepth = scanned.recordDepth
+            firstUnkeyed = scanned.firstUnkeyed
+            sectionStarts = sections.map(\.records.lowerBound)
+        }
+
+        var count: Int { table.count }
+
+        /// The section and index of record `r`.
+        func position(_ r: Int) -> RecordPosition {
+            if sectionStarts.count <= 1 { return RecordPosition(section: 0, index: r) }
+            var low = 0, high = sectionStarts.count
+            while high - low > 1 {
+                let mid = (low + high) / 2
+                if sectionStarts[mid] <= r { low = mid } else { high = mid }
+            }
+            // Empty sections share their start with the next: take the last that starts here.
+            return RecordPosition(section: low, index: r - sectionStarts[low])
+        }
+
+        func occurrence(_ r: Int) -> Int? { occurrences.map { Int($0[r]) } }
+
+        func error(at record: Int, _ message: String) -> ListDiffError {
+            ListDiffError(file: file.name, location: records.location(record), message)
+        }
+    }
+
+    func attempt(_ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
+                 _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
+    {
+        progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
+        // OLD, as the reader reads it: parsed, laid out, keyed, before anything of NEW.
+        let oldSide = try side(old, oldFormat, against: nil, hashing)
+        progress?.lap("scan OLD")
+        let (keys, repeated) = OldKeys.build(oldSide.table)
+        if let collision = try keyedErrors(oldSide, repeated: duplicates == .error ? repeated : nil), collision { return nil }
+        if duplicates == .match {
+            let chains = Chains(keys: keys, count: oldSide.count)
+            oldSide.occurrences = chains.occurrence
+            // Records chained by hash must share their key.
+            for k in 0..<oldSide.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
+                if try !sameKey(oldSide, Int(chains.head[k]), oldSide, k) { return nil }
+            }
+            return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, hashing)
+        }
+        progress?.lap("index OLD")
+        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat), hashing)
+        progress?.lap("scan NEW")
+        oldSide.table.dropHashes()
+        if !isJSON(newFormat) { newSide.table.fillMatches(keys) }
+        let claims = Claims(new: newSide.table, oldCount: oldSide.count)
+        if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
+        try sameShape(oldSide, newSide)
+        if !isJSON(newFormat) { fillCopies(oldSide, newSide, claims.newToOld) }
+        progress?.lap("index NEW")
+        return try finish(oldSide, newSide, newToOld: claims.newToOld, oldToNew: claims.oldToNew, copies: newSide.table.copies)
+    }
+
+    /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
+    /// takes the k-th in OLD.
+    func attemptMatching(_ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
+                         _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
+    {
+        progress?.lap("index OLD")
+        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat), hashing)
+        progress?.lap("scan NEW")
+        if !isJSON(newFormat) { newSide.table.fillMatches(keys) }
+        if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
+        try sameShape(oldSide, newSide)
+        let newCount = newSide.count, oldCount = oldSide.count
+        let newToOld = PageBuffer<Int32>(zeroed: newCount), oldToNew = PageBuffer<Int32>(zeroed: oldCount)
+        let occurrences = PageBuffer<UInt32>(zeroed: newCount)
+        // Per OLD key (its first record): NEW records of it seen, and the last OLD record taken.
+        let seen = PageBuffer<UInt32>(zeroed: oldCount), last = PageBuffer<Int32>(zeroed: oldCount)
+        var strangers: [UInt64: (first: Int, count: Int)] = [:]
+        let matches = newSide.table.matches.buffer
+        var strangerHashes: [Int: UInt64] = [:]
+        for s in 0..<newSide.table.strangers.count {
+            let stranger = newSide.table.strangers[s]
+            strangerHashes[stranger.record] = stranger.keyHash
+        }
+        for j in 0..<newCount {
+            let head = Int(matches[j])
+            if head >= 0 {
+                let occurrence = Int(seen[head])
+                seen[head] += 1
+                occurrences[j] = UInt32(occurrence)
+                let taken = occurrence == 0 ? head : (last[head] > 0 ? Int(chains.next[Int(last[head]) - 1]) : -1)
+                if taken >= 0 {
+                    last[head] = Int32(taken + 1)
+                    newToOld[j] = Int32(taken)
+                    oldToNew[taken] = Int32(j + 1)
+                } else {
+                    last[head] = 0
+                    newToOld[j] = -1
+                    // More occurrences in NEW than in OLD: the key must still be the head's.
+                    if try !sameKey(oldSide, head, newSide, j) { return nil }
+                }
+            } else {
+                newToOld[j] = -1
+                guard let hash = strangerHashes[j] else { continue }
+                let entry = strangers[hash] ?? (j, 0)
+                if entry.count > 0, try !sameKey(newSide, entry.first, newSide, j) { return nil }
+                occurrences[j] = UInt32(entry.count)
+                strangers[hash] = (entry.first, entry.count + 1)
+            }
+        }
+        newSide.occurrences = occurrences
+        oldSide.table.dropHashes()
+        let copies = PageBuffer<Bool>(zeroed: newCount)
+        newSide.table.copies = copies
+        fillCopies(oldSide, newSide, newToOld)
+        progress?.lap("index NEW")
+        return try finish(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies)
+    }
+
+    /// Sections, moves, the compare and the changeset, once records are matched.
+    func finish(_ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
+                copies: PageBuffer<Bool>) throws(ListDiffError) -> Changeset?
+    {
+        progress?.enter(.comparing)
+        var sectionChanges: [SectionChange] = []
+        let stays: [Bool]
+        if oldSide.layout.isSectioned {
+            if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
+            let targets: [Int?]
+            (sectionChanges, targets) = try differ.diffSections(old: oldSide.sections, new: newSide.sections)
+            stays = staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
+        } else if differ.algorithm is HeckelDiff {
+            // Keys are unique (or numbered by occurrence): the pairing is the claims',
+            // whatever the algorithm; Heckel's is taken as it is.
+            var result = [Bool](repeating: false, count: oldSide.count)
+            let oldToNew = oldToNew.buffer
+            visitLongestIncreasingSubsequence(count: oldSide.count, value: { Int(oldToNew[$0]) - 1 }) { result[$0] = true }
+            stays = result
+        } else {
+            stays = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld)
+        }
+        progress?.lap("matching")
+        guard let (changes, summary) = try compare(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies,
+                                                   stays: stays)
+        else { return nil }
+        var changeset = Changeset(algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
+                                  changes: changes, summary: summary)
+        changeset.duplicates = duplicates
+        changeset.layout = oldSide.layout
+        changeset.sections = sectionChanges
+        changeset.oldSections = SectionOutline(names: oldSide.sections.map(\.name), sizes: oldSide.sections.map(\.records.count))
+        changeset.newSections = SectionOutline(names: newSide.sections.map(\.name), sizes: newSide.sections.map(\.records.count))
+        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldSide.fingerprint),
+                                                        new: Fingerprint.string(newSide.fingerprint))
+        progress?.lap("compare")
+        progress?.enter(.writing)
+        return changeset
+    }
+
+    /// The algorithm's matching over identities (every record its own symbol, a NEW record
+    /// its match's), run for its cost and refusals as `Differ` runs it; which OLD records stay.
+    func symbolMatching(oldToNew: PageBuffer<Int32>, newToOld: PageBuffer<Int32>) throws(ListDiffError) -> [Bool] {
+        let oldCount = oldToNew.count, newCount = newToOld.count
+        let symbols = (0..<newCount).map { j in newToOld[j] >= 0 ? Int(newToOld[j]) : oldCount + j }
+        return try differ.matching(old: Array(0..<oldCount), new: symbols, symbolCount: oldCount + newCount).stays
+    }
+
+    /// Which matched records stay put when records are grouped in sections: those on a
+    /// longest run, within each pair of matched sections, of records that kept their order.
+    func staysWithinSections(_ old: Side, _ new: Side, oldToNew: PageBuffer<Int32>, targets: [Int?]) -> [Bool] {
+        var stays = [Bool](repeating: false, count: old.count)
+        let oldToNew = oldToNew.buffer
+        for (s, section) in old.sections.enumerated() {
+            guard let t = targets[s], t < new.sections.count else { continue }
+            let range = new.sections[t].records
+            let base = section.records.lowerBound
+            visitLongestIncreasingSubsequence(count: section.records.count, value: { k in
+                let j = Int(oldToNew[base + k]) - 1
+                return j >= 0 && range.contains(j) ? j : -1
+            }) { stays[base + $0] = true }
+        }
+        return stays
+    }
+
+    // MARK: - Scanning and layout
+
+    func isJSON(_ format: InputFormat) -> Bool { format == .json || format == .ndjson }
+
+    /// OLD's records for a JSON NEW's scan against them.
+    func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat) -> OldRecords? {
+        guard isJSON(newFormat) else { return nil }
+        return OldRecords(bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
+                          copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error)
+    }
+
+    /// Scans one input and decides its layout, scanning it again when the shape its start
+    /// suggested turns out wrong.
+    func side(_ file: MappedFile, _ format: InputFormat, against old: OldRecords?, _ hashing: KeyHashing) throws(ListDiffError) -> Side {
+        var forced: ContainerShape? = nil
+        var listScan: ScannedDocument? = nil
+        while true {
+            let scanned = try scan(file, format, against: old, hashing, as: forced)
+            let verdict = scanned.layout(key: key, options: options, path: options.path)
+            switch verdict {
+            case .found(let layout, let sections):
+                return Side(file: file, format: format, scanned: scanned, layout: layout, sections: sections,
+                            records: records(file, format, scanned))
+            case .problem(let problem):
+                throw ListDiffError(file: file.name, location: SourceLocation.of(offset: problem.offset, in: file.bytes), problem.message)
+            case .rescan(let shape):
+                if case .list = scanned.shape { listScan = scanned }
+                if case .list = shape, let listScan {
+                    // Not sections after all: the list it was (its first record lacks the key).
+                    let sections = [Section(name: nil, header: nil, records: 0..<listScan.table.count, offset: listScan.containerOffset)]
+                    return Side(file: file, format: format, scanned: listScan, layout: Layout(path: options.path, shape: .list),
+                                sections: sections, records: records(file, format, listScan))
+                }
+                forced = shape
+            }
+        }
+    }
+
+    func scan(_ file: MappedFile, _ format: InputFormat, against old: OldRecords?, _ hashing: KeyHashing,
+              as shape: ContainerShape?) throws(ListDiffError) -> ScannedDocument
+    {
+        guard let keys = KeyTrie(key) else {
+            throw ListDiffError("the key has more than 64 fields or path steps in all")
+        }
+        switch format {
+        case .json, .ndjson:
+            var scan = JSONScan(file: file, lines: format == .ndjson, key: key, keys: keys, options: options, maxDepth: maxDepth,
+                                keyHashing: hashing, old: old, release: old != nil, progress: progress)
+            scan.parts = parts
+            scan.splitsFrom = splitsFrom
+            return try scan.scan(as: shape)
+        case .yaml:
+            preconditionFailure("YAML is read in full until its scanner lands")
+        }
+    }
+
+    func records(_ file: MappedFile, _ format: InputFormat, _ scanned: ScannedDocument) -> RecordSource {
+        switch format {
+        case .json, .ndjson: return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
+        case .yaml: preconditionFailure("YAML is read in full until its scanner lands")
+        }
+    }
+
+    // MARK: - Errors
+
+    /// Throws the first keyed error of a side, in the reader's order (a section named as an
+    /// earlier one, before its records; a record without a usable key; the second record of
+    /// a repeated key). Returns true when the repeated pair turns out to be two keys that
+    /// share a hash (the caller tries again with other hashes).
+    func keyedErrors(_ side: Side, repeated: (first: Int, second: Int)?) throws(ListDiffError) -> Bool? {
+        // (record index, rank): a section's name is checked before its records.
+        var earliest: (place: (Int, Int), error: () throws(ListDiffError) -> ListDiffError)? = nil
+        var names: [String: Int] = [:]
+        for (s, section) in side.sections.enumerated() {
+            guard let name = section.name else { continue }
+            if let earlier = names.updateValue(s, forKey: Fingerprint.of(name)) {
+                let offset = section.offset
+                earliest = ((section.records.lowerBound, 0), { () throws(ListDiffError) in
+                    ListDiffError(file: side.file.name, location: SourceLocation.of(offset: offset, in: side.file.bytes),
+                                  "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
+                })
+                break
+            }
+        }
+        if let r = side.firstUnkeyed, earliest.map({ (r, 1) < $0.place }) ?? true {
+            earliest = ((r, 1), { () throws(ListDiffError) in try self.unkeyedError(side, r) })
+        }
+        if let (first, second) = repeated, earliest.map({ (second, 1) < $0.place }) ?? true {
+            guard try sameKey(side, first, side, second) else { return true }
+            throw try duplicateError(side, first, second)
+        }
+        if let earliest { throw try earliest.error() }
+        return nil
+    }
+
+    /// The error for a record without a usable key, worded by `IdentityKey` on its value.
+    func unkeyedError(_ side: Side, _ r: Int) throws(ListDiffError) -> ListDiffError {
+        let value = try side.records.value(r)
+        let position = side.position(r)
+        let name = side.sections[position.section].name
+        let place = name.map { "record \(position.index) of section \(JSONWriter.compact($0))" } ?? "record \(position.index)"
+        guard case .failure(let failure) = key.identify(value) else { return side.error(at: r, "\(place) has no usable key") }
+        return side.error(at: r, failure.message(place: place))
+    }
+
+    func duplicateError(_ side: Side, _ first: Int, _ second: Int) throws(ListDiffError) -> ListDiffError {
+        let value = try side.records.value(second)
+        let written = (try? key.identify(value).get().written) ?? .null
+        let places = side.layout.isSectioned
+            ? "records \(side.position(first)) and \(side.position(second))"
+            : "records \(first) and \(second)"
+        return side.error(at: second, KeyFormatter(key).duplicate(written, selfKeyed: value.isScalar, places: places,
+                                                                   first: side.records.location(first)))
+    }
+
+    /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key,
+    /// read again from their values (strings by their scalars, numbers by their value).
+    func sameKey(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
+        sameKey(try a.records.value(i), try b.records.value(j))
+    }
+
+    func sameKey(_ a: Value, _ b: Value) -> Bool {
+        guard let keyA = key.written(in: a) else { return false }
+        return keyA == key.written(in: b)
+    }
+
+    func sameShape(_ old: Side, _ new: Side) throws(ListDiffError) {
+        guard old.layout.shape == new.layout.shape else {
+            throw ListDiffError("\(old.file.name) holds \(old.layout), \(new.file.name) holds \(new.layout); both must have one shape")
+        }
+    }
+
+    /// For matches made after the scan: whether each matched NEW record is byte for byte its
+    /// OLD record (when the two inputs read alike, as `RecordSource.sameBytes` tells).
+    func fillCopies(_ old: Side, _ new: Side, _ newToOld: PageBuffer<Int32>) {
+        nonisolated(unsafe) let copies = new.table.copies.buffer, matches = newToOld.buffer
+        guard copies.count == matches.count else { return }
+        let oldRecords = old.records, newRecords = new.records
+        Machine.parallel(parts: parts, count: matches.count) { range in
+            for j in range {
+                let i = Int(matches[j])
+                copies[j] = i >= 0 && newRecords.sameBytes(j, as: oldRecords, i)
+            }
+        }
+    }
+
+    // MARK: - Compare
+
+    /// The changes: NEW's records in parts at once, each building the changes of its records
+    /// (inserts, moves, updates), and OLD's in as many parts, building the deletes; nil when
+    /// two records matched by key hash turn out to have different keys.
+    func compare(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
+                 stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)?
+    {
+        nonisolated(unsafe) let oldSide = side(old), newSide = side(new)
+        let count = max(1, min(parts, (new.count + old.count) / 4096 + 1))
+        let results = UnsafeMutableBufferPointer<Result<Differ.ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
+        results.initialize(repeating: .success(nil))
+        defer { results.deinitialize(); results.deallocate() }
+        nonisolated(unsafe) let out = results
+        let significant = differ.memberOrder == .significant
+        nonisolated(unsafe) let newToOld = newToOld.buffer, oldToNew = oldToNew.buffer, copies = copies.buffer
+        let progress = progress
+        DispatchQueue.concurrentPerform(iterations: count) { k in
+            out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
+                var builder = Differ.ChangeBuilder(old: oldSide, new: newSide)
+                let newRange = new.count * k / count..<new.count * (k + 1) / count
+                let oldRange = old.count * k / count..<old.count * (k + 1) / count
+                for j in newRange {
+                    let i = Int(newToOld[j])
+                    guard i >= 0 else {
+                        try builder.insert(j)
+                        continue
+                    }
+                    if copies[j] {
+                        try builder.matched(i, j, stays: stays[i], same: true)
+                        continue
+                    }
+                    let a = try old.records.value(i), b = try new.records.value(j)
+                    guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
+                    try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
+                }
+                for i in oldRange where oldToNew[i] == 0 { try builder.delete(i) }
+                progress?.advance(by: Self.bytes(new, newRange) + Self.bytes(old, oldRange))
+                return builder
+            }
+        }
+        old.file.release(0..<old.file.bytes.count)
+        new.file.release(0..<new.file.bytes.count)
+        guard var builder = try results[0].get() else { return nil }
+        for k in 1..<count {
+            guard let next = try results[k].get() else { return nil }
+            builder.append(deletesOf: next)
+        }
+        for k in 1..<count { builder.append(othersOf: try results[k].get()!) }
+        return builder.result
+    }
+
+    static func bytes(_ side: Side, _ range: Range<Int>) -> Int {
+        guard !range.isEmpty else { return 0 }
+        let end = range.upperBound < side.count ? side.table.starts[range.upperBound] : side.file.bytes.count
+        return 2 * (end - side.table.starts[range.lowerBound])
+    }
+
+    /// How the change builder sees a side: values read on demand, and left to be read when
+    /// a change is written.
+    func side(_ side: Side) -> Differ.RecordSide {
+        let key = key
+        let records = side.records
+        return Differ.RecordSide(
+            count: side.count, position: side.position,
+            value: { (i: Int) throws(ListDiffError) -> Value in try records.value(i) },
+            key: { (i: Int, value: Value?) throws(ListDiffError) -> Value in
+                if let value { return key.written(in: value) ?? .null }
+                return try records.key(i, key)
+            },
+            isScalar: { i, value in value?.isScalar ?? records.isScalar(i) },
+            occurrence: side.occurrence,
+            reference: { RecordReference(source: records, record: $0) })
+    }
+}
+
+extension RecordTable {
+    /// For a NEW scanned on its own: each record's match in OLD's index, and the records
+    /// that have none, as a scan against the index would have found them.
+    mutating func fillMatches(_ keys: OldKeys) {
+        matches = PageBuffer(zeroed: count)
+        copies = PageBuffer(zeroed: count)
+        strangers = PageBuffer(capacity: 16)
+        for j in 0..<count {
+            let match = keys.lookup(keyHashes[j])
+            matches[j] = Int32(truncatingIfNeeded: match)
+            if match < 0 { strangers.append(Stranger(record: j, keyHash: keyHashes[j])) }
+        }
+    }
+}
+
+/// The machine the engine runs on.
+enum Machine {
+    /// The cores this process may run on (its CPU affinity), at least 1.
+    static let cores = max(1, Int(listdiff_cpu_count()))
+
+    /// Runs `body` over `count` items in up to `parts` ranges at once.
+    static func parallel(parts: Int, count: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        let n = max(1, min(parts, count / 4096 + 1))
+        DispatchQueue.concurrentPerform(iterations: n) { k in body(count * k / n..<count * (k + 1) / n) }
+    }
+}

@@ -1,0 +1,995 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+
+/// The engine's scan of one JSON or NDJSON input: it finds the records (at `--path`, in a
+/// plain list or in sections), keeps each record's place, hash and key hash in a
+/// `RecordTable`, builds values only for section objects' own members, and checks the whole
+/// text as `JSONReader` does, with the same errors at the same places.
+///
+/// A large input is scanned in parts at once, one per core. Every part after the first
+/// starts at a record start guessed near its share of the input (`splitPoint`) and, knowing
+/// the shape of the layout, reads on across the ends of sections. The part before it stops
+/// at the first record that starts at or after that place: when that is exactly the guess,
+/// the two join; when not (the guess fell inside a record), the part goes on alone.
+struct JSONScan {
+    let file: MappedFile
+    let lines: Bool
+    let key: IdentityKey
+    let keys: KeyTrie
+    let options: LayoutOptions
+    let maxDepth: Int
+    let keyHashing: KeyHashing
+    /// OLD's records, when this is NEW scanned against them.
+    let old: OldRecords?
+    /// Hand back pages behind the scan (NEW's: few are read again).
+    let release: Bool
+    let progress: Progress?
+    /// How many parts a large input is scanned in, and from what size.
+    var parts = 2
+    var splitsFrom = 1 << 20
+
+    var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
+    var what: String { options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
+
+    /// The scan of the input as `shape`, or as the shape its start suggests.
+    func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
+        do throws(JSONParseFailure) {
+            let probe: Probe?
+            if let forced { probe = Probe(shape: forced) } else { probe = try self.probe() }
+            var guesses: [Int] = []
+            if parts > 1, bytes.count >= splitsFrom, let probe, probe.splittable {
+                guesses = Self.splitPoints(bytes, lines: lines, count: parts, after: probe.firstRecord)
+            }
+            let splits = guesses
+            let shape = forced ?? probe?.shape
+            let stops = splits + [Int.max]
+            let results = UnsafeMutableBufferPointer<ScanPart?>.allocate(capacity: stops.count)
+            results.initialize(repeating: nil)
+            defer { results.deinitialize(); results.deallocate() }
+            nonisolated(unsafe) let out = results
+            let recordDepth = probe?.recordDepth ?? 1
+            DispatchQueue.concurrentPerform(iterations: stops.count) { k in
+                if k == 0 {
+                    out[0] = self.head(shape: shape, stop: stops[0])
+                } else {
+                    out[k] = self.continuation(from: splits[k - 1], shape: shape ?? .list, depth: recordDepth,
+                                               stop: stops[k], startsList: false)
+                }
+            }
+            var document = results[0]!
+            var next = 1
+            while document.failure == nil, let paused = document.pausedAt {
+                let later: ScanPart
+                if next < stops.count, splits[next - 1] == paused {
+                    later = results[next]!
+                    next += 1
+                } else {
+                    // A wrong guess: this part goes on alone, up to the next guess after it.
+                    while next < stops.count, splits[next - 1] <= paused { next += 1 }
+                    later = continuation(from: paused, shape: document.shape, depth: document.recordDepth,
+                                         stop: next < stops.count ? splits[next - 1] : .max, startsList: false)
+                }
+                document.join(later)
+            }
+            if let failure = document.failure { throw failure }
+            if let end = document.containerEnd, !document.finished {
+                var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+                parser.index = end
+                parser.depth = document.enclosureDepth
+                try finish(&parser, document.enclosures)
+            }
+            if release { file.release(0..<bytes.count) }
+            return document.scanned
+        } catch {
+            throw ListDiffError(file: file.name, location: SourceLocation.of(offset: error.offset, in: bytes), error.message)
+        }
+    }
+
+    /// What the start of the input says about its layout, before its records are read.
+    struct Probe {
+        var shape: ContainerShape
+        var firstRecord = 0
+        var recordDepth = 1
+        /// Whether parts may start at guessed record starts (a guess must be able to tell a
+        /// record start, and the parts know how to go on across sections).
+        var splittable = false
+    }
+
+    /// Finds the container (following `--path`, skipping what lies before it) and guesses its
+    /// shape from its first element; nil when it is not found (the head then reports why).
+    func probe() throws(JSONParseFailure) -> Probe? {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        parser.skipByteOrderMark()
+        let path = options.path?.components ?? []
+        if lines {
+            guard path.isEmpty else { return nil }
+            let shape = decideArrayShape(parser, lines: true)
+            return Probe(shape: shape, firstRecord: 0, recordDepth: 0, splittable: shape == .list)
+        }
+        parser.skipWhitespace()
+        for step in path {
+            guard parser.index < bytes.count else { return nil }
+            switch bytes[parser.index] {
+            case UInt8(ascii: "{"):
+                if try parser.openIsEmpty(close: UInt8(ascii: "}")) { return nil }
+                var found = false
+                repeat {
+                    try parser.nameStart()
+                    let name = try parser.parseString()
+                    try parser.colon()
+                    if name.scalarEquals(step) {
+                        found = true
+                        break
+                    }
+                    _ = try parser.hashValue()
+                    parser.skipWhitespace()
+                } while try parser.separator(close: UInt8(ascii: "}"), "object")
+                if !found { return nil }
+            case UInt8(ascii: "["):
+                guard let wanted = Int(step), String(wanted) == step else { return nil }
+                if try parser.openIsEmpty(close: UInt8(ascii: "]")) { return nil }
+                var k = 0
+                while k < wanted {
+                    parser.skipWhitespace()
+                    _ = try parser.hashValue()
+                    parser.skipWhitespace()
+                    guard try parser.separator(close: UInt8(ascii: "]"), "array") else { return nil }
+                    k += 1
+                }
+                parser.skipWhitespace()
+            default:
+                return nil
+            }
+        }
+        guard parser.index < bytes.count else { return nil }
+        let depth = parser.depth
+        switch bytes[parser.index] {
+        case UInt8(ascii: "["):
+            let shape = decideArrayShape(parser, lines: false)
+            var first = parser
+            _ = try? first.openIsEmpty(close: UInt8(ascii: "]"))
+            first.skipWhitespace()
+            let recordDepth = shape == .list ? depth + 1 : depth + 3
+            return Probe(shape: shape, firstRecord: first.index, recordDepth: recordDepth, splittable: true)
+        case UInt8(ascii: "{"):
+            guard options.items == nil, options.sectionKey == nil else { return nil }
+            return Probe(shape: .objectOfLists, firstRecord: parser.index, recordDepth: depth + 2, splittable: true)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the list at the parser (JSON: at its `[`; NDJSON: the lines) holds records or
+    /// section objects, judged on its first element as `Layout.find` judges all of them:
+    /// section objects lack the record key and hold a list in a member named like
+    /// `LayoutOptions.itemsCandidates`. The scan checks the guess on every element.
+    func decideArrayShape(_ start: JSONParser, lines: Bool) -> ContainerShape {
+        var parser = start
+        parser.recordsOffsets = false
+        let explicit = options.items != nil || options.sectionKey != nil
+        if !lines {
+            guard (try? parser.openIsEmpty(close: UInt8(ascii: "]"))) == false else {
+                return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
+            }
+        }
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+            return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
+        }
+        // The first element's members; lists in members named like records lists are
+        // skipped (one may be a whole section) and stand as empty lists.
+        var members: [Object.Member] = []
+        var lists: [String] = []
+        let candidates = options.items.map { [$0] } ?? LayoutOptions.itemsCandidates
+        do throws(JSONParseFailure) {
+            if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
+                repeat {
+                    try parser.nameStart()
+                    let name = try parser.parseString()
+                    try parser.colon()
+                    if candidates.contains(name), parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "["),
+                       let end = JSONParser.skipFast(bytes, from: parser.index)
+                    {
+                        parser.index = end
+                        lists.append(name)
+                        members.append(Object.Member(key: name, value: .array([])))
+                    } else {
+                        members.append(Object.Member(key: name, value: try parser.parseValue()))
+                    }
+                    parser.skipWhitespace()
+                } while try parser.separator(close: UInt8(ascii: "}"), "object")
+            }
+        } catch {
+            return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
+        }
+        let items = candidates.first { lists.contains($0) }
+        if explicit { return .sectionList(items: items ?? options.items ?? LayoutOptions.itemsCandidates[0]) }
+        guard let items, !key.fields.contains(where: { lists.contains($0.components[0]) }),
+              case .failure(.missing) = key.identify(.object(Object(members)))
+        else { return .list }
+        return .sectionList(items: items)
+    }
+
+    /// Up to `count - 1` guessed record starts after `after`, one near each share of the input:
+    /// in NDJSON a line's start; in JSON a `{` after a `,` and white space, preferably at a
+    /// line's start. Increasing; may be fewer.
+    static func splitPoints(_ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, count: Int, after: Int) -> [Int] {
+        var points: [Int] = []
+        for k in 1..<max(1, count) {
+            let from = max(after + 1, bytes.count * k / count, (points.last ?? 0) + 1)
+            guard from < bytes.count, let point = splitPoint(bytes, lines: lines, from: from) else { continue }
+            if point > (points.last ?? after) { points.append(point) }
+        }
+        return points
+    }
+
+    /// The first likely record start from `from` on (see `splitPoints`), or nil.
+    static func splitPoint(_ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, from middle: Int) -> Int? {
+        let n = bytes.count
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        func nextToken(from k: Int) -> Int {
+            var k = k
+            while k < n, isSpace(bytes[k]) { k += 1 }
+            return k
+        }
+        func precededByComma(_ k: Int) -> Bool {
+            var q = k - 1
+            while q >= 0, isSpace(bytes[q]) { q -= 1 }
+            return q >= 0 && bytes[q] == UInt8(ascii: ",")
+        }
+        let window = min(n, middle + (1 << 20))
+        if lines {
+            guard let base = bytes.baseAddress, middle < n, let newline = memchr(base + middle, 0x0A, n - middle) else { return nil }
+            let k = nextToken(from: UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1)
+            return k < n ? k : nil
+        }
+        var comma: Int? = nil
+        var k = middle
+        while k < window {
+            if bytes[k] == 0x0A {
+                let q = nextToken(from: k + 1)
+                if q < n, bytes[q] == UInt8(ascii: "{"), precededByComma(k) { return q }
+                k = q
+                continue
+            }
+            if comma == nil, bytes[k] == UInt8(ascii: ","), case let q = nextToken(from: k + 1), q < n, bytes[q] == UInt8(ascii: "{") {
+                comma = q
+            }
+            k += 1
+        }
+        return comma
+    }
+
+    // MARK: - The head: from the start of the input to the container
+
+    /// Scans from the start: follows `--path` to the container, opens it as `shape` (or
+    /// reports why it cannot), and reads its records up to `stop`.
+    func head(shape: ContainerShape?, stop: Int) -> ScanPart {
+        var part = ScanPart(table: RecordTable(capacity: max(16, bytes.count / 64), against: old != nil, keepsHashes: old == nil))
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        let state = PartState(scan: self, table: part.table, startsList: true)
+        do throws(JSONParseFailure) {
+            parser.skipByteOrderMark()
+            var enclosures: [Enclosure] = []
+            let path = options.path?.components ?? []
+            var steps = path[...]
+            if lines {
+                if let step = steps.first {
+                    // The first step picks a line.
+                    guard try navigateLines(&parser, to: step, &part) else { return part }
+                    enclosures.append(.line(start: parser.index))
+                    steps = steps.dropFirst()
+                } else {
+                    part.shape = shape ?? decideArrayShape(parser, lines: true)
+                    part.containerOffset = parser.index
+                    part.recordDepth = 0
+                    part.enclosureDepth = 0
+                    try openContainer(&parser, &part, state, stop: stop, lines: true)
+                    state.done(&part, at: parser.index)
+                    return part
+                }
+            } else {
+                parser.skipWhitespace()
+                if parser.index >= bytes.count { throw parser.fail("expected a JSON value, found the end of the input") }
+            }
+            for step in steps {
+                guard try navigate(&parser, to: step, &part, &enclosures) else { return part }
+            }
+            parser.skipWhitespace()
+            guard parser.index < bytes.count else { throw parser.fail("expected a JSON value, found the end of the input") }
+            part.enclosures = enclosures
+            part.enclosureDepth = parser.depth
+            part.containerOffset = parser.index
+            let explicit = options.items != nil || options.sectionKey != nil
+            let expected = "expected a list of records, an object of lists, or a list of section objects"
+            switch bytes[parser.index] {
+            case UInt8(ascii: "["):
+                part.shape = shape ?? decideArrayShape(parser, lines: false)
+            case UInt8(ascii: "{") where !explicit:
+                part.shape = .objectOfLists
+            default:
+                let start = parser.index
+                let typeName = JSONParser.typeName(bytes[start])
+                part.layoutProblem = LayoutProblem(offset: start, message: explicit
+                    ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
+                    : "\(what) is \(typeName.withArticle); \(expected)")
+                _ = try parser.hashValue()
+                try finish(&parser, enclosures)
+                part.finished = true
+                return part
+            }
+            part.recordDepth = parser.depth + (part.shape == .list ? 1 : part.shape == .objectOfLists ? 2 : 3)
+            try openContainer(&parser, &part, state, stop: stop, lines: false)
+            if part.containerEnd != nil, part.pausedAt == nil {
+                try finish(&parser, enclosures)
+                part.finished = true
+            }
+        } catch {
+            part.failure = error
+        }
+        state.done(&part, at: parser.index)
+        return part
+    }
+
+    /// Walks one step of `--path` into the value at the parser; false (with the problem
+    /// noted and the rest of the input checked) when there is no such member or index.
+    func navigate(_ parser: inout JSONParser, to step: String, _ part: inout ScanPart, _ enclosures: inout [Enclosure])
+        throws(JSONParseFailure) -> Bool
+    {
+        parser.skipWhitespace()
+        guard parser.index < bytes.count else { throw parser.fail("expected a JSON value, found the end of the input") }
+        let start = parser.index
+        let spelling = options.path?.spelling ?? ""
+        switch bytes[start] {
+        case UInt8(ascii: "{"):
+            if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
+                repeat {
+                    try parser.nameStart()
+                    let name = try parser.parseString()
+                    try parser.colon()
+                    if name.scalarEquals(step) {
+                        enclosures.append(.object)
+                        return true
+                    }
+                    _ = try parser.hashValue()
+                    parser.skipWhitespace()
+                } while try parser.separator(close: UInt8(ascii: "}"), "object")
+                parser.depth -= 1
+            }
+            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no member \"\(step)\"")
+        case UInt8(ascii: "["):
+            let wanted = Int(step).flatMap { String($0) == step ? $0 : nil }
+            var count = 0
+            if try !parser.openIsEmpty(close: UInt8(ascii: "]")) {
+                repeat {
+                    parser.skipWhitespace()
+                    if count == wanted {
+                        enclosures.append(.array)
+                        return true
+                    }
+                    _ = try parser.hashValue()
+                    count += 1
+                    parser.skipWhitespace()
+                } while try parser.separator(close: UInt8(ascii: "]"), "array")
+                parser.depth -= 1
+            }
+            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
+        default:
+            let typeName = JSONParser.typeName(bytes[start])
+            _ = try parser.hashValue()
+            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: \(typeName.withArticle) has no member \"\(step)\"")
+        }
+        try finish(&parser, enclosures)
+        part.finished = true
+        return false
+    }
+
+    /// The first step of `--path` in NDJSON: the line it names; false when there is none.
+    func navigateLines(_ parser: inout JSONParser, to step: String, _ part: inout ScanPart) throws(JSONParseFailure) -> Bool {
+        let wanted = Int(step).flatMap { String($0) == step ? $0 : nil }
+        var count = 0
+        while true {
+            parser.skipWhitespace()
+            if parser.index >= bytes.count { break }
+            if count == wanted { return true }
+            let start = parser.index
+            _ = try parser.hashValue()
+            try parser.endOfLine(recordStart: start)
+            count += 1
+        }
+        let spelling = options.path?.spelling ?? ""
+        part.layoutProblem = LayoutProblem(offset: 0, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
+        part.finished = true
+        return false
+    }
+
+    /// Checks the rest of the input after a value inside `enclosures` (innermost last):
+    /// the rest of each, then nothing but white space.
+    func finish(_ parser: inout JSONParser, _ enclosures: [Enclosure]) throws(JSONParseFailure) {
+        for enclosure in enclosures.reversed() {
+            switch enclosure {
+            case .object:
+                parser.skipWhitespace()
+                while try parser.separator(close: UInt8(ascii: "}"), "object") {
+                    try parser.nameStart()
+                    _ = try parser.scanString()
+                    try parser.colon()
+                    _ = try parser.hashValue()
+                    parser.skipWhitespace()
+                }
+                parser.depth -= 1
+            case .array:
+                parser.skipWhitespace()
+                while try parser.separator(close: UInt8(ascii: "]"), "array") {
+                    parser.skipWhitespace()
+                    _ = try parser.hashValue()
+                    parser.skipWhitespace()
+                }
+                parser.depth -= 1
+            case .line(let start):
+                try parser.endOfLine(recordStart: start)
+                while true {
+                    parser.skipWhitespace()
+                    if parser.index >= bytes.count { return }
+                    let lineStart = parser.index
+                    _ = try parser.hashValue()
+                    try parser.endOfLine(recordStart: lineStart)
+                }
+            }
+        }
+        parser.skipWhitespace()
+        if parser.index < bytes.count { throw parser.fail("unexpected \(parser.describe(parser.index)) after the JSON value") }
+    }
+
+    // MARK: - The container
+
+    /// Where the scan of the container is.
+    enum Position {
+        /// Just inside a records list (after its `[`; NDJSON: at the start of the lines).
+        case recordsOpened
+        /// At a record's start, white space skipped.
+        case atRecord
+        /// Just after a records list's end.
+        case listClosed
+        /// Just inside the container's `{` (object of lists) or `[` (list of section objects).
+        case containerOpened
+    }
+
+    /// Opens the container at the parser (`[` or `{`; NDJSON: the lines) and scans it.
+    func openContainer(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, stop: Int, lines: Bool)
+        throws(JSONParseFailure)
+    {
+        if part.shape == .list {
+            part.sections.append(ScannedSection(offset: parser.index))
+            state.folds = true
+            if !lines { _ = try parser.enterList() }
+            try run(&parser, from: .recordsOpened, &part, state, stop: stop, lines: lines)
+        } else {
+            if !lines {
+                try parser.enter()
+                parser.index += 1
+            }
+            try run(&parser, from: .containerOpened, &part, state, stop: stop, lines: lines)
+        }
+    }
+
+    /// A part after the first: from a record start (guessed, or where the part before
+    /// stopped) to the first record at or after `stop`, or to the container's end.
+    func continuation(from start: Int, shape: ContainerShape, depth: Int, stop: Int, startsList: Bool) -> ScanPart {
+        var part = ScanPart(table: RecordTable(capacity: max(16, bytes.count / 128), against: old != nil, keepsHashes: true))
+        part.shape = shape
+        part.recordDepth = depth
+        var section = ScannedSection(offset: start)
+        section.began = false
+        part.sections.append(section)
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        parser.index = start
+        parser.depth = depth
+        let state = PartState(scan: self, table: part.table, startsList: startsList, from: start)
+        state.folds = false
+        do throws(JSONParseFailure) {
+            try run(&parser, from: .atRecord, &part, state, stop: stop, lines: lines && shape == .list)
+        } catch {
+            part.failure = error
+        }
+        state.done(&part, at: parser.index)
+        return part
+    }
+
+    /// The container's state machine: records lists, and between them the members of the
+    /// object of lists or the section objects, until `stop` or the container's end.
+    func run(_ parser: inout JSONParser, from position: Position, _ part: inout ScanPart, _ state: PartState,
+             stop: Int, lines: Bool) throws(JSONParseFailure)
+    {
+        var position = position
+        // NDJSON's lines are the records only in a plain list; section objects hold theirs
+        // in JSON lists inside their line.
+        let recordLines = lines && part.shape == .list
+        while true {
+            switch position {
+            case .recordsOpened:
+                if recordLines {
+                    parser.skipWhitespace()
+                    if parser.index >= bytes.count {
+                        state.closeList(&part)
+                        part.containerEnd = parser.index
+                        return
+                    }
+                    position = .atRecord
+                    continue
+                }
+                // After `[`: an empty list closes at once.
+                parser.skipWhitespace()
+                if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") {
+                    parser.index += 1
+                    parser.depth -= 1
+                    state.closeList(&part)
+                    position = .listClosed
+                    continue
+                }
+                position = .atRecord
+            case .atRecord:
+                if recordLines {
+                    while true {
+                        if parser.index >= stop {
+                            part.pausedAt = parser.index
+                            return
+                        }
+                        let start = parser.index
+                        try state.record(&parser)
+                        try parser.endOfLine(recordStart: start)
+                        parser.skipWhitespace()
+                        if parser.index >= bytes.count { break }
+                    }
+                    state.closeList(&part)
+                    part.containerEnd = parser.index
+                    return
+                }
+                while true {
+                    if parser.index >= stop {
+                        part.pausedAt = parser.index
+                        return
+                    }
+                    try state.record(&parser)
+                    parser.skipWhitespace()
+                    guard try parser.separator(close: UInt8(ascii: "]"), "array") else { break }
+                    parser.skipWhitespace()
+                }
+                parser.depth -= 1
+                state.closeList(&part)
+                position = .listClosed
+            case .listClosed:
+                switch part.shape {
+                case .list:
+                    part.containerEnd = parser.index
+                    return
+                case .objectOfLists:
+                    parser.skipWhitespace()
+                    guard try parser.separator(close: UInt8(ascii: "}"), "object") else {
+                        parser.depth -= 1
+                        part.containerEnd = parser.index
+                        return
+                    }
+                    if try objectMember(&parser, &part, state) { position = .recordsOpened } else { position = .listClosed }
+                case .sectionList(let items):
+                    // The rest of the section object's members, then the next element.
+                    parser.skipWhitespace()
+                    while try parser.separator(close: UInt8(ascii: "}"), "object") {
+                        try parser.nameStart()
+                        let name = try parser.parseString()
+                        try parser.colon()
+                        let value = try parser.parseValue()
+                        part.sections[part.sections.count - 1].members.append(Object.Member(key: name, value: value))
+                        parser.skipWhitespace()
+                    }
+                    parser.depth -= 1
+                    if try nextElement(&parser, &part, state, items: items, lines: lines, first: false) {
+                        position = .recordsOpened
+                    } else {
+                        part.containerEnd = parser.index
+                        return
+                    }
+                }
+            case .containerOpened:
+                switch part.shape {
+                case .list:
+                    preconditionFailure("a list opens as a records list")
+                case .objectOfLists:
+                    parser.skipWhitespace()
+                    if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
+                        parser.index += 1
+                        parser.depth -= 1
+                        part.containerEnd = parser.index
+                        return
+                    }
+                    if try objectMember(&parser, &part, state) { position = .recordsOpened } else { position = .listClosed }
+                case .sectionList(let items):
+                    if try nextElement(&parser, &part, state, items: items, lines: lines, first: true) {
+                        position = .recordsOpened
+                    } else {
+                        part.containerEnd = parser.index
+                        return
+                    }
+                }
+            }
+        }
+    }
+
+    /// One member of the object of lists: true when its value is a list, now open as a new
+    /// section's records; false when it is not (the problem noted, the value checked).
+    func objectMember(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState) throws(JSONParseFailure) -> Bool {
+        try parser.nameStart()
+        let name = try parser.parseString()
+        try parser.colon()
+        let start = parser.index
+        if start < bytes.count, bytes[start] == UInt8(ascii: "["), part.layoutProblem == nil {
+            _ = try parser.enterList()
+            state.openSection(&part, ScannedSection(memberName: name, offset: start))
+            return true
+        }
+        if part.layoutProblem == nil, start < bytes.count {
+            let typeName = JSONParser.typeName(bytes[start])
+            part.layoutProblem = LayoutProblem(offset: start, message: "\(what) is an object whose member \"\(name)\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)")
+        }
+        _ = try parser.hashValue()
+        return false
+    }
+
+    /// Reads the next element of a list of section objects, up to the records list in its
+    /// `items` member (true, the list open), or to the container's end (false). An element
+    /// that is not an object, or has no records list, is noted and read through.
+    func nextElement(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, items: String, lines: Bool,
+                     first: Bool) throws(JSONParseFailure) -> Bool
+    {
+        while true {
+            // The separator before the element.
+            if lines {
+                if !first || part.sections.count > 0 { try parser.endOfLine(recordStart: state.elementStart) }
+                parser.skipWhitespace()
+                if parser.index >= bytes.count { return false }
+            } else if first && part.sections.isEmpty {
+                parser.skipWhitespace()
+                if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") {
+                    parser.index += 1
+                    parser.depth -= 1
+                    return false
+                }
+            } else {
+                parser.skipWhitespace()
+                guard try parser.separator(close: UInt8(ascii: "]"), "array") else {
+                    parser.depth -= 1
+                    return false
+                }
+                parser.skipWhitespace()
+            }
+            let start = parser.index
+            state.elementStart = start
+            guard start < bytes.count else { throw parser.fail("expected a JSON value, found the end of the input") }
+            var section = ScannedSection(offset: start)
+            guard bytes[start] == UInt8(ascii: "{") else {
+                section.notAnObject = JSONParser.typeName(bytes[start])
+                _ = try parser.hashValue()
+                state.addSection(&part, section)
+                continue
+            }
+            if try parser.openIsEmpty(close: UInt8(ascii: "}")) {
+                state.addSection(&part, section)
+                continue
+            }
+            repeat {
+                try parser.nameStart()
+                let name = try parser.parseString()
+                try parser.colon()
+                let valueStart = parser.index
+                if case .absent = section.items, name.scalarEquals(items) {
+                    if valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "[") {
+                        section.items = .list
+                        section.members.append(Object.Member(key: name, value: .array([])))
+                        _ = try parser.enterList()
+                        state.openSection(&part, section)
+                        return true
+                    }
+                    let value = try parser.parseValue()
+                    section.items = .notList(typeName: value.typeName, offset: valueStart)
+                    section.members.append(Object.Member(key: name, value: value))
+                } else {
+                    section.members.append(Object.Member(key: name, value: try parser.parseValue()))
+                }
+                parser.skipWhitespace()
+            } while try parser.separator(close: UInt8(ascii: "}"), "object")
+            parser.depth -= 1
+            state.addSection(&part, section)
+        }
+    }
+}
+
+/// An open value around the records' container, to finish reading after it.
+enum Enclosure: Sendable {
+    case object
+    case array
+    /// NDJSON: the line the container is in, from its start.
+    case line(start: Int)
+}
+
+/// One part of a scan, or the scan so far once parts are joined.
+struct ScanPart: @unchecked Sendable {
+    var table: RecordTable
+    var shape: ContainerShape = .list
+    /// Sections in order; the first may go on from the part before (`began` false).
+    var sections: [ScannedSection] = []
+    /// The first record start at or after the part's stop, when it stopped there.
+    var pausedAt: Int?
+    /// Just after the container, when the part read to its end.
+    var containerEnd: Int?
+    var failure: JSONParseFailure?
+    var layoutProblem: LayoutProblem?
+    var firstUnkeyed: Int?
+    var missingKeys = 0
+    /// The head's: where the container is, what encloses it, the records' depth.
+    var containerOffset = 0
+    var recordDepth = 1
+    var enclosures: [Enclosure] = []
+    var enclosureDepth = 0
+    /// Whether the input was read to its end (nothing left to check after the container).
+    var finished = false
+
+    var scanned: ScannedDocument {
+        ScannedDocument(table: table, shape: shape, sections: sections, containerOffset: containerOffset, recordDepth: recordDepth,
+                        firstUnkeyed: firstUnkeyed, missingKeys: missingKeys, layoutProblem: layoutProblem)
+    }
+
+    /// Takes on `later`, the part that starts where this one paused: its first section
+    /// goes on with this part's last, the rest follow.
+    mutating func join(_ later: ScanPart) {
+        let offset = table.count
+        let first = later.sections[0]
+        // The records of the section this part left open, hashed into its list (a part
+        // after the first keeps every record's hash).
+        for k in 0..<first.recordCount { table.list.add(later.table.hashes[k]) }
+        table.appendRecords(of: later.table)
+        let s = sections.count - 1
+        sections[s].recordCount += first.recordCount
+        sections[s].members += first.members
+        if case .absent = sections[s].items { sections[s].items = first.items }
+        if first.closed {
+            sections[s].closed = true
+            sections[s].listHash = table.list.finish()
+            // The list hash of `later`'s last section, if it began there and is open.
+            table.list = later.table.list
+        }
+        sections += later.sections.dropFirst()
+        pausedAt = later.pausedAt
+        containerEnd = later.containerEnd
+        failure = later.failure
+        if layoutProblem == nil { layoutProblem = later.layoutProblem }
+        if firstUnkeyed == nil, let k = later.firstUnkeyed { firstUnkeyed = offset + k }
+        missingKeys += later.missingKeys
+    }
+}
+
+/// What one part's scan carries from record to record: the table being filled and OLD's
+/// tables, as plain memory read without reference counting in the loop.
+final class PartState {
+    let scan: JSONScan
+    let keys: KeyTrie
+    // One thread uses a part's state: its hot fields skip the runtime's exclusivity checks.
+    @exclusivity(unchecked) var parts: [[UInt8]]
+    @exclusivity(unchecked) var key = NoKey()
+    let memory: ScanMemory
+    @exclusivity(unchecked) var keyHash: UInt64 = 0
+    @exclusivity(unchecked) var status = KeyStatus.keyed
+    /// The OLD record expected next (NEW's scan): -1 until one is found.
+    @exclusivity(unchecked) var cursor: Int
+    /// Whether the list hash takes the records of the current section.
+    @exclusivity(unchecked) var folds = true
+    @exclusivity(unchecked) var list = CanonicalHash.ArrayHasher()
+    var elementStart = 0
+    var reported = 0
+    var released = 0
+    /// Records of the current section not yet counted in the part's sections.
+    @exclusivity(unchecked) var sectionRecords = 0
+    @exclusivity(unchecked) var firstUnkeyed: Int?
+    @exclusivity(unchecked) var missingKeys = 0
+
+    let starts: PageBuffer<Int>, lengths: PageBuffer<UInt32>, hashes: PageBuffer<Hash128>, keyHashes: PageBuffer<UInt64>
+    let matches: PageBuffer<Int32>, copies: PageBuffer<Bool>, strangers: PageBuffer<RecordTable.Stranger>
+    let keepsHashes: Bool
+
+    /// OLD's, for NEW's scan against it.
+    let against: Bool, cursorCopies: Bool, copyCheck: Bool
+    let oldDepth: Int, oldCount: Int
+    let oldBytes: UnsafePointer<UInt8>
+    let oldStarts: UnsafeMutableBufferPointer<Int>, oldLengths: UnsafeMutableBufferPointer<UInt32>
+    let oldHashes: UnsafeMutableBufferPointer<Hash128>
+    let oldKeys: OldKeys?
+
+    init(scan: JSONScan, table: RecordTable, startsList: Bool, from start: Int = 0) {
+        self.scan = scan
+        keys = scan.keys
+        parts = [[UInt8]](repeating: [], count: scan.keys.fieldCount)
+        memory = ScanMemory(keyHashing: scan.keyHashing)
+        cursor = startsList ? 0 : -1
+        reported = start
+        released = start
+        starts = table.starts
+        lengths = table.lengths
+        hashes = table.hashes
+        keyHashes = table.keyHashes
+        matches = table.matches
+        copies = table.copies
+        strangers = table.strangers
+        keepsHashes = table.keepsHashes
+        let old = scan.old
+        against = old != nil
+        cursorCopies = old?.cursorCopies ?? false
+        copyCheck = (old?.copies ?? false) && (old?.unique ?? false)
+        oldDepth = old?.depth ?? -1
+        oldCount = old?.table.count ?? 0
+        oldBytes = old?.bytes ?? UnsafePointer(bitPattern: 8)!
+        oldStarts = old?.table.starts.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldLengths = old?.table.lengths.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldHashes = old?.table.hashes.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldKeys = old?.keys
+    }
+
+    /// Counts the current section's records so far into the part.
+    func flush(_ part: inout ScanPart) {
+        if sectionRecords > 0, !part.sections.isEmpty {
+            part.sections[part.sections.count - 1].recordCount += sectionRecords
+        }
+        sectionRecords = 0
+    }
+
+    /// A new section whose records list is open.
+    func openSection(_ part: inout ScanPart, _ section: ScannedSection) {
+        flush(&part)
+        part.sections.append(section)
+        folds = true
+        list = CanonicalHash.ArrayHasher()
+    }
+
+    /// A section with no records list (not an object, or no such member).
+    func addSection(_ part: inout ScanPart, _ section: ScannedSection) {
+        flush(&part)
+        part.sections.append(section)
+    }
+
+    /// The current section's records list ended.
+    func closeList(_ part: inout ScanPart) {
+        flush(&part)
+        guard !part.sections.isEmpty else { return }
+        part.sections[part.sections.count - 1].closed = true
+        if folds { part.sections[part.sections.count - 1].listHash = list.finish() }
+    }
+
+    /// Scans the record at the parser into the table.
+    @inline(__always)
+    func record(_ parser: inout JSONParser) throws(JSONParseFailure) {
+        let start = parser.index
+        let bytes = parser.bytes
+        let n = bytes.count
+        if cursorCopies, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n {
+            let length = Int(oldLengths[cursor])
+            let first = bytes[start]
+            // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
+            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
+               length <= n - start, memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
+            {
+                parser.index = start + length
+                append(start: start, end: parser.index, hash: oldHashes[cursor])
+                matches.append(Int32(truncatingIfNeeded: cursor))
+                copies.append(true)
+                cursor += 1
+                return
+            }
+        }
+        let hash = try parser.scanRecord(keys, key: &key, parts: &parts, memory: memory, keyHash: &keyHash, status: &status)
+        let length = parser.index - start
+        // Lengths are kept in 32 bits.
+        if length > Int(UInt32.max) { throw parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start) }
+        if status != .keyed {
+            if firstUnkeyed == nil { firstUnkeyed = starts.count }
+            if status == .missing { missingKeys += 1 }
+            keyHash = 0
+        }
+        if against, let oldKeys {
+            let match = status == .keyed ? oldKeys.lookup(keyHash) : -1
+            // Its bytes may still be its match's (a record out of the order expected): seen
+            // while they are at hand, so that the compare need not read them again.
+            let copy = match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
+                && memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
+            append(start: start, end: parser.index, hash: hash)
+            matches.append(Int32(truncatingIfNeeded: match))
+            copies.append(copy)
+            if match < 0 {
+                if status == .keyed { strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash)) }
+            } else {
+                cursor = match + 1
+            }
+        } else {
+            append(start: start, end: parser.index, hash: hash)
+            keyHashes.append(keyHash)
+        }
+    }
+
+    @inline(__always)
+    func append(start: Int, end: Int, hash: Hash128) {
+        starts.append(start)
+        lengths.append(UInt32(truncatingIfNeeded: end - start))
+        sectionRecords &+= 1
+        if folds { list.add(hash) }
+        if keepsHashes { hashes.append(hash) }
+        if starts.count & 0xFFF == 0 { checkpoint(end) }
+    }
+
+    /// Progress and pages handed back, every 4096 records.
+    func checkpoint(_ offset: Int) {
+        if scan.release {
+            scan.file.release(released..<offset)
+            released = offset
+        }
+        scan.progress?.advance(by: offset - reported)
+        reported = offset
+    }
+
+    /// The part's scan ended (or paused) at `offset`.
+    func done(_ part: inout ScanPart, at offset: Int) {
+        flush(&part)
+        checkpoint(max(offset, reported))
+        part.table.list = list
+        if part.firstUnkeyed == nil { part.firstUnkeyed = firstUnkeyed }
+        part.missingKeys += missingKeys
+    }
+}
+
+extension JSONParser {
+    /// At a `[`: enters the list.
+    mutating func enterList() throws(JSONParseFailure) -> Bool {
+        try enter()
+        index += 1
+        return true
+    }
+
+    /// The type name of the value that starts with `byte` (the input is checked elsewhere).
+    static func typeName(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "{"): return "object"
+        case UInt8(ascii: "["): return "array"
+        case UInt8(ascii: "\""): return "string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "boolean"
+        case UInt8(ascii: "n"): return "null"
+        default: return "number"
+        }
+    }
+
+    /// The offset after the list or object at `start` (a `[` or `{`), found by matching
+    /// brackets and skipping strings, without checking anything else; nil if it does not end.
+    static func skipFast(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var depth = 0
+        var i = start
+        let n = bytes.count
+        while i < n {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                i += 1
+                while i < n, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == 0 { return i + 1 }
+            default:
+                break
+            }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The key's field paths as a tree of names, so that a scanner finds every part of a key in
+/// one pass over a record, without building the record.
+///
+/// Level 0 holds the names of the record's own members that the key uses. A name ends one or
+/// more key fields (`--key id`), leads on to the level of its value's members (`--key
+/// user.id`), or both. In a list, a level's names are the indexes written in decimal, as
+/// `FieldPath.value(in:)` reads them. As there, the first member of a name is the one used.
+struct KeyTrie: Sendable {
+    struct Level: Sendable {
+        var names: [[UInt8]] = []
+        /// The key fields each name ends, as a bit mask over `IdentityKey.fields`.
+        var fields: [UInt64] = []
+        /// The level each name leads into, or -1.
+        var next: [Int] = []
+        /// Each name's number among the names of all levels, for a record's visited set.
+        var ids: [Int] = []
+    }
+
+    let levels: [Level]
+    let fieldCount: Int
+    /// Every key field is a member of the record itself (the common case, read fastest).
+    let isFlat: Bool
+
+    /// Nil when the key has more than 64 fields, or its paths more than 64 names in all.
+    init?(_ key: IdentityKey) {
+        guard key.fields.count <= 64 else { return nil }
+        var levels = [Level()]
+        var names = 0
+        for (f, field) in key.fields.enumerated() {
+            var level = 0
+            for (k, component) in field.components.enumerated() {
+                let bytes = Array(component.utf8)
+                var e = levels[level].names.firstIndex(of: bytes) ?? -1
+                if e < 0 {
+                    e = levels[level].names.count
+                    levels[level].names.append(bytes)
+                    levels[level].fields.append(0)
+                    levels[level].next.append(-1)
+                    levels[level].ids.append(names)
+                    names += 1
+                }
+                if k == field.components.count - 1 {
+                    levels[level].fields[e] |= 1 << UInt64(f)
+                } else {
+                    if levels[level].next[e] < 0 {
+                        levels[level].next[e] = levels.count
+                        levels.append(Level())
+                    }
+                    level = levels[level].next[e]
+                }
+            }
+        }
+        guard names <= 64 else { return nil }
+        self.levels = levels
+        fieldCount = key.fields.count
+        isFlat = levels.count == 1
+    }
+
+    /// The entry at `level` named by these bytes, or nil.
+    @inline(__always)
+    func entry(_ level: Int, named name: UnsafeRawBufferPointer) -> Int? {
+        let names = levels[level].names
+        for e in 0..<names.count where names[e].count == name.count {
+            if names[e].withUnsafeBytes({ $0.count == 0 || memcmp($0.baseAddress!, name.baseAddress!, $0.count) == 0 }) {
+                return e
+            }
+        }
+        return nil
+    }
+
+    /// The entry at `level` for list index `index` (a name that is its decimal spelling), or nil.
+    func entry(_ level: Int, index: Int) -> Int? {
+        var digits = Array(String(index).utf8)
+        return digits.withUnsafeMutableBytes { entry(level, named: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The mask of all key fields.
+    var allFields: UInt64 { fieldCount == 64 ? ~0 : (1 << UInt64(fieldCount)) - 1 }
+}
+
+/// What a scan of one record found of its key.
+struct KeyFinding {
+    /// Fields whose path led to a value.
+    var found: UInt64 = 0
+    /// Fields whose value is a string, number or boolean.
+    var scalar: UInt64 = 0
+    /// Trie entries already used in this record (the first member of a name counts).
+    var visited: UInt64 = 0
+
+    /// Whether the record has a usable key, and if not, whether its first failing field is
+    /// missing (as `IdentityKey.identify` reports it: the fields in order, missing before
+    /// not scalar).
+    func status(_ keys: KeyTrie) -> KeyStatus {
+        let all = keys.allFields
+        if found & scalar & all == all { return .keyed }
+        for f in 0..<keys.fieldCount {
+            let bit: UInt64 = 1 << UInt64(f)
+            if found & bit == 0 { return .missing }
+            if scalar & bit == 0 { return .unusable }
+        }
+        return .keyed
+    }
+}
+
+/// Whether a record could be keyed.
+enum KeyStatus: UInt8, Sendable {
+    case keyed
+    /// An object whose first failing key field is absent (a section object looks so).
+    case missing
+    /// A key that is not a scalar, or a record that is null or a list.
+    case unusable
+}
+
+extension KeyFinding {
+    /// Notes the value found for the fields in `mask`.
+    @inline(__always)
+    mutating func note(_ mask: UInt64, scalar isScalar: Bool, hash: Hash128, memory: ScanMemory) {
+        guard found & mask != mask else { return }
+        found |= mask
+        if isScalar { scalar |= mask }
+        var rest = mask
+        while rest != 0 {
+            memory.keyParts[rest.trailingZeroBitCount] = hash
+            rest &= rest - 1
+        }
+    }
+}
+
+/// How key hashes are made: a seed mixed into each, and (for tests) a mask that keeps few
+/// bits so that different keys share hashes. The engine checks every match it makes on a
+/// hash, and on meeting two keys with one hash runs again with another seed.
+struct KeyHashing: Sendable, Equatable {
+    var seed: UInt64 = 0
+    var mask: UInt64 = ~0
+
+    @inline(__always)
+    func mix(_ h: UInt64) -> UInt64 {
+        if seed == 0 { return h & mask }
+        return CanonicalHash.mum(h ^ seed, 0x9E37_79B9_7F4A_7C15 ^ seed) & mask
+    }
+
+    /// The hashing for the next attempt after a collision: another seed, every bit.
+    var next: KeyHashing { KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: ~0) }
+}

@@ -1,0 +1,199 @@
+/// How the records of a document are laid out, as a scan finds it before it reads them.
+enum ContainerShape: Equatable, Sendable {
+    /// A list of records.
+    case list
+    /// An object whose members are lists of records.
+    case objectOfLists
+    /// A list of section objects, each holding its records in the member `items`.
+    case sectionList(items: String)
+}
+
+/// The state of a section object's records member, as a scan found it.
+enum ItemsState: Sendable {
+    case absent
+    case list
+    /// The member is there but is not a list: its type name and where its value starts.
+    case notList(typeName: String, offset: Int)
+}
+
+/// One section as a scan finds it. A plain list is one section.
+struct ScannedSection: Sendable {
+    /// In an object of lists: the member's name.
+    var memberName: String?
+    /// Where the section starts: the list (object of lists), the section object (list of
+    /// section objects), or the list itself (a plain list).
+    var offset: Int
+    /// In a list of section objects: the object's members, its records list emptied in place.
+    var members: [Object.Member] = []
+    var items: ItemsState = .absent
+    /// In a list of section objects: nil for an object, else the element's type name.
+    var notAnObject: String? = nil
+    var recordCount = 0
+    /// Whether the section's records list has ended, and its hash (when the part that
+    /// holds the section read all of it).
+    var closed = false
+    var listHash: Hash128? = nil
+    /// Whether the section began in the part of the scan that holds it (false: it goes on
+    /// from the part before, whose last section it is).
+    var began = true
+
+    init(memberName: String? = nil, offset: Int) {
+        self.memberName = memberName
+        self.offset = offset
+    }
+}
+
+/// A problem with the layout found while scanning (a `--path` that leads nowhere, a value
+/// that holds no records); reported only when the whole input is otherwise well formed,
+/// as the reader reports it after parsing.
+struct LayoutProblem: Sendable, Error {
+    var offset: Int
+    var message: String
+}
+
+/// What a scan of one input gives the engine: its records, sections and layout.
+struct ScannedDocument: @unchecked Sendable {
+    var table: RecordTable
+    var shape: ContainerShape
+    var sections: [ScannedSection]
+    /// Where the container of the records starts (the list, the object of lists, ...).
+    var containerOffset: Int
+    /// The parser depth of the records' list (a record's value is one level below).
+    var recordDepth: Int
+    /// The first record whose key is unusable or missing, and how many records miss their key.
+    var firstUnkeyed: Int?
+    var missingKeys = 0
+    var layoutProblem: LayoutProblem?
+}
+
+/// What the layout analysis of a scan concludes.
+enum LayoutVerdict {
+    /// The layout and its sections.
+    case found(Layout, [Section])
+    /// A layout error, as the reader words it.
+    case problem(LayoutProblem)
+    /// The scan assumed the wrong shape: scan again with this one.
+    case rescan(ContainerShape)
+}
+
+extension ScannedDocument {
+    /// Decides the layout as `Layout.find` does from the values, on what the scan found:
+    /// whether a list of objects that all lack the key is a list of section objects, which
+    /// member holds the records and which names a section; or the reason it is not.
+    func layout(key: IdentityKey, options: LayoutOptions, path: FieldPath?) -> LayoutVerdict {
+        if let layoutProblem { return .problem(layoutProblem) }
+        let what = path.map { "the value at \($0.spelling)" } ?? "the top level"
+        switch shape {
+        case .list:
+            // Every element an object without the key: the reader would try sections.
+            if options.sectionKey == nil, options.items == nil, table.count > 0, missingKeys == table.count {
+                return .rescan(.sectionList(items: LayoutOptions.itemsCandidates[0]))
+            }
+            let section = Section(name: nil, header: nil, records: 0..<table.count, offset: containerOffset)
+            return .found(Layout(path: path, shape: .list), [section])
+        case .objectOfLists:
+            var start = 0
+            let found = sections.map { scanned in
+                defer { start += scanned.recordCount }
+                return Section(name: .string(scanned.memberName ?? ""), header: nil, records: start..<start + scanned.recordCount,
+                               offset: scanned.offset)
+            }
+            return .found(Layout(path: path, shape: .objectOfLists), found)
+        case .sectionList(let items):
+            return sectionLayout(items: items, key: key, options: options, path: path, what: what)
+        }
+    }
+
+    private func sectionLayout(items: String, key: IdentityKey, options: LayoutOptions, path: FieldPath?, what: String)
+        -> LayoutVerdict
+    {
+        let explicit = options.items != nil || options.sectionKey != nil
+        let objects = sections.map { Object($0.members) }
+        // Not section objects after all: the elements are records (the reader then reports
+        // the first one's missing key).
+        let list = LayoutVerdict.rescan(.list)
+        if let i = sections.firstIndex(where: { $0.notAnObject != nil }) {
+            guard explicit else { return list }
+            return .problem(LayoutProblem(offset: sections[i].offset,
+                                          message: "section \(i) is \(sections[i].notAnObject!.withArticle); expected a section object"))
+        }
+        if !explicit {
+            // A key path into the records list cannot be judged on the emptied list.
+            if key.fields.contains(where: { $0.components.count > 1 && $0.components[0] == items }) { return list }
+            let allMiss = objects.allSatisfy {
+                if case .failure(.missing) = key.identify(.object($0)) { return true }
+                return false
+            }
+            if !allMiss { return list }
+        }
+        func isList(_ object: Object, _ name: String, _ section: ScannedSection) -> Bool {
+            if name == items { if case .list = section.items { return true } else { return false } }
+            if case .array? = object[name] { return true }
+            return false
+        }
+        func everyone(_ name: String) -> Bool { zip(objects, sections).allSatisfy { isList($0, name, $1) } }
+        // The records member is the first candidate that every section has as a list.
+        let chosen = options.items ?? LayoutOptions.itemsCandidates.first(where: everyone)
+        guard let chosen else {
+            if !explicit { return list }
+            return .problem(LayoutProblem(offset: containerOffset, message: "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"))
+        }
+        if chosen != items { return .rescan(.sectionList(items: chosen)) }
+        let sectionKey = options.sectionKey ?? LayoutOptions.sectionKeyCandidates.first { name in
+            name != items && objects.allSatisfy { $0[name]?.isScalar ?? false }
+        }
+        guard let sectionKey else {
+            return .problem(LayoutProblem(offset: containerOffset, message: "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"))
+        }
+        var found: [Section] = []
+        var start = 0
+        for (s, scanned) in sections.enumerated() {
+            guard let name = objects[s][sectionKey], name.isScalar else {
+                return .problem(LayoutProblem(offset: scanned.offset, message: "section \(s) has no scalar name field \"\(sectionKey)\""))
+            }
+            switch scanned.items {
+            case .list: break
+            case .notList(let typeName, let offset):
+                return .problem(LayoutProblem(offset: offset, message: "\"\(items)\" of section \(JSONWriter.compact(name)) is \(typeName.withArticle), not a list"))
+            case .absent:
+                return .problem(LayoutProblem(offset: scanned.offset, message: "section \(JSONWriter.compact(name)) has no \"\(items)\" list"))
+            }
+            found.append(Section(name: name, header: .object(objects[s]), records: start..<start + scanned.recordCount, offset: scanned.offset))
+            start += scanned.recordCount
+        }
+        return .found(Layout(path: path, shape: .sectionList(sectionKey: sectionKey, items: items)), found)
+    }
+
+    /// The fingerprint of the diffed part, as `CanonicalHash.of` gives it for its value: the
+    /// list, the object of lists, or the list of section objects, from the sections' list hashes.
+    func fingerprint(_ layout: Layout, _ found: [Section]) -> Hash128 {
+        switch layout.shape {
+        case .list:
+            return sections.first?.listHash ?? CanonicalHash.ArrayHasher().finish()
+        case .objectOfLists:
+            var hasher = CanonicalHash.ObjectHasher()
+            for section in sections {
+                hasher.add(key: CanonicalHash.string(section.memberName ?? ""), value: section.listHash ?? Self.emptyList)
+            }
+            return hasher.finish()
+        case .sectionList(_, let items):
+            var hasher = CanonicalHash.ArrayHasher()
+            for section in sections {
+                var object = CanonicalHash.ObjectHasher()
+                var listed = false
+                for member in section.members {
+                    if !listed, member.key.scalarEquals(items) {
+                        listed = true
+                        object.add(key: CanonicalHash.string(member.key), value: section.listHash ?? Self.emptyList)
+                    } else {
+                        object.add(key: CanonicalHash.string(member.key), value: CanonicalHash.of(member.value))
+                    }
+                }
+                hasher.add(object.finish())
+            }
+            return hasher.finish()
+        }
+    }
+
+    static let emptyList = CanonicalHash.ArrayHasher().finish()
+}

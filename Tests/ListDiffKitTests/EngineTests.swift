@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+@testable import ListDiffKit
+
+/// Random pairs of documents in every layout, with every kind of key and both duplicates
+/// policies: records in a plain list, an object of lists or a list of section objects,
+/// at the top or at a `--path`, keyed by a field, a nested path or two fields.
+struct DocumentPairs {
+    enum Shape: CaseIterable { case list, objectOfLists, sectionList }
+    enum KeyKind: CaseIterable { case field, nested, composite }
+
+    struct Case {
+        var shape: Shape
+        var keyKind: KeyKind
+        var duplicates: DuplicatePolicy
+        var atPath: Bool
+
+        var key: [String] {
+            switch keyKind {
+            case .field: return ["id"]
+            case .nested: return ["user.id"]
+            case .composite: return ["r", "/n"]
+            }
+        }
+
+        var options: LayoutOptions {
+            LayoutOptions(path: atPath ? try! FieldPath("/data/users") : nil)
+        }
+    }
+
+    var rng: SplitMix64
+    var values: RecordPairs
+
+    init(seed: UInt64) {
+        rng = SplitMix64(seed: seed)
+        values = RecordPairs(rng: SplitMix64(seed: seed &+ 1))
+    }
+
+    mutating func record(_ n: Int, _ c: Case) -> Value {
+        var members: [Object.Member] = []
+        switch c.keyKind {
+        case .field: members.append(.init(key: "id", value: .number(Number(exactly: n))))
+        case .nested:
+            members.append(.init(key: "user", value: .object(Object([.init(key: "id", value: .string("u\(n)")),
+                                                                      .init(key: "x", value: values.scalar())]))))
+        case .composite:
+            members.append(.init(key: "r", value: .string(n % 2 == 0 ? "eu" : "us")))
+            members.append(.init(key: "n", value: .number(Number(exactly: n / 2))))
+        }
+        for name in ["name", "tags", "v"] where Bool.random(using: &rng) {
+            members.append(.init(key: name, value: values.value(depth: 0)))
+        }
+        members.shuffle(using: &rng)
+        return .object(Object(members))
+    }
+
+    /// Edits a record's content, keeping its key.
+    mutating func edit(_ value: Value) -> Value {
+        guard case .object(var o) = value else { return value }
+        if Bool.random(using: &rng) {
+            o.members.append(.init(key: "added", value: values.scalar()))
+        } else if let k = o.members.indices.filter({ !["id", "user", "r", "n"].contains(o.members[$0].key) }).randomElement(using: &rng) {
+            o.members[k].value = values.value(depth: 0)
+        } else {
+            o.members.reverse()
+        }
+        return .object(o)
+    }
+
+    /// Sections of records, OLD and NEW.
+    mutating func sections(_ c: Case) -> ([(String, [Value])], [(String, [Value])]) {
+        let names = ["A", "B", "C", "D", "E"]
+        let sectionCount = c.shape == .list ? 1 : Int.random(in: 0...4, using: &rng)
+        var next = 0
+        func key() -> Int {
+            if c.duplicates == .match { return Int.random(in: 0..<8, using: &rng) }
+            next += 1
+            return next
+        }
+        var old: [(String, [Value])] = []
+        for s in 0..<sectionCount {
+            old.append((names[s], (0..<Int.random(in: 0..<7, using: &rng)).map { _ in record(key(), c) }))
+        }
+        var new = old
+        // Sections come, go and move.
+        if c.shape != .list {
+            if !new.isEmpty, Int.random(in: 0..<4, using: &rng) == 0 { new.remove(at: Int.random(in: 0..<new.count, using: &rng)) }
+            if Int.random(in: 0..<4, using: &rng) == 0 { new.insert(("F", []), at: Int.random(in: 0...new.count, using: &rng)) }
+            if new.count > 1, Bool.random(using: &rng) { new.swapAt(0, new.count - 1) }
+        }
+        guard !new.isEmpty else { return (old, new) }
+        // Records are deleted, inserted, updated and moved, within and across sections.
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) {
+            let s = Int.random(in: 0..<new.count, using: &rng)
+            if !new[s].1.isEmpty { new[s].1.remove(at: Int.random(in: 0..<new[s].1.count, using: &rng)) }
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) {
+            let s = Int.random(in: 0..<new.count, using: &rng)
+            new[s].1.insert(record(key(), c), at: Int.random(in: 0...new[s].1.count, using: &rng))
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) {
+            let s = Int.random(in: 0..<new.count, using: &rng)
+            if !new[s].1.isEmpty {
+                let k = Int.random(in: 0..<new[s].1.count, using: &rng)
+                new[s].1[k] = edit(new[s].1[k])
+            }
+        }
+        for _ in 0..<Int.random(in: 0..<4, using: &rng) {
+            let s = Int.random(in: 0..<new.count, using: &rng), t = Int.random(in: 0..<new.count, using: &rng)
+            if !new[s].1.isEmpty {
+                let r = new[s].1.remove(at: Int.random(in: 0..<new[s].1.count, using: &rng))
+                new[t].1.insert(r, at: Int.random(in: 0...new[t].1.count, using: &rng))
+            }
+        }
+        return (old, new)
+    }
+
+    /// The document holding `sections` in the case's shape.
+    mutating func document(_ sections: [(String, [Value])], _ c: Case, flag: Bool) -> Value {
+        let container: Value
+        switch c.shape {
+        case .list:
+            container = .array(sections.flatMap(\.1))
+        case .objectOfLists:
+            container = .object(Object(sections.map { .init(key: $0.0, value: .array($0.1)) }))
+        case .sectionList:
+            container = .array(sections.map { name, records in
+                var members: [Object.Member] = [.init(key: "name", value: .string(name)), .init(key: "items", value: .array(records))]
+                if flag, name == "B" { members.append(.init(key: "collapsed", value: true)) }
+                if Bool.random(using: &rng) { members.reverse() }
+                return .object(Object(members))
+            })
+        }
+        guard c.atPath else { return container }
+        return .object(Object([.init(key: "meta", value: .object(Object([.init(key: "v", value: 1)]))),
+                               .init(key: "data", value: .object(Object([.init(key: "x", value: [1, 2]),
+                                                                         .init(key: "users", value: container)])))]))
+    }
+
+    mutating func next(_ c: Case) -> (Value, Value) {
+        let (old, new) = sections(c)
+        return (document(old, c, flag: false), document(new, c, flag: Bool.random(using: &rng)))
+    }
+}
+
+@Suite struct EngineTests {
+    /// Writes a pair in random spellings, as JSON or (a list) NDJSON.
+    static func write(_ oldValue: Value, _ newValue: Value, in dir: URL, round: Int, lines: Bool,
+                      _ spelling: inout RandomSpelling) throws -> (URL, URL)
+    {
+        let ext = lines ? "ndjson" : "json"
+        let old = dir.appendingPathComponent("old-\(round).\(ext)"), new = dir.appendingPathComponent("new-\(round).\(ext)")
+        for (value, url) in [(oldValue, old), (newValue, new)] {
+            let text: String
+            if lines, case .array(let items) = value { text = spelling.document(items, lines: true) } else { text = spelling.write(value) }
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return (old, new)
+    }
+
+    static func run(_ old: URL, _ new: URL, engine: Bool, key: [String], duplicates: DuplicatePolicy = .error,
+                    options: LayoutOptions = LayoutOptions(), differ: Differ = Differ(),
+                    configure: (inout FileDiffer) -> Void = { _ in }) -> String
+    {
+        do throws(ListDiffError) {
+            let reader = DocumentReader(key: try IdentityKey(parsing: key), duplicates: duplicates, layout: options)
+            var files = FileDiffer(reader: reader, differ: differ)
+            files.fast = engine
+            configure(&files)
+            let result = try files.diff(old: old.path, new: new.path, fingerprints: true)
+            var out = StringStream()
+            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(result.changeset, to: &out)
+            return out.text
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    /// Every layout, key kind, duplicates policy and algorithm, in JSON and NDJSON: the
+    /// engine gives the reference's changeset byte for byte, fingerprints included, and the
+    /// changeset applies.
+    @Test(arguments: DocumentPairs.Shape.allCases) func sameChangesetAsTheReference(shape: DocumentPairs.Shape) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: UInt64(shape.hashValue & 0xFFFF) &+ 11)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 3), pretty: false)
+        var rng = SplitMix64(seed: 4)
+        var changes = 0, errors = 0
+        for round in 0..<240 {
+            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
+            let (oldValue, newValue) = pairs.next(c)
+            let lines = !c.atPath && shape != .objectOfLists && round % 3 == 1
+            spelling.pretty = round % 4 == 1
+            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, &spelling)
+            let algorithm: any DiffAlgorithm = [HeckelDiff(), MyersDiff(), LCSDiff()][Int.random(in: 0..<3, using: &rng)]
+            let order = Differ.MemberOrder.allCases[round % 2]
+            let differ = Differ(algorithm: algorithm, memberOrder: order)
+            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options, differ: differ)
+            let reference = Self.run(old, new, engine: false, key: c.key, duplicates: c.duplicates, options: c.options, differ: differ)
+            #expect(engine == reference, "round \(round) \(c)")
+            if engine.hasPrefix("error") { errors += 1; continue }
+            changes += engine.components(separatedBy: "\"op\"").count - 1
+            guard engine == reference else { continue }
+            // The changeset applies to OLD and gives NEW.
+            let changeset = try ChangesetReader().read(Array(engine.utf8), name: "changes.json")
+            let reader = DocumentReader(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout.options)
+            let result = try changeset.apply(to: try reader.read(old.path))
+            let expected = try reader.read(new.path).root
+            #expect(order == .significant ? result.isIdentical(to: expected) : result == expected, "round \(round)")
+        }
+        #expect(changes > 400)
+        #expect(errors < 40)
+    }
+
+    /// Key hashes cut to 4 bits, so that different keys share hashes all the time: every
+    /// match on a hash is checked, and the engine runs again with other hashes.
+    @Test func keyHashCollisionsAreCaught() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: 99)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 98), pretty: false)
+        for round in 0..<120 {
+            let c = DocumentPairs.Case(shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                                       duplicates: round % 2 == 0 ? .match : .error, atPath: false)
+            let (oldValue, newValue) = pairs.next(c)
+            let old = dir.appendingPathComponent("old-\(round).json"), new = dir.appendingPathComponent("new-\(round).json")
+            try spelling.write(oldValue).write(to: old, atomically: true, encoding: .utf8)
+            try spelling.write(newValue).write(to: new, atomically: true, encoding: .utf8)
+            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates) { $0.keyHashing = KeyHashing(seed: 0, mask: 0xF) }
+            let reference = Self.run(old, new, engine: false, key: c.key, duplicates: c.duplicates)
+            #expect(engine == reference, "round \(round)")
+        }
+    }
+
+    /// Inputs large enough to be scanned in parts, in every layout: the same as in one part.
+    @Test(arguments: DocumentPairs.Shape.allCases) func partsGiveWhatOnePassGives(shape: DocumentPairs.Shape) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: 7)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 8), pretty: false)
+        for round in 0..<40 {
+            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 2 == 1)
+            let (oldValue, newValue) = pairs.next(c)
+            let lines = round % 4 == 0 && !c.atPath && shape != .objectOfLists
+            spelling.pretty = round % 3 == 0
+            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, &spelling)
+            let whole = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options) {
+                $0.parts = 1
+            }
+            for parts in [2, 3, 7] {
+                let split = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options) {
+                    $0.parts = parts
+                    $0.splitsFrom = 0
+                }
+                #expect(split == whole, "round \(round), \(parts) parts")
+            }
+        }
+    }
+}
