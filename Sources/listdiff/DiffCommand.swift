@@ -184,7 +184,8 @@ struct DiffCommand: ParsableCommand, Executable {
         files.progress = progress?.progress ?? (timings ? Progress() : nil)
         defer {
             if timings, let phases = files.progress?.phases {
-                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms" }.joined(separator: ", ")
+                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB)" }
+                    .joined(separator: ", ")
                 var stream = FileStream(fd: STDERR_FILENO)
                 stream.write("listdiff: timings: " + text + "\n")
                 stream.flush()

@@ -258,4 +258,48 @@ struct DocumentPairs {
             }
         }
     }
+
+    /// Layout and key errors of every shape, as the reader words and places them.
+    @Test func sameErrorsAsTheReference() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let good = #"[{"id":1}]"#
+        let cases: [(String, String, [String], LayoutOptions)] = [
+            (#"{"a":[{"id":1}],"b":3}"#, good, ["id"], LayoutOptions()),                        // member not a list
+            (#"{"a":[{"id":1}],"a":[{"id":2}]}"#, good, ["id"], LayoutOptions()),               // two sections one name
+            (#"{"a":[{"id":1}],"b":[{"id":1}]}"#, good, ["id"], LayoutOptions()),               // key twice across sections
+            (#"{"a":[{"id":1}],"b":[{"x":1}]}"#, good, ["id"], LayoutOptions()),                // no key in a section
+            (#"[{"name":"A","items":[{"id":1}]},{"name":"A","items":[]}]"#, good, ["id"], LayoutOptions()),
+            (#"[{"name":"A","items":[{"id":1}]},{"title":"B","items":[]}]"#, good, ["id"], LayoutOptions()),  // no shared name
+            (#"[{"name":"A","items":[{"id":1}]},{"name":"B","rows":[]}]"#, good, ["id"], LayoutOptions()),    // no shared list
+            (#"[{"name":"A","items":[{"id":1}]},3]"#, good, ["id"], LayoutOptions()),           // not all objects: a list
+            (#"[{"name":"A","items":{}}]"#, good, ["id"], LayoutOptions(items: "items")),       // items not a list
+            (#"[{"name":"A"}]"#, good, ["id"], LayoutOptions(items: "items")),                  // no items
+            (#"[{"name":"A","items":[]},"x"]"#, good, ["id"], LayoutOptions(sectionKey: "name")),
+            (#"{"name":"A"}"#, good, ["id"], LayoutOptions(items: "items")),                    // not a list at all
+            (#""x""#, good, ["id"], LayoutOptions()),                                          // a scalar
+            (#"{"data":{"users":[{"id":1}]}}"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/people"))),
+            (#"{"data":[[{"id":1}]]}"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/3"))),
+            (#"{"data":5}"#, good, ["id"], LayoutOptions(path: try FieldPath("data.users"))),
+            (#"{"data":{"users":[{"id":1}]}} x"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/people"))),  // syntax first
+            (#"[{"user":{"id":1}},{"user":{"id":[1]}}]"#, good, ["user.id"], LayoutOptions()),  // nested key not a scalar
+            (#"[{"user":{"id":1}},{"user":{"id":1.0}}]"#, good, ["user.id"], LayoutOptions()),  // nested key twice
+            (#"[{"r":"eu","n":1},{"r":"eu"}]"#, good, ["r", "n"], LayoutOptions()),             // a composite part missing
+            (#"[{"id":1}]"#, #"{"a":[{"id":1}]}"#, ["id"], LayoutOptions()),                     // two shapes
+            (#"[{"id":1},{"x":2},{"id":1}]"#, good, ["id"], LayoutOptions()),                   // no key before a repeat
+            (#"[{"id":1},{"id":1},{"x":2}]"#, good, ["id"], LayoutOptions()),                   // a repeat before no key
+            (#"[{"x":1},{"x":2}]"#, good, ["id"], LayoutOptions()),                             // no record has the key
+        ]
+        for (k, (oldText, newText, key, options)) in cases.enumerated() {
+            let old = dir.appendingPathComponent("old-\(k).json"), new = dir.appendingPathComponent("new-\(k).json")
+            try oldText.write(to: old, atomically: true, encoding: .utf8)
+            try newText.write(to: new, atomically: true, encoding: .utf8)
+            for duplicates in DuplicatePolicy.allCases {
+                let engine = Self.run(old, new, engine: true, key: key, duplicates: duplicates, options: options)
+                let reference = Self.run(old, new, engine: false, key: key, duplicates: duplicates, options: options)
+                #expect(engine == reference, "case \(k), \(duplicates): \(oldText)")
+                #expect(k >= 23 || reference.hasPrefix("error"), "case \(k) should fail")
+            }
+        }
+    }
 }

@@ -113,10 +113,10 @@ struct Engine: Sendable {
         // OLD, as the reader reads it: parsed, laid out, keyed, before anything of NEW.
         let oldSide = try side(old, oldFormat, against: nil, hashing)
         progress?.lap("scan OLD")
-        let (keys, repeated) = OldKeys.build(oldSide.table)
+        let chains = duplicates == .match ? Chains(count: oldSide.count) : nil
+        let (keys, repeated) = OldKeys.build(oldSide.table, chains: chains)
         if let collision = try keyedErrors(oldSide, repeated: duplicates == .error ? repeated : nil), collision { return nil }
-        if duplicates == .match {
-            let chains = Chains(keys: keys, count: oldSide.count)
+        if let chains {
             oldSide.occurrences = chains.occurrence
             // Records chained by hash must share their key.
             for k in 0..<oldSide.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
@@ -143,7 +143,7 @@ struct Engine: Sendable {
                          _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
     {
         progress?.lap("index OLD")
-        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat), hashing)
+        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head), hashing)
         progress?.lap("scan NEW")
         if !isJSON(newFormat) { newSide.table.fillMatches(keys) }
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
@@ -154,14 +154,19 @@ struct Engine: Sendable {
         // Per OLD key (its first record): NEW records of it seen, and the last OLD record taken.
         let seen = PageBuffer<UInt32>(zeroed: oldCount), last = PageBuffer<Int32>(zeroed: oldCount)
         var strangers: [UInt64: (first: Int, count: Int)] = [:]
-        let matches = newSide.table.matches.buffer
+        // A NEW record found byte for byte as an OLD one holds that record: its key's first
+        // occurrence is that record's head. `copies` then says the bytes are that record's.
+        let matches = newSide.table.matches.buffer, heads = chains.head.buffer
+        let found = newSide.table.copies
         var strangerHashes: [Int: UInt64] = [:]
         for s in 0..<newSide.table.strangers.count {
             let stranger = newSide.table.strangers[s]
             strangerHashes[stranger.record] = stranger.keyHash
         }
+        let copies = PageBuffer<Bool>(zeroed: newCount)
+        let copied = copies.buffer
         for j in 0..<newCount {
-            let head = Int(matches[j])
+            let head = matches[j] >= 0 ? Int(heads[Int(matches[j])]) : -1
             if head >= 0 {
                 let occurrence = Int(seen[head])
                 seen[head] += 1
@@ -171,6 +176,7 @@ struct Engine: Sendable {
                     last[head] = Int32(taken + 1)
                     newToOld[j] = Int32(taken)
                     oldToNew[taken] = Int32(j + 1)
+                    copied[j] = found.count > j && found[j] && Int(matches[j]) == taken
                 } else {
                     last[head] = 0
                     newToOld[j] = -1
@@ -188,9 +194,8 @@ struct Engine: Sendable {
         }
         newSide.occurrences = occurrences
         oldSide.table.dropHashes()
-        let copies = PageBuffer<Bool>(zeroed: newCount)
         newSide.table.copies = copies
-        fillCopies(oldSide, newSide, newToOld)
+        fillCopies(oldSide, newSide, newToOld, only: false)
         progress?.lap("index NEW")
         return try finish(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies)
     }
@@ -265,10 +270,10 @@ struct Engine: Sendable {
     func isJSON(_ format: InputFormat) -> Bool { format == .json || format == .ndjson }
 
     /// OLD's records for a JSON NEW's scan against them.
-    func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat) -> OldRecords? {
+    func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat, heads: PageBuffer<Int32>? = nil) -> OldRecords? {
         guard isJSON(newFormat) else { return nil }
         return OldRecords(bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
-                          copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error)
+                          copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error, heads: heads)
     }
 
     /// Scans one input and decides its layout, scanning it again when the shape its start
@@ -394,13 +399,15 @@ struct Engine: Sendable {
 
     /// For matches made after the scan: whether each matched NEW record is byte for byte its
     /// OLD record (when the two inputs read alike, as `RecordSource.sameBytes` tells).
-    func fillCopies(_ old: Side, _ new: Side, _ newToOld: PageBuffer<Int32>) {
+    func fillCopies(_ old: Side, _ new: Side, _ newToOld: PageBuffer<Int32>, only known: Bool = true) {
         nonisolated(unsafe) let copies = new.table.copies.buffer, matches = newToOld.buffer
         guard copies.count == matches.count else { return }
         let oldRecords = old.records, newRecords = new.records
         Machine.parallel(parts: parts, count: matches.count) { range in
             for j in range {
                 let i = Int(matches[j])
+                // (Without `known`, records already found to be copies are left as they are.)
+                if !known, copies[j] { continue }
                 copies[j] = i >= 0 && newRecords.sameBytes(j, as: oldRecords, i)
             }
         }
@@ -414,7 +421,6 @@ struct Engine: Sendable {
     func compare(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
                  stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)?
     {
-        nonisolated(unsafe) let oldSide = side(old), newSide = side(new)
         let count = max(1, min(parts, (new.count + old.count) / 4096 + 1))
         let results = UnsafeMutableBufferPointer<Result<Differ.ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
         results.initialize(repeating: .success(nil))
@@ -425,10 +431,18 @@ struct Engine: Sendable {
         let progress = progress
         DispatchQueue.concurrentPerform(iterations: count) { k in
             out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
-                var builder = Differ.ChangeBuilder(old: oldSide, new: newSide)
+                let arena = ByteArena()
+                var builder = Differ.ChangeBuilder(old: self.side(old, arena), new: self.side(new, arena))
                 let newRange = new.count * k / count..<new.count * (k + 1) / count
                 let oldRange = old.count * k / count..<old.count * (k + 1) / count
+                // Pages read again are handed back behind the walk.
+                var floor = newRange.isEmpty ? 0 : new.table.starts[newRange.lowerBound]
                 for j in newRange {
+                    if j & 0x3FFF == 0x3FFF {
+                        let here = new.table.starts[j]
+                        new.file.release(floor..<here)
+                        floor = here
+                    }
                     let i = Int(newToOld[j])
                     guard i >= 0 else {
                         try builder.insert(j)
@@ -443,6 +457,7 @@ struct Engine: Sendable {
                     try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
                 }
                 for i in oldRange where oldToNew[i] == 0 { try builder.delete(i) }
+                new.file.release(floor..<Self.end(new, newRange))
                 progress?.advance(by: Self.bytes(new, newRange) + Self.bytes(old, oldRange))
                 return builder
             }
@@ -458,15 +473,20 @@ struct Engine: Sendable {
         return builder.result
     }
 
+    /// Progress units of a range of records (read, then compared).
     static func bytes(_ side: Side, _ range: Range<Int>) -> Int {
         guard !range.isEmpty else { return 0 }
-        let end = range.upperBound < side.count ? side.table.starts[range.upperBound] : side.file.bytes.count
-        return 2 * (end - side.table.starts[range.lowerBound])
+        return 2 * (end(side, range) - side.table.starts[range.lowerBound])
     }
 
-    /// How the change builder sees a side: values read on demand, and left to be read when
-    /// a change is written.
-    func side(_ side: Side) -> Differ.RecordSide {
+    /// Where the bytes of a range of records end.
+    static func end(_ side: Side, _ range: Range<Int>) -> Int {
+        range.upperBound < side.count ? side.table.starts[range.upperBound] : side.file.bytes.count
+    }
+
+    /// How the change builder sees a side: values read on demand, or left to be read when
+    /// a change is written, from a copy of their bytes in `arena`.
+    func side(_ side: Side, _ arena: ByteArena) -> Differ.RecordSide {
         let key = key
         let records = side.records
         return Differ.RecordSide(
@@ -478,7 +498,7 @@ struct Engine: Sendable {
             },
             isScalar: { i, value in value?.isScalar ?? records.isScalar(i) },
             occurrence: side.occurrence,
-            reference: { RecordReference(source: records, record: $0) })
+            reference: { records.reference($0, in: arena) })
     }
 }
 

@@ -802,7 +802,8 @@ final class PartState {
     let matches: PageBuffer<Int32>, copies: PageBuffer<Bool>, strangers: PageBuffer<RecordTable.Stranger>
     let keepsHashes: Bool
 
-    /// OLD's, for NEW's scan against it.
+    /// OLD's, for NEW's scan against it. `copies` then says whether a record's bytes are
+    /// those of the OLD record in `matches` (under `match`, the claims may pick another).
     let against: Bool, cursorCopies: Bool, copyCheck: Bool
     let oldDepth: Int, oldCount: Int
     let oldBytes: UnsafePointer<UInt8>
@@ -829,7 +830,7 @@ final class PartState {
         let old = scan.old
         against = old != nil
         cursorCopies = old?.cursorCopies ?? false
-        copyCheck = (old?.copies ?? false) && (old?.unique ?? false)
+        copyCheck = old?.copies ?? false
         oldDepth = old?.depth ?? -1
         oldCount = old?.table.count ?? 0
         oldBytes = old?.bytes ?? UnsafePointer(bitPattern: 8)!

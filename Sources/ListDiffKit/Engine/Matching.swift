@@ -69,7 +69,7 @@ struct OldKeys: @unchecked Sendable {
 
     /// The index of OLD's keys, and the earliest record (by its second occurrence) whose
     /// key hash came before.
-    static func build(_ old: RecordTable) -> (OldKeys, repeated: (first: Int, second: Int)?) {
+    static func build(_ old: RecordTable, chains: Chains? = nil) -> (OldKeys, repeated: (first: Int, second: Int)?) {
         var size = 16
         while size < old.count { size <<= 1 }  // half the keys, at most half full
         let halves = [PageBuffer<UInt64>(zeroed: size, huge: true), PageBuffer<UInt64>(zeroed: size, huge: true)]
@@ -79,7 +79,7 @@ struct OldKeys: @unchecked Sendable {
         defer { repeats.deinitialize(); repeats.deallocate() }
         nonisolated(unsafe) let out = repeats
         DispatchQueue.concurrentPerform(iterations: 2) { half in
-            out[half] = keys.fill(half: half)
+            out[half] = keys.fill(half: half, chains: chains)
         }
         guard let a = repeats[0], let b = repeats[1] else { return (keys, repeats[0] ?? repeats[1]) }
         return (keys, a.second <= b.second ? a : b)
@@ -105,7 +105,7 @@ struct OldKeys: @unchecked Sendable {
 
     /// Adds the keys of one half, 64 records at a time: which ones is found without a
     /// branch, and their slots are touched first, so that the cache misses overlap.
-    func fill(half: Int) -> (first: Int, second: Int)? {
+    func fill(half: Int, chains: Chains?) -> (first: Int, second: Int)? {
         let slots = halves[half].buffer, hashes = hashes.buffer
         var repeated: (first: Int, second: Int)? = nil
         var sink: UInt64 = 0
@@ -127,6 +127,8 @@ struct OldKeys: @unchecked Sendable {
                 let (p, r) = find(h, in: slots, hashes)
                 if r >= 0 {
                     if repeated == nil { repeated = (r, k) }
+                    // A key's records are in this half only, in order: linked as they come.
+                    chains?.link(k, to: r)
                     continue
                 }
                 slots[p] = (h >> 32) << 32 | UInt64(k + 1)
@@ -145,7 +147,8 @@ struct OldKeys: @unchecked Sendable {
 }
 
 /// Under `--duplicates match`, OLD's records of one key in file order, so that the k-th
-/// occurrence of a key in NEW takes the k-th in OLD, as IGListKit pairs them.
+/// occurrence of a key in NEW takes the k-th in OLD, as IGListKit pairs them. Linked while
+/// OLD's index is built (`OldKeys.build`).
 struct Chains: @unchecked Sendable {
     /// The next OLD record of the same key, or -1.
     let next: PageBuffer<Int32>
@@ -153,28 +156,29 @@ struct Chains: @unchecked Sendable {
     let occurrence: PageBuffer<UInt32>
     /// Each OLD record's first occurrence of its key (itself for the first).
     let head: PageBuffer<Int32>
+    /// For a first occurrence, the last record of its key so far.
+    private let tail: PageBuffer<Int32>
 
-    /// Links OLD's records by key hash: each record's first occurrence is the one the index
-    /// holds.
-    init(keys: OldKeys, count: Int) {
+    init(count: Int) {
         next = PageBuffer(zeroed: count)
         occurrence = PageBuffer(zeroed: count)
         head = PageBuffer(zeroed: count)
-        let tail = PageBuffer<Int32>(zeroed: count)
-        let next = next.buffer, occurrence = occurrence.buffer, head = head.buffer, tails = tail.buffer
-        let hashes = keys.hashes.buffer
+        tail = PageBuffer(zeroed: count)
+        let next = next.buffer, head = head.buffer, tail = tail.buffer
         for k in 0..<count {
             next[k] = -1
-            let first = keys.lookup(hashes[k])
-            head[k] = Int32(truncatingIfNeeded: first)
-            if first == k || first < 0 {
-                tails[k] = Int32(truncatingIfNeeded: k)
-                continue
-            }
-            let last = Int(tails[first])
-            next[last] = Int32(truncatingIfNeeded: k)
-            tails[first] = Int32(truncatingIfNeeded: k)
-            occurrence[k] = occurrence[last] + 1
+            head[k] = Int32(truncatingIfNeeded: k)
+            tail[k] = Int32(truncatingIfNeeded: k)
         }
+    }
+
+    /// Record k has the key of record `first`, its first occurrence.
+    @inline(__always)
+    func link(_ k: Int, to first: Int) {
+        let last = Int(tail[first])
+        next[last] = Int32(truncatingIfNeeded: k)
+        tail[first] = Int32(truncatingIfNeeded: k)
+        head[k] = Int32(truncatingIfNeeded: first)
+        occurrence[k] = occurrence[last] + 1
     }
 }

@@ -32,18 +32,24 @@ public final class Progress: Sendable {
         stageValue.store(stage.rawValue, ordering: .relaxed)
     }
 
-    private let marks = Mutex<[(String, UInt64)]>([("start", DispatchTime.now().uptimeNanoseconds)])
+    private let marks = Mutex<[(String, UInt64, Int)]>([("start", DispatchTime.now().uptimeNanoseconds, 0)])
 
     /// Notes that a phase ended now, for `phases`.
     public func lap(_ phase: String) {
         let now = DispatchTime.now().uptimeNanoseconds
-        marks.withLock { $0.append((phase, now)) }
+        let resident = Progress.residentBytes()
+        marks.withLock { $0.append((phase, now, resident)) }
     }
 
-    /// Each phase noted by `lap`, with its seconds.
-    public var phases: [(name: String, seconds: Double)] {
+    /// Each phase noted by `lap`, with its seconds and the resident memory at its end.
+    public var phases: [(name: String, seconds: Double, residentBytes: Int)] {
         marks.withLock { marks in
-            zip(marks, marks.dropFirst()).map { ($1.0, Double($1.1 - $0.1) / 1e9) }
+            zip(marks, marks.dropFirst()).map { ($1.0, Double($1.1 - $0.1) / 1e9, $1.2) }
         }
+    }
+
+    /// The process's resident memory in bytes now (0 where it cannot be read).
+    static func residentBytes() -> Int {
+        SystemCalls.residentBytes()
     }
 }

@@ -536,10 +536,13 @@ struct OldRecords: @unchecked Sendable {
     /// Keys are unique (`--duplicates error`): a key hash's match is the record's. Under
     /// `match`, it is the first of its key's occurrences, and claims are made afterwards.
     let unique: Bool
+    /// Under `match`: each OLD record's first occurrence of its key.
+    var heads: PageBuffer<Int32>? = nil
 
     /// Whether a NEW record that is byte for byte the OLD record after the last one found is
-    /// taken as that record without being read.
-    var cursorCopies: Bool { copies && unique }
+    /// taken as that record without being read (under `match`, as a record of its key, whose
+    /// occurrence the claims decide).
+    var cursorCopies: Bool { copies }
 }
 
 extension JSONParser {

@@ -25,7 +25,17 @@ class RecordSource: @unchecked Sendable {
 
     /// The record's value.
     func value(_ record: Int) throws(ListDiffError) -> Value {
+        try value(in: file.bytes, at: starts[record])
+    }
+
+    /// The value of a record whose text starts at `offset` in `bytes` (the input, or a copy).
+    func value(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(ListDiffError) -> Value {
         preconditionFailure("a subclass reads records")
+    }
+
+    /// A reference to the record, its bytes copied into `arena`.
+    func reference(_ record: Int, in arena: ByteArena) -> RecordReference {
+        RecordReference(source: self, arena: arena, range: arena.append(bytes(record)))
     }
 
     /// Whether the record is a string, number or boolean (keyed by itself), without reading it.
@@ -68,13 +78,12 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
         super.init(file: file, table: table)
     }
 
-    override func value(_ record: Int) throws(ListDiffError) -> Value {
+    override func value(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(ListDiffError) -> Value {
         do throws(JSONParseFailure) {
-            return try JSONParser.value(in: file.bytes, at: starts[record], depth: depth, maxDepth: maxDepth)
+            return try JSONParser.value(in: bytes, at: offset, depth: depth, maxDepth: maxDepth)
         } catch {
             // The scan checked the record: a failure now means the file changed meanwhile.
-            throw ListDiffError(file: name, location: SourceLocation.of(offset: error.offset, in: file.bytes),
-                                "the file changed while it was being read: \(error.message)")
+            throw ListDiffError(file: name, "the file changed while it was being read: \(error.message)")
         }
     }
 
@@ -131,10 +140,34 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     }
 }
 
-/// A record of one side, whose value is read when it is asked for.
-struct RecordReference: @unchecked Sendable {
-    let source: RecordSource
-    let record: Int
+/// Bytes copied out of the inputs during the compare, while their pages are at hand, for
+/// the values of the records in the changeset: written later without reading the inputs
+/// again (which would bring a page back for every record).
+final class ByteArena: @unchecked Sendable {
+    private(set) var bytes: [UInt8] = []
 
-    func value() throws(ListDiffError) -> Value { try source.value(record) }
+    func append(_ source: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: source)
+        return start..<bytes.count
+    }
+}
+
+/// A record of one side, whose value is read when it is asked for, from a copy of its bytes.
+struct RecordReference: @unchecked Sendable {
+    /// How the record is read (its format and depth).
+    let source: RecordSource
+    let arena: ByteArena
+    let range: Range<Int>
+
+    func value() throws(ListDiffError) -> Value {
+        try arena.bytes.withUnsafeBufferPointer { buffer throws(ListDiffError) in
+            try source.value(in: buffer, at: range.lowerBound)
+        }
+    }
+
+    /// The record's text as it was written.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        arena.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 }

@@ -222,7 +222,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         if let reference = change.reference, reference.source is JSONRecords {
             // A record of a JSON input: its text, written anew, without building its value.
             out.append(", \"value\": ")
-            out.append(compactJSON: UnsafeRawBufferPointer(reference.source.bytes(reference.record)))
+            reference.withBytes { out.append(compactJSON: $0) }
         } else if let value = change.value {
             out.append(", \"value\": ")
             out.append(value: value)
