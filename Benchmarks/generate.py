@@ -3,8 +3,9 @@
 
 Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
 1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
-inside a JSON list), and the same records as NDJSON sorted by id (old-COUNT.ndjson,
-new-COUNT.ndjson), for `listdiff --sorted`. Usage: generate.py COUNT OUT_DIR
+inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
+new-COUNT.ndjson), for `listdiff --sorted`, and as block-style YAML (old-COUNT.yaml,
+new-COUNT.yaml). Usage: generate.py COUNT OUT_DIR
 """
 import json
 import os
@@ -37,6 +38,14 @@ def write(path, records):
         f.write("]\n")
 
 
+def write_yaml(path, records):
+    # Every value here is plain-safe: names, emails and teams are letters, dots and @.
+    with open(path, "w") as f:
+        for r in records:
+            f.write(f"- id: {r['id']}\n  name: {r['name']}\n  email: {r['email']}\n  age: {r['age']}\n"
+                    f"  active: {'true' if r['active'] else 'false'}\n  score: {r['score']}\n  team: {r['team']}\n")
+
+
 def main():
     count, out = int(sys.argv[1]), sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -56,6 +65,8 @@ def main():
         new.insert(rng.randrange(len(new) + 1), r)
     write(os.path.join(out, f"old-{count}.json"), old)
     write(os.path.join(out, f"new-{count}.json"), new)
+    write_yaml(os.path.join(out, f"old-{count}.yaml"), old)
+    write_yaml(os.path.join(out, f"new-{count}.yaml"), new)
     for name, records in (("old", old), ("new", new)):
         with open(os.path.join(out, f"{name}-{count}.ndjson"), "w") as f:
             for r in sorted(records, key=lambda r: r["id"]):

@@ -41,7 +41,7 @@ public struct FileDiffer: Sendable {
         let newFile = try MappedFile(new)
         let oldFormat = reader.format(for: old, bytes: oldFile.head)
         let newFormat = reader.format(for: new, bytes: newFile.head)
-        if fastPathApplies, oldFormat != .yaml, newFormat != .yaml {
+        if fastPathApplies {
             var engine = Engine(key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
                                 progress: progress)
             engine.maxDepth = reader.json.maxDepth

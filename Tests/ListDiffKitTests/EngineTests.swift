@@ -145,14 +145,20 @@ struct DocumentPairs {
 
 @Suite struct EngineTests {
     /// Writes a pair in random spellings, as JSON or (a list) NDJSON.
-    static func write(_ oldValue: Value, _ newValue: Value, in dir: URL, round: Int, lines: Bool,
+    static func write(_ oldValue: Value, _ newValue: Value, in dir: URL, round: Int, lines: Bool, yaml: Bool = false,
                       _ spelling: inout RandomSpelling) throws -> (URL, URL)
     {
-        let ext = lines ? "ndjson" : "json"
+        let ext = yaml ? "yaml" : lines ? "ndjson" : "json"
         let old = dir.appendingPathComponent("old-\(round).\(ext)"), new = dir.appendingPathComponent("new-\(round).\(ext)")
         for (value, url) in [(oldValue, old), (newValue, new)] {
             let text: String
-            if lines, case .array(let items) = value { text = spelling.document(items, lines: true) } else { text = spelling.write(value) }
+            if yaml {
+                text = try YAMLWriter.document(value)
+            } else if lines, case .array(let items) = value {
+                text = spelling.document(items, lines: true)
+            } else {
+                text = spelling.write(value)
+            }
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         return (old, new)
@@ -192,7 +198,7 @@ struct DocumentPairs {
             let (oldValue, newValue) = pairs.next(c)
             let lines = !c.atPath && shape != .objectOfLists && round % 3 == 1
             spelling.pretty = round % 4 == 1
-            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, &spelling)
+            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, yaml: round % 3 == 2, &spelling)
             let algorithm: any DiffAlgorithm = [HeckelDiff(), MyersDiff(), LCSDiff()][Int.random(in: 0..<3, using: &rng)]
             let order = Differ.MemberOrder.allCases[round % 2]
             let differ = Differ(algorithm: algorithm, memberOrder: order)
@@ -301,5 +307,103 @@ struct DocumentPairs {
                 #expect(k >= 23 || reference.hasPrefix("error"), "case \(k) should fail")
             }
         }
+    }
+
+    /// YAML as people write it: anchors and aliases (in records, as records, in keys),
+    /// tags, flow style, block scalars, and its errors; the engine reads what the reader reads.
+    @Test func yamlAsTheReaderReadsIt() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let base = "- id: 1\n  name: Ada\n- id: 2\n  name: Alan\n"
+        let cases: [(String, String, [String], LayoutOptions)] = [
+            (base, "- id: 2\n  name: Alan\n- id: 1\n  name: Ada L.\n- id: 3\n", ["id"], LayoutOptions()),
+            ("- &a {id: 1, tags: [x, y]}\n- id: 2\n  tags: *t\n", "- &t [x, y]\n", ["id"], LayoutOptions()),
+            ("- &r\n  id: 1\n  v: 0o14\n- *r\n", base, ["id"], LayoutOptions(path: nil)),  // the alias repeats a key
+            ("defaults: &d {team: a}\nusers:\n  - id: 1\n    <<: *d\n  - id: 2\n    t: *d\n",
+             "defaults: {team: b}\nusers:\n  - id: 2\n    t: {team: a}\n  - {id: 1, '<<': {team: a}}\n", ["id"], LayoutOptions(path: try FieldPath("/users"))),
+            ("- id: !!str 1\n  x: !!float 3\n- {id: 2, note: |\n    two\n    lines\n  }\n", "- id: \"1\"\n  x: 3.0\n- id: 2\n  note: \"two\\nlines\\n\"\n", ["id"], LayoutOptions()),
+            ("- id: 1\n  k: &k 5\n- id: 2\n  k: *k\n", "- id: 2\n  k: 5\n- id: 1\n  k: 6\n", ["id"], LayoutOptions()),
+            ("A:\n  - id: 1\n  - id: 2\nB: []\n", "B:\n  - id: 2\nA:\n  - id: 1\n  - id: 3\n", ["id"], LayoutOptions()),
+            ("- name: A\n  items:\n    - id: 1\n- name: B\n  items: []\n", "- name: B\n  items: [{id: 1}]\n", ["id"], LayoutOptions()),
+            ("- user: {id: u1}\n- user: {id: u2, x: 1}\n", "- user: {id: u2, x: 2}\n", ["user.id"], LayoutOptions()),
+            ("- &u {id: u1}\n- user: *u\n", "- user: {id: u1}\n", ["user.id"], LayoutOptions()),
+            // Errors, in the reader's words and places.
+            ("- id: 1\n  id: 2\n", base, ["id"], LayoutOptions()),
+            ("- id: 1\n- id: 1\n", base, ["id"], LayoutOptions()),
+            ("- id: 1\n- name: x\n", base, ["id"], LayoutOptions()),
+            ("- id: *nope\n", base, ["id"], LayoutOptions()),
+            ("- id: !!int abc\n", base, ["id"], LayoutOptions()),
+            ("- [1, 2]: x\n", base, ["id"], LayoutOptions()),
+            ("- id: 1\n---\n- id: 2\n", base, ["id"], LayoutOptions()),
+            ("", base, ["id"], LayoutOptions()),
+            ("- id: 1\n  a: [\n", base, ["id"], LayoutOptions()),
+            ("a: 1\n", base, ["id"], LayoutOptions()),
+            ("x: {y: [1]}\n", base, ["id"], LayoutOptions(path: try FieldPath("/x/z"))),
+            ("x: [[1]]\n", base, ["id"], LayoutOptions(path: try FieldPath("/x/3"))),
+            ("x: 5\n", base, ["id"], LayoutOptions(path: try FieldPath("/x/y"))),
+            (String(repeating: "- ", count: 1002) + "1\n", base, ["id"], LayoutOptions()),
+            ("a: &a [1, [2, [3]]]\nb: [[[[*a]]]]\n", base, ["id"], LayoutOptions()),
+        ]
+        for (k, (oldText, newText, key, options)) in cases.enumerated() {
+            let old = dir.appendingPathComponent("old-\(k).yaml"), new = dir.appendingPathComponent("new-\(k).yaml")
+            try oldText.write(to: old, atomically: true, encoding: .utf8)
+            try newText.write(to: new, atomically: true, encoding: .utf8)
+            for duplicates in DuplicatePolicy.allCases {
+                let engine = Self.run(old, new, engine: true, key: key, duplicates: duplicates, options: options)
+                let reference = Self.run(old, new, engine: false, key: key, duplicates: duplicates, options: options)
+                #expect(engine == reference, "case \(k), \(duplicates): \(oldText)")
+                #expect(k < 10 || reference.hasPrefix("error") || duplicates == .match, "case \(k) should fail")
+            }
+        }
+        // A smaller nesting limit through an alias.
+        let deep = dir.appendingPathComponent("deep.yaml")
+        try "a: &a [[[1]]]\nb: [*a]\n".write(to: deep, atomically: true, encoding: .utf8)
+        var reader = YAMLReader()
+        reader.maxDepth = 4
+        let limited = { (engine: Bool) -> String in
+            Self.run(deep, deep, engine: engine, key: ["id"]) { $0.reader.yaml = reader }
+        }
+        #expect(limited(true) == limited(false))
+        #expect(limited(true).contains("nesting is deeper than the limit of 4"))
+    }
+
+    /// A YAML record is read back from its own text, in block or flow style, at any depth:
+    /// the whole document is read only when a record holds an alias.
+    @Test func yamlRecordsReadAlone() throws {
+        let text = """
+            users:
+              - id: 1
+                name: Ada
+                note: |
+                  two
+                  lines
+              - {id: 2, tags: [a, b], o: {x: 1}}
+              - id: 3
+                list:
+                  - a
+                  - {b: 2}
+              -   id: 4
+                  deep: [[1], {c: [2]}]
+              - id: "5"   # a comment
+            ...
+            """
+        let file = MappedFile(name: "in.yaml", bytes: Array(text.utf8))
+        let key = try IdentityKey(parsing: ["id"])
+        let options = LayoutOptions(path: try FieldPath("users"))
+        let scan = YAMLScan(file: file, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
+                            keyHashing: KeyHashing(), progress: nil)
+        let scanned = try scan.scan()
+        let records = YAMLRecords(file: file, scanned: scanned, reader: YAMLReader(), key: key, options: options)
+        let expected = try DocumentReader(format: .yaml, key: key, layout: options).parse(Array(text.utf8), name: "in.yaml").values
+        #expect(records.count == expected.count)
+        for r in 0..<records.count { #expect(try records.value(r).isIdentical(to: expected[r]), "record \(r)") }
+        #expect(!records.readWhole)
+        // With an alias to an anchor defined elsewhere, the record is still read right.
+        let aliased = "a: &x {k: 1}\nusers:\n  - id: 1\n    v: *x\n"
+        let file2 = MappedFile(name: "in.yaml", bytes: Array(aliased.utf8))
+        let scan2 = YAMLScan(file: file2, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
+                             keyHashing: KeyHashing(), progress: nil)
+        let records2 = YAMLRecords(file: file2, scanned: try scan2.scan(), reader: YAMLReader(), key: key, options: options)
+        #expect(try records2.value(0) == json(#"{"id":1,"v":{"k":1}}"#))
     }
 }

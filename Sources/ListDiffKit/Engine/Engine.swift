@@ -110,8 +110,25 @@ struct Engine: Sendable {
                  _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
     {
         progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
-        // OLD, as the reader reads it: parsed, laid out, keyed, before anything of NEW.
-        let oldSide = try side(old, oldFormat, against: nil, hashing)
+        // A YAML input is parsed on one core: then OLD and NEW are scanned at once. Either
+        // way OLD's errors come first, as the reader reads OLD before NEW.
+        var pending: Result<Side, ListDiffError>? = nil
+        let oldSide: Side
+        if oldFormat == .yaml || newFormat == .yaml {
+            let results = UnsafeMutableBufferPointer<Result<Side, ListDiffError>?>.allocate(capacity: 2)
+            results.initialize(repeating: nil)
+            defer { results.deinitialize(); results.deallocate() }
+            nonisolated(unsafe) let out = results
+            DispatchQueue.concurrentPerform(iterations: 2) { k in
+                out[k] = Result { () throws(ListDiffError) -> Side in
+                    try self.side(k == 0 ? old : new, k == 0 ? oldFormat : newFormat, against: nil, hashing)
+                }
+            }
+            oldSide = try results[0]!.get()
+            pending = results[1]!
+        } else {
+            oldSide = try side(old, oldFormat, against: nil, hashing)
+        }
         progress?.lap("scan OLD")
         let chains = duplicates == .match ? Chains(count: oldSide.count) : nil
         let (keys, repeated) = OldKeys.build(oldSide.table, chains: chains)
@@ -122,17 +139,16 @@ struct Engine: Sendable {
             for k in 0..<oldSide.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
                 if try !sameKey(oldSide, Int(chains.head[k]), oldSide, k) { return nil }
             }
-            return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, hashing)
+            return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, pending, hashing)
         }
         progress?.lap("index OLD")
-        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat), hashing)
+        let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
         oldSide.table.dropHashes()
-        if !isJSON(newFormat) { newSide.table.fillMatches(keys) }
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
         if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
         try sameShape(oldSide, newSide)
-        if !isJSON(newFormat) { fillCopies(oldSide, newSide, claims.newToOld) }
+        if !isJSON(newFormat) || pending != nil { fillCopies(oldSide, newSide, claims.newToOld) }
         progress?.lap("index NEW")
         return try finish(oldSide, newSide, newToOld: claims.newToOld, oldToNew: claims.oldToNew, copies: newSide.table.copies)
     }
@@ -140,12 +156,12 @@ struct Engine: Sendable {
     /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
     /// takes the k-th in OLD.
     func attemptMatching(_ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
-                         _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
+                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
     {
         progress?.lap("index OLD")
-        let newSide = try side(new, newFormat, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head), hashing)
+        let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
+                                  keys, hashing)
         progress?.lap("scan NEW")
-        if !isJSON(newFormat) { newSide.table.fillMatches(keys) }
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
         try sameShape(oldSide, newSide)
         let newCount = newSide.count, oldCount = oldSide.count
@@ -198,6 +214,21 @@ struct Engine: Sendable {
         fillCopies(oldSide, newSide, newToOld, only: false)
         progress?.lap("index NEW")
         return try finish(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies)
+    }
+
+    /// NEW: scanned already (at once with OLD), its matches then looked up; or scanned now,
+    /// a JSON NEW against OLD's index.
+    func newSide(_ new: MappedFile, _ newFormat: InputFormat, _ pending: Result<Side, ListDiffError>?, against old: OldRecords?,
+                 _ keys: OldKeys, _ hashing: KeyHashing) throws(ListDiffError) -> Side
+    {
+        if let pending {
+            let side = try pending.get()
+            side.table.fillMatches(keys)
+            return side
+        }
+        let side = try self.side(new, newFormat, against: old, hashing)
+        if old == nil { side.table.fillMatches(keys) }
+        return side
     }
 
     /// Sections, moves, the compare and the changeset, once records are matched.
@@ -317,14 +348,16 @@ struct Engine: Sendable {
             scan.splitsFrom = splitsFrom
             return try scan.scan(as: shape)
         case .yaml:
-            preconditionFailure("YAML is read in full until its scanner lands")
+            let scan = YAMLScan(file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
+                                progress: progress)
+            return try scan.scan(as: shape)
         }
     }
 
     func records(_ file: MappedFile, _ format: InputFormat, _ scanned: ScannedDocument) -> RecordSource {
         switch format {
         case .json, .ndjson: return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
-        case .yaml: preconditionFailure("YAML is read in full until its scanner lands")
+        case .yaml: return YAMLRecords(file: file, scanned: scanned, reader: yaml, key: key, options: options)
         }
     }
 
@@ -432,9 +465,22 @@ struct Engine: Sendable {
         DispatchQueue.concurrentPerform(iterations: count) { k in
             out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
                 let arena = ByteArena()
-                var builder = Differ.ChangeBuilder(old: self.side(old, arena), new: self.side(new, arena))
                 let newRange = new.count * k / count..<new.count * (k + 1) / count
                 let oldRange = old.count * k / count..<old.count * (k + 1) / count
+                // An input read in batches (YAML) has the values this part needs read at once.
+                var oldValues: [Int: Value] = [:], newValues: [Int: Value] = [:]
+                if old.records.readsInBatches || new.records.readsInBatches {
+                    var oldNeeded: [Int] = [], newNeeded: [Int] = []
+                    for j in newRange {
+                        let i = Int(newToOld[j])
+                        if i < 0 || !copies[j] || !stays[i] { newNeeded.append(j) }
+                        if i >= 0, !copies[j] { oldNeeded.append(i) }
+                    }
+                    for i in oldRange where oldToNew[i] == 0 { oldNeeded.append(i) }
+                    if old.records.readsInBatches { oldValues = try old.records.values(oldNeeded) }
+                    if new.records.readsInBatches { newValues = try new.records.values(newNeeded) }
+                }
+                var builder = Differ.ChangeBuilder(old: self.side(old, arena, oldValues), new: self.side(new, arena, newValues))
                 // Pages read again are handed back behind the walk.
                 var floor = newRange.isEmpty ? 0 : new.table.starts[newRange.lowerBound]
                 for j in newRange {
@@ -452,7 +498,9 @@ struct Engine: Sendable {
                         try builder.matched(i, j, stays: stays[i], same: true)
                         continue
                     }
-                    let a = try old.records.value(i), b = try new.records.value(j)
+                    let a: Value, b: Value
+                    if let value = oldValues[i] { a = value } else { a = try old.records.value(i) }
+                    if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
                     try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
                 }
@@ -486,19 +534,23 @@ struct Engine: Sendable {
 
     /// How the change builder sees a side: values read on demand, or left to be read when
     /// a change is written, from a copy of their bytes in `arena`.
-    func side(_ side: Side, _ arena: ByteArena) -> Differ.RecordSide {
+    func side(_ side: Side, _ arena: ByteArena, _ values: [Int: Value]) -> Differ.RecordSide {
         let key = key
         let records = side.records
+        let batches = records.readsInBatches
         return Differ.RecordSide(
             count: side.count, position: side.position,
-            value: { (i: Int) throws(ListDiffError) -> Value in try records.value(i) },
+            value: { (i: Int) throws(ListDiffError) -> Value in
+                if let value = values[i] { return value }
+                return try records.value(i)
+            },
             key: { (i: Int, value: Value?) throws(ListDiffError) -> Value in
-                if let value { return key.written(in: value) ?? .null }
+                if let value = value ?? values[i] { return key.written(in: value) ?? .null }
                 return try records.key(i, key)
             },
             isScalar: { i, value in value?.isScalar ?? records.isScalar(i) },
             occurrence: side.occurrence,
-            reference: { records.reference($0, in: arena) })
+            reference: { batches ? nil : records.reference($0, in: arena) })
     }
 }
 

@@ -16,9 +16,10 @@ import Darwin
 /// It is a class, shared and not copied on write: one thread fills it, then any number
 /// read it (or write disjoint entries).
 final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
-    private(set) var base: UnsafeMutablePointer<Element>
-    private(set) var count: Int
-    private(set) var capacity: Int
+    // One thread fills a buffer: its fields skip the runtime's exclusivity checks.
+    @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) private(set) var count: Int
+    @exclusivity(unchecked) private(set) var capacity: Int
     /// The mapping's length in bytes (0: allocated on the heap, the mapping having failed).
     private var mappedBytes: Int
     private let huge: Bool

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Where one side's records are read back from, when their values are needed: for the
 /// records in the changeset, for an error's message, for what the replay shows and what
@@ -33,9 +34,29 @@ class RecordSource: @unchecked Sendable {
         preconditionFailure("a subclass reads records")
     }
 
-    /// A reference to the record, its bytes copied into `arena`.
+    /// The value of record `record` from a copy of its text (`text(_:)`).
+    func value(copy: UnsafeBufferPointer<UInt8>, record: Int) throws(ListDiffError) -> Value {
+        try value(in: copy, at: 0)
+    }
+
+    /// Whether values should be read many at a time (`values(_:)`) rather than one by one,
+    /// and kept rather than read again when a change is written.
+    var readsInBatches: Bool { false }
+
+    /// The values of several records.
+    func values(_ records: [Int]) throws(ListDiffError) -> [Int: Value] {
+        var values: [Int: Value] = [:]
+        for r in records { values[r] = try value(r) }
+        return values
+    }
+
+    /// The record's text, as much as reads alone.
+    func text(_ record: Int) -> [UInt8] { Array(bytes(record)) }
+
+    /// A reference to the record, its text copied into `arena`.
     func reference(_ record: Int, in arena: ByteArena) -> RecordReference {
-        RecordReference(source: self, arena: arena, range: arena.append(bytes(record)))
+        let range = text(record).withUnsafeBufferPointer { arena.append($0) }
+        return RecordReference(source: self, arena: arena, range: range, record: record)
     }
 
     /// Whether the record is a string, number or boolean (keyed by itself), without reading it.
@@ -159,15 +180,116 @@ struct RecordReference: @unchecked Sendable {
     let source: RecordSource
     let arena: ByteArena
     let range: Range<Int>
+    let record: Int
 
     func value() throws(ListDiffError) -> Value {
         try arena.bytes.withUnsafeBufferPointer { buffer throws(ListDiffError) in
-            try source.value(in: buffer, at: range.lowerBound)
+            try source.value(copy: UnsafeBufferPointer(rebasing: buffer[range]), record: record)
         }
     }
 
     /// The record's text as it was written.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         arena.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+}
+
+/// Records of a YAML input. A record's text, indented to its column as in the file and read
+/// with the anchors the scan found, parses alone, and is checked on its hash; a record that
+/// does not read alone (an alias to an anchor redefined since, a `%TAG` directive) is taken
+/// from the whole document, read once.
+final class YAMLRecords: RecordSource, @unchecked Sendable {
+    let details: YAMLDetails
+    let hashes: PageBuffer<Hash128>
+    let reader: YAMLReader
+    let key: IdentityKey
+    let options: LayoutOptions
+    private let whole = Mutex<[Value]?>(nil)
+
+    init(file: MappedFile, scanned: ScannedDocument, reader: YAMLReader, key: IdentityKey, options: LayoutOptions) {
+        details = scanned.yaml ?? YAMLDetails(capacity: 1)
+        hashes = scanned.table.hashes
+        self.reader = reader
+        self.key = key
+        self.options = options
+        super.init(file: file, table: scanned.table)
+    }
+
+    /// The column (in characters) the record starts at.
+    func column(_ record: Int) -> Int {
+        let start = starts[record]
+        var k = start
+        while k > 0, file.bytes[k - 1] != 0x0A { k -= 1 }
+        var column = 0
+        for i in k..<start where file.bytes[i] & 0xC0 != 0x80 { column += 1 }
+        return column
+    }
+
+    override func text(_ record: Int) -> [UInt8] {
+        [UInt8](repeating: 0x20, count: column(record)) + Array(bytes(record))
+    }
+
+    override func value(_ record: Int) throws(ListDiffError) -> Value {
+        try text(record).withUnsafeBufferPointer { (copy: UnsafeBufferPointer<UInt8>) throws(ListDiffError) -> Value in
+            try value(copy: copy, record: record)
+        }
+    }
+
+    override func value(copy: UnsafeBufferPointer<UInt8>, record: Int) throws(ListDiffError) -> Value {
+        var builder = YAMLTreeBuilder(reader: reader, bytes: Array(copy))
+        builder.anchors = details.anchors.mapValues { ($0, $0.nodeCount) }
+        if (try? builder.run()) != nil, builder.documents.count == 1, CanonicalHash.of(builder.documents[0]) == hashes[record] {
+            return builder.documents[0]
+        }
+        return try fromWhole(record)
+    }
+
+    /// Whether a record had to be taken from the whole document.
+    var readWhole: Bool { whole.withLock { $0 != nil } }
+
+    /// The record, from the whole document read in full (once).
+    func fromWhole(_ record: Int) throws(ListDiffError) -> Value {
+        if let values = whole.withLock({ $0 }) { return values[record] }
+        let document = try DocumentReader(format: .yaml, key: key, duplicates: .match, layout: options)
+            .parse(Array(file.bytes), name: file.name)
+        let values = document.values
+        whole.withLock { $0 = values }
+        guard record < values.count else { throw ListDiffError(file: name, "the file changed while it was being read") }
+        return values[record]
+    }
+
+    override var readsInBatches: Bool { true }
+
+    /// Records read in one pass of libyaml: each record's text as a document of one stream.
+    /// A record whose document does not give its hash is read alone (and, failing that,
+    /// from the whole document).
+    override func values(_ records: [Int]) throws(ListDiffError) -> [Int: Value] {
+        var stream: [UInt8] = []
+        for r in records {
+            stream += Array("--- ".utf8)
+            stream += text(r).drop { $0 == 0x20 }.isEmpty ? [] : [0x0A]
+            stream += text(r)
+            stream.append(0x0A)
+        }
+        var values: [Int: Value] = [:]
+        var builder = YAMLTreeBuilder(reader: reader, bytes: stream)
+        builder.anchors = details.anchors.mapValues { ($0, $0.nodeCount) }
+        if (try? builder.run()) != nil, builder.documents.count == records.count {
+            for (k, r) in records.enumerated() where CanonicalHash.of(builder.documents[k]) == hashes[r] {
+                values[r] = builder.documents[k]
+            }
+        }
+        for r in records where values[r] == nil { values[r] = try value(r) }
+        return values
+    }
+
+    override func isScalar(_ record: Int) -> Bool { details.scalars[record] }
+
+    override func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
+        guard let other = other as? YAMLRecords, details.standalone[i], other.details.standalone[j], lengths[i] == other.lengths[j],
+              column(i) == other.column(j)
+        else { return false }
+        let n = Int(lengths[i])
+        return n == 0 || memcmp(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
     }
 }

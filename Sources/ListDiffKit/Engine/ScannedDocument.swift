@@ -64,6 +64,8 @@ struct ScannedDocument: @unchecked Sendable {
     var firstUnkeyed: Int?
     var missingKeys = 0
     var layoutProblem: LayoutProblem?
+    /// A YAML input's record details (kind, whether it reads alike anywhere; anchors).
+    var yaml: YAMLDetails?
 }
 
 /// What the layout analysis of a scan concludes.

@@ -174,6 +174,15 @@ extension Value {
         }
     }
 
+    /// How many lists and objects deep the value nests (0 for a scalar).
+    public var containerDepth: Int {
+        switch self {
+        case .array(let items): return 1 + (items.map(\.containerDepth).max() ?? 0)
+        case .object(let object): return 1 + (object.members.map(\.value.containerDepth).max() ?? 0)
+        default: return 0
+        }
+    }
+
     /// The number of nodes in the tree (this one included).
     public var nodeCount: Int {
         switch self {

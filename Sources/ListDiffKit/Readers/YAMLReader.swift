@@ -103,6 +103,10 @@ struct YAMLTreeBuilder {
                 if expanded > reader.maxAliasExpansion {
                     throw ListDiffError(location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
                 }
+                // Nesting through an alias counts against the same limit as nesting written out.
+                if stack.count + anchored.value.containerDepth > reader.maxDepth {
+                    throw ListDiffError(location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
+                }
                 let start = offset(line: line, column: column)
                 offsets.append(contentsOf: repeatElement(start, count: anchored.nodes))
                 try complete(anchored.value, at: here, keyText: Self.keyText(anchored.value))
@@ -157,7 +161,7 @@ struct YAMLTreeBuilder {
                 stack.append(.mapping(members: members, keys: keys, pendingKey: nil, anchor: anchor, firstNode: first))
             } else {
                 guard let keyText else {
-                    throw ListDiffError(location: here, "a mapping key that is a \(value.typeName) is not supported; keys must be scalars")
+                    throw ListDiffError(location: here, "a mapping key that is \(value.typeName.withArticle) is not supported; keys must be scalars")
                 }
                 // Keys are not values of the tree: drop the offset recorded for the key node.
                 offsets.removeLast(value.nodeCount)

@@ -1,0 +1,800 @@
+/// The engine's scan of one YAML input, through libyaml's event API: each event is hashed
+/// as it arrives (`CanonicalHash`: the same hashes a JSON spelling of the values has), the
+/// records are found as in the JSON scan (at `--path`, in a plain list or in sections), and
+/// each record's place, hash and key hash go into a `RecordTable`. No value tree is built:
+/// values are built only for section objects' own members and for anchored nodes (an alias
+/// is replayed as the events of its value).
+///
+/// It reads as `YAMLReader` does, with the same errors at the same places: the YAML 1.2 core
+/// schema, tags, duplicate keys, the nesting limit and the alias budget.
+struct YAMLScan {
+    let file: MappedFile
+    let key: IdentityKey
+    let keys: KeyTrie
+    let options: LayoutOptions
+    let reader: YAMLReader
+    let keyHashing: KeyHashing
+    let progress: Progress?
+
+    var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
+
+    /// The scan of the input as `shape`, or as the shape its first element suggests.
+    func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
+        var shape = forced
+        if shape == nil {
+            var probe = YAMLScanState(scan: self, shape: .list, probing: true)
+            try probe.run()
+            shape = probe.probedShape ?? .list
+        }
+        var state = YAMLScanState(scan: self, shape: shape!, probing: false)
+        try state.run()
+        progress?.advance(by: 2 * bytes.count)
+        return state.result()
+    }
+}
+
+/// What the YAML scan keeps beyond the table, for reading records back.
+final class YAMLDetails: @unchecked Sendable {
+    /// Whether each record is a scalar.
+    let scalars: PageBuffer<Bool>
+    /// Whether each record reads alike wherever it stands: no alias in it, no `%TAG`
+    /// directive in the document.
+    let standalone: PageBuffer<Bool>
+    /// The anchors as the scan left them, for reading a record that uses one.
+    var anchors: [String: Value] = [:]
+
+    init(capacity: Int) {
+        scalars = PageBuffer(capacity: capacity)
+        standalone = PageBuffer(capacity: capacity)
+    }
+}
+
+/// An anchored node: its value, hash, the nodes it counts for and how deep it nests.
+struct YAMLAnchor {
+    var value: Value
+    var nodes: Int
+}
+
+/// A node's kind, as `Value.typeName` names it.
+enum NodeKind: UInt8 {
+    case null, boolean, number, string, array, object
+
+    var name: String {
+        switch self {
+        case .null: return "null"
+        case .boolean: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    var isScalar: Bool { self == .boolean || self == .number || self == .string }
+
+    init(_ value: Value) {
+        switch value {
+        case .null: self = .null
+        case .bool: self = .boolean
+        case .number: self = .number
+        case .string: self = .string
+        case .array: self = .array
+        case .object: self = .object
+        }
+    }
+}
+
+/// Turns libyaml's marks (character indexes) into byte offsets, going forward.
+struct MarkConverter {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var offset = 0
+
+    mutating func offset(ofIndex target: Int) -> Int {
+        if target < index {
+            index = 0
+            offset = 0
+        }
+        guard let base = bytes.baseAddress else { return 0 }
+        let n = bytes.count
+        while index < target, offset < n {
+            // Eight ASCII bytes at a time are eight characters.
+            if target - index >= 8, offset + 8 <= n,
+               UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                offset += 8
+                index += 8
+                continue
+            }
+            offset += 1
+            while offset < n, base[offset] & 0xC0 == 0x80 { offset += 1 }
+            index += 1
+        }
+        return offset
+    }
+}
+
+/// The scan's state as it reads events.
+struct YAMLScanState {
+    enum Role {
+        case plain
+        /// The records' container: an object of lists, or a list of section objects.
+        case container
+        /// An element of a list of section objects.
+        case sectionObject
+        /// A list whose elements are records.
+        case records
+    }
+
+    /// What a node is, decided when it begins from its parent's state.
+    struct Placement {
+        var role: Role = .plain
+        /// Steps of `--path` matched down to this node, or -1 off the path.
+        var pathStep = -1
+        /// The key trie's level for this node's members or elements, or -1.
+        var keyLevel = -1
+        /// The key fields this node's value is.
+        var keyMask: UInt64 = 0
+        var building = false
+        var isKey = false
+        var isRecord = false
+        var isContainer = false
+        /// A section object's records list, or an object of lists' member list.
+        var opensSection = false
+        /// The parent is a section object and this is its records member's value.
+        var isItemsValue = false
+        /// A member of the container (object of lists) or an element (list of sections).
+        var inContainer = false
+        var offset = 0
+    }
+
+    struct Frame {
+        var isMapping: Bool
+        var placement: Placement
+        var object = CanonicalHash.ObjectHasher()
+        var array = CanonicalHash.ArrayHasher()
+        var count = 0
+        var nodes = 1
+        var depth = 1
+        var anchor: String?
+        var startIndex = 0
+        /// A mapping's key read, its value to come.
+        var keyPending = false
+        var keyHash = Hash128(a: 0, b: 0)
+        var keyText: String?
+        var keyEntry: Int?
+        var keyOnPath = false
+        var keyIsItems = false
+        var itemsSeen = false
+        /// A path step was taken below this node.
+        var stepTaken = false
+        var items: [Value] = []
+        var members: [Object.Member] = []
+        /// A record's members that are lists named like a records list (for the probe).
+        var lists: [String] = []
+
+        init(isMapping: Bool, placement: Placement) {
+            self.isMapping = isMapping
+            self.placement = placement
+        }
+    }
+
+    let scan: YAMLScan
+    let shape: ContainerShape
+    let probing: Bool
+    let path: [String]
+    let explicit: Bool
+    var stack: [Frame] = []
+    /// Each depth's mapping keys so far (kept between mappings to save allocations).
+    var keySets: [[(hash: Hash128, line: Int, column: Int)]] = []
+    var marks: MarkConverter
+    var table: RecordTable
+    var details: YAMLDetails
+    var sections: [ScannedSection] = []
+    var actualShape: ContainerShape
+    var containerOffset = 0
+    var containerFound = false
+    var layoutProblem: LayoutProblem?
+    var pathProblem: LayoutProblem?
+    var firstUnkeyed: Int?
+    var missingKeys = 0
+    var documents = 0
+    var tagDirectives = false
+    var anchors: [String: YAMLAnchor] = [:]
+    var expanded = 0
+    /// The record being read: where it starts, what of its key was found.
+    var recordStart = 0
+    var finding = KeyFinding()
+    var standalone = true
+    var replaying = 0
+    let memory: ScanMemory
+    var list = CanonicalHash.ArrayHasher()
+    var probedShape: ContainerShape?
+    var stopped = false
+
+    init(scan: YAMLScan, shape: ContainerShape, probing: Bool) {
+        self.scan = scan
+        self.shape = shape
+        self.probing = probing
+        actualShape = shape
+        path = scan.options.path?.components ?? []
+        explicit = scan.options.items != nil || scan.options.sectionKey != nil
+        marks = MarkConverter(bytes: scan.bytes)
+        let capacity = probing ? 16 : max(16, scan.bytes.count / 128)
+        table = RecordTable(capacity: capacity)
+        details = YAMLDetails(capacity: capacity)
+        memory = ScanMemory(keyHashing: scan.keyHashing)
+    }
+
+    var what: String { scan.options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
+
+    func error(_ line: Int, _ column: Int, _ message: String) -> ListDiffError {
+        ListDiffError(file: scan.file.name, location: SourceLocation(line: line + 1, column: column + 1), message)
+    }
+
+    func result() -> ScannedDocument {
+        details.anchors = anchors.mapValues(\.value)
+        var document = ScannedDocument(table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
+                                       recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
+                                       layoutProblem: layoutProblem)
+        document.yaml = details
+        return document
+    }
+
+    // MARK: - Events
+
+    mutating func run() throws(ListDiffError) {
+        let parser = LibYAMLEvents(bytes: scan.bytes)
+        while !stopped {
+            let end: Bool
+            do {
+                end = try handle(try parser.next())
+            } catch {
+                throw error.inFile(scan.file.name)
+            }
+            if end { break }
+        }
+        if stopped { return }
+        guard documents == 1 else {
+            throw ListDiffError(file: scan.file.name, location: documents == 0 ? nil : SourceLocation(line: 1, column: 1),
+                                documents == 0 ? "no YAML document in the input" : "expected one YAML document, found \(documents)")
+        }
+        if !containerFound, layoutProblem == nil { layoutProblem = pathProblem }
+    }
+
+    /// Handles one event; true at the end of the stream.
+    mutating func handle(_ event: YAMLRawEvent) throws(ListDiffError) -> Bool {
+        switch event.kind {
+        case .streamStart, .documentEnd:
+            return false
+        case .documentStart:
+            documents += 1
+            if documents == 1 { tagDirectives = event.tagDirectives }
+            return false
+        case .streamEnd:
+            return true
+        case .alias:
+            let name = String(decoding: event.anchor ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
+            guard let anchored = anchors[name] else {
+                throw error(event.start.line, event.start.column, "alias *\(name) refers to no anchor defined before it")
+            }
+            expanded += anchored.nodes
+            if expanded > scan.reader.maxAliasExpansion {
+                throw error(event.start.line, event.start.column,
+                            "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
+            }
+            standalone = false
+            replaying += 1
+            defer { replaying -= 1 }
+            try replay(anchored.value, event)
+        case .scalar:
+            try scalar(event)
+        case .sequenceStart, .mappingStart:
+            try open(event, mapping: event.kind == .mappingStart)
+        case .sequenceEnd, .mappingEnd:
+            try close(event)
+        }
+        return false
+    }
+
+    /// An alias, replayed as the events of its value at the alias's place.
+    mutating func replay(_ value: Value, _ at: YAMLRawEvent) throws(ListDiffError) {
+        var event = at
+        event.anchor = nil
+        event.tag = nil
+        switch value {
+        case .object(let object):
+            event.kind = .mappingStart
+            try open(event, mapping: true)
+            for member in object.members {
+                try replayScalar(.string(member.key), at)
+                try replay(member.value, at)
+            }
+            event.kind = .mappingEnd
+            try close(event)
+        case .array(let items):
+            event.kind = .sequenceStart
+            try open(event, mapping: false)
+            for item in items { try replay(item, at) }
+            event.kind = .sequenceEnd
+            try close(event)
+        default:
+            try replayScalar(value, at)
+        }
+    }
+
+    /// A scalar of a replayed value: as a mapping key, its key text; as a value, a spelling
+    /// that resolves to it again.
+    mutating func replayScalar(_ value: Value, _ at: YAMLRawEvent) throws(ListDiffError) {
+        var event = at
+        event.kind = .scalar
+        event.anchor = nil
+        event.tag = nil
+        let asKey = stack.last.map { $0.isMapping && !$0.keyPending } ?? false
+        var text: String
+        if asKey {
+            text = YAMLTreeBuilder.keyText(value) ?? ""
+            event.plain = false
+        } else {
+            switch value {
+            case .string(let s): text = s; event.plain = false
+            case .number(let n): text = n.text; event.plain = true
+            case .bool(let b): text = b ? "true" : "false"; event.plain = true
+            default: text = "null"; event.plain = true
+            }
+        }
+        let utf8 = Array(text.utf8)
+        try utf8.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(ListDiffError) in
+            event.value = UnsafeRawBufferPointer(buffer)
+            try scalar(event)
+        }
+    }
+
+    // MARK: - Nodes beginning
+
+    /// Where a node beginning now stands, from its parent's state (`kind`: 0 scalar, 1 list,
+    /// 2 mapping); notes on the parent what the node takes (a path step, a key entry).
+    mutating func place(kind: Int, _ event: YAMLRawEvent) -> Placement {
+        var placement = Placement()
+        placement.building = event.anchor != nil
+        guard !stack.isEmpty else {
+            if documents == 1 {
+                placement.pathStep = 0
+                placement.isContainer = path.isEmpty
+            }
+            return placement
+        }
+        let p = stack.count - 1
+        if stack[p].isMapping, !stack[p].keyPending {
+            placement.isKey = true
+            return placement
+        }
+        let parent = stack[p].placement
+        placement.building = placement.building || parent.building
+        if stack[p].isMapping {
+            if stack[p].keyOnPath {
+                placement.pathStep = parent.pathStep + 1
+                stack[p].stepTaken = true
+            }
+            if parent.keyLevel >= 0, let e = stack[p].keyEntry {
+                placement.keyLevel = scan.keys.levels[parent.keyLevel].next[e]
+                placement.keyMask = scan.keys.levels[parent.keyLevel].fields[e]
+            }
+            switch parent.role {
+            case .container:
+                placement.inContainer = true
+                if kind == 1 { placement.role = .records; placement.opensSection = true }
+            case .sectionObject:
+                if stack[p].keyIsItems {
+                    placement.isItemsValue = true
+                    if kind == 1 { placement.role = .records; placement.opensSection = true }
+                }
+                if placement.role != .records { placement.building = true }
+            default:
+                break
+            }
+        } else {
+            let index = stack[p].count
+            if parent.pathStep >= 0, parent.pathStep < path.count, String(index) == path[parent.pathStep] {
+                placement.pathStep = parent.pathStep + 1
+                stack[p].stepTaken = true
+            }
+            if parent.keyLevel >= 0, let e = scan.keys.entry(parent.keyLevel, index: index) {
+                let bit = UInt64(1) << UInt64(scan.keys.levels[parent.keyLevel].ids[e])
+                if finding.visited & bit == 0 {
+                    finding.visited |= bit
+                    placement.keyLevel = scan.keys.levels[parent.keyLevel].next[e]
+                    placement.keyMask = scan.keys.levels[parent.keyLevel].fields[e]
+                }
+            }
+            switch parent.role {
+            case .records:
+                placement.isRecord = true
+                placement.keyLevel = kind == 2 ? 0 : -1
+                placement.keyMask = 0
+            case .container:
+                placement.inContainer = true
+                if kind == 2 { placement.role = .sectionObject }
+            default:
+                break
+            }
+        }
+        placement.isContainer = placement.pathStep == path.count && placement.pathStep > 0 || placement.isContainer
+        return placement
+    }
+
+    mutating func begin(_ placement: inout Placement, kind: Int, _ event: YAMLRawEvent) {
+        // Byte offsets only for nodes that may be named in a record, section or message.
+        if placement.isRecord || placement.isContainer || placement.inContainer || placement.isItemsValue || placement.pathStep >= 0
+            || placement.role != .plain
+        {
+            placement.offset = marks.offset(ofIndex: event.start.index)
+        }
+        if placement.isRecord {
+            recordStart = placement.offset
+            finding = KeyFinding()
+            standalone = !tagDirectives && replaying == 0
+        }
+        if placement.isContainer {
+            containerFound = true
+            containerOffset = placement.offset
+            switch kind {
+            case 1:
+                if case .sectionList = shape {
+                    placement.role = .container
+                } else {
+                    placement.role = .records
+                    placement.opensSection = true
+                    actualShape = .list
+                }
+                if probing, explicit {
+                    probedShape = .sectionList(items: scan.options.items ?? LayoutOptions.itemsCandidates[0])
+                    stopped = true
+                }
+            case 2:
+                if explicit {
+                    noteLayout("\(what) is an object; --section-key and --items need a list of section objects", at: placement.offset)
+                } else {
+                    placement.role = .container
+                    actualShape = .objectOfLists
+                }
+                if probing {
+                    probedShape = .objectOfLists
+                    stopped = true
+                }
+            default:
+                break
+            }
+        }
+        if placement.opensSection {
+            var section = ScannedSection(offset: placement.offset)
+            let p = stack.count - 1
+            if placement.isItemsValue {
+                section = sections.removeLast()
+                stack[p].itemsSeen = true
+                stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: .array([])))
+            } else if p >= 0, placement.inContainer {
+                section.memberName = stack[p].keyText ?? ""
+            }
+            section.items = .list
+            sections.append(section)
+            list = CanonicalHash.ArrayHasher()
+        }
+        if case .sectionObject = placement.role {
+            sections.append(ScannedSection(offset: placement.offset))
+        }
+    }
+
+    func kindName(_ kind: Int) -> String { kind == 1 ? "array" : "object" }
+
+    mutating func noteLayout(_ message: String, at offset: Int) {
+        if layoutProblem == nil { layoutProblem = LayoutProblem(offset: offset, message: message) }
+    }
+
+    mutating func open(_ event: YAMLRawEvent, mapping: Bool) throws(ListDiffError) {
+        if stack.count >= scan.reader.maxDepth {
+            throw error(event.start.line, event.start.column, "nesting is deeper than the limit of \(scan.reader.maxDepth)")
+        }
+        let kind = mapping ? 2 : 1
+        var placement = place(kind: kind, event)
+        begin(&placement, kind: kind, event)
+        var frame = Frame(isMapping: mapping, placement: placement)
+        frame.anchor = event.anchor.map { String(decoding: $0, as: UTF8.self) }
+        frame.startIndex = event.start.index
+        if mapping {
+            while keySets.count <= stack.count { keySets.append([]) }
+            keySets[stack.count].removeAll(keepingCapacity: true)
+        }
+        stack.append(frame)
+    }
+
+    mutating func scalar(_ event: YAMLRawEvent) throws(ListDiffError) {
+        var placement = place(kind: 0, event)
+        if placement.isKey {
+            try mappingKey(event)
+            return
+        }
+        begin(&placement, kind: 0, event)
+        let build = placement.building || event.anchor != nil
+        let resolved: (Hash128, NodeKind, Value?)
+        do {
+            resolved = try YAMLScalar.resolve(event, build: build)
+        } catch {
+            throw error.inFile(scan.file.name)
+        }
+        let (hash, kind, value) = resolved
+        let typeName = kind.name
+        if placement.isContainer {
+            noteLayout(explicit
+                ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
+                : "\(what) is \(typeName.withArticle); expected a list of records, an object of lists, or a list of section objects",
+                at: placement.offset)
+            if probing { stopped = true }
+        } else if placement.pathStep >= 0, placement.pathStep < path.count {
+            if pathProblem == nil {
+                pathProblem = LayoutProblem(offset: placement.offset,
+                    message: "there is no \(scan.options.path!.spelling) here: \(typeName.withArticle) has no member \"\(path[placement.pathStep])\"")
+            }
+        }
+        if let anchor = event.anchor, let value {
+            anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
+        }
+        try finish(hash: hash, kind: kind, value: value, nodes: 1, depth: 0, placement: placement,
+                   endIndex: event.end.index, event)
+        if probing, placement.isRecord { decide(nil) }
+    }
+
+    /// A scalar that is a mapping key: its text names the member.
+    mutating func mappingKey(_ event: YAMLRawEvent) throws(ListDiffError) {
+        let p = stack.count - 1
+        let text = event.value
+        let hash = CanonicalHash.string(text)
+        // Duplicate keys, by the hash of their text (a dictionary for long mappings).
+        let d = p
+        if keySets[d].count < 32 {
+            if let earlier = keySets[d].first(where: { $0.hash == hash }) {
+                throw error(event.start.line, event.start.column,
+                            "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))")
+            }
+        } else if let earlier = longKeys(d)[hash] {
+            throw error(event.start.line, event.start.column,
+                        "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))")
+        }
+        keySets[d].append((hash, event.start.line, event.start.column))
+        let placement = stack[p].placement
+        stack[p].keyPending = true
+        stack[p].keyHash = hash
+        let onPath = placement.pathStep >= 0 && placement.pathStep < path.count
+        var needsText = placement.building || onPath || probing && placement.isRecord
+        switch placement.role {
+        case .container, .sectionObject: needsText = true
+        default: break
+        }
+        stack[p].keyText = needsText ? String(decoding: text, as: UTF8.self) : nil
+        stack[p].keyOnPath = onPath && !stack[p].stepTaken && text.elementsEqual(path[placement.pathStep].utf8)
+        stack[p].keyEntry = nil
+        if placement.keyLevel >= 0, let e = scan.keys.entry(placement.keyLevel, named: text) {
+            let bit = UInt64(1) << UInt64(scan.keys.levels[placement.keyLevel].ids[e])
+            if finding.visited & bit == 0 {
+                finding.visited |= bit
+                stack[p].keyEntry = e
+            }
+        }
+        if case .sectionObject = placement.role, case .sectionList(let items) = actualShape {
+            stack[p].keyIsItems = !stack[p].itemsSeen && text.elementsEqual(items.utf8)
+        } else if case .sectionObject = placement.role {
+            stack[p].keyIsItems = !stack[p].itemsSeen && text.elementsEqual(LayoutOptions.itemsCandidates[0].utf8)
+        }
+    }
+
+    /// Past 32 keys, a mapping's keys as a dictionary (rebuilt when asked; long mappings are rare).
+    mutating func longKeys(_ d: Int) -> [Hash128: (line: Int, column: Int)] {
+        var keys: [Hash128: (line: Int, column: Int)] = [:]
+        for k in keySets[d] { keys[k.hash] = (k.line, k.column) }
+        return keys
+    }
+
+    mutating func close(_ event: YAMLRawEvent) throws(ListDiffError) {
+        let frame = stack.removeLast()
+        let placement = frame.placement
+        if placement.isKey {
+            throw error(event.start.line, event.start.column,
+                        "a mapping key that is \((frame.isMapping ? "object" : "array").withArticle) is not supported; keys must be scalars")
+        }
+        let hash = frame.isMapping ? frame.object.finish() : frame.array.finish()
+        let value: Value? = placement.building ? (frame.isMapping ? .object(Object(frame.members)) : .array(frame.items)) : nil
+        if let anchor = frame.anchor, let value { anchors[anchor] = YAMLAnchor(value: value, nodes: frame.nodes) }
+        // A path step not taken below a node on the path: its member or index is not there.
+        if placement.pathStep >= 0, placement.pathStep < path.count, !frame.stepTaken, pathProblem == nil {
+            let step = path[placement.pathStep]
+            pathProblem = LayoutProblem(offset: placement.offset, message: frame.isMapping
+                ? "there is no \(scan.options.path!.spelling) here: no member \"\(step)\""
+                : "there is no \(scan.options.path!.spelling) here: no index \(step) in a list of \(frame.count)")
+        }
+        switch placement.role {
+        case .records:
+            sections[sections.count - 1].closed = true
+            sections[sections.count - 1].listHash = list.finish()
+        case .sectionObject:
+            sections[sections.count - 1].members = frame.members
+        default:
+            break
+        }
+        try finish(hash: hash, kind: frame.isMapping ? .object : .array, value: value, nodes: frame.nodes, depth: frame.depth,
+                   placement: placement, endIndex: event.end.index, event)
+        if probing, placement.isRecord { decide(frame.isMapping ? frame.lists : nil) }
+    }
+
+    /// Probing: the list's first element is read. Section objects lack the record key and
+    /// hold a list in a member named like a records list (as `Layout.find` judges it).
+    mutating func decide(_ lists: [String]?) {
+        stopped = true
+        probedShape = .list
+        guard let lists, finding.status(scan.keys) == .missing,
+              let items = LayoutOptions.itemsCandidates.first(where: lists.contains),
+              !scan.key.fields.contains(where: { lists.contains($0.components[0]) })
+        else { return }
+        probedShape = .sectionList(items: items)
+    }
+
+    // MARK: - Nodes ending
+
+    /// A value ends: it goes into its parent's hash (and value), it is a key part, a record,
+    /// or a section's member, as its placement says.
+    mutating func finish(hash: Hash128, kind: NodeKind, value: Value?, nodes: Int, depth: Int, placement: Placement,
+                         endIndex: Int, _ event: YAMLRawEvent) throws(ListDiffError) {
+        let isScalar = kind.isScalar
+        if placement.keyMask != 0 { finding.note(placement.keyMask, scalar: isScalar, hash: hash, memory: memory) }
+        if placement.isRecord { record(hash: hash, kind: kind, endIndex: endIndex) }
+        guard !stack.isEmpty else { return }
+        let p = stack.count - 1
+        stack[p].nodes += nodes
+        stack[p].depth = max(stack[p].depth, depth + 1)
+        let typeName = kind.name
+        if stack[p].isMapping {
+            stack[p].object.add(key: stack[p].keyHash, value: hash)
+            if stack[p].placement.building || { if case .sectionObject = stack[p].placement.role { return true }; return false }() {
+                if placement.role != .records || !placement.isItemsValue {
+                    stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: value ?? .null))
+                }
+            }
+            if placement.isItemsValue, !placement.opensSection, case .sectionObject = stack[p].placement.role {
+                sections[sections.count - 1].items = .notList(typeName: typeName, offset: placement.offset)
+                stack[p].itemsSeen = true
+            }
+            if placement.inContainer, !placement.opensSection, case .objectOfLists = actualShape {
+                noteLayout("\(what) is an object whose member \"\(stack[p].keyText ?? "")\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)",
+                           at: placement.offset)
+            }
+            if probing, stack[p].placement.isRecord, kind == .array, LayoutOptions.itemsCandidates.contains(stack[p].keyText ?? "") {
+                stack[p].lists.append(stack[p].keyText ?? "")
+            }
+            stack[p].keyPending = false
+        } else {
+            stack[p].array.add(hash)
+            stack[p].count += 1
+            if stack[p].placement.building { stack[p].items.append(value ?? .null) }
+            if placement.inContainer, case .sectionObject = placement.role {} else if placement.inContainer {
+                var section = ScannedSection(offset: placement.offset)
+                section.notAnObject = typeName
+                sections.append(section)
+            }
+        }
+    }
+
+    /// A record ends: into the table, with its key's hash or the note that it has none.
+    mutating func record(hash: Hash128, kind: NodeKind, endIndex: Int) {
+        let status: KeyStatus
+        var keyHash: UInt64 = 0
+        let isScalar = kind.isScalar
+        if kind == .object {
+            status = finding.status(scan.keys)
+            if status == .keyed { keyHash = memory.keyHash(fields: scan.keys.fieldCount) }
+        } else if isScalar {
+            status = .keyed
+            keyHash = memory.keyHashing.mix(hash.a)
+        } else {
+            status = .unusable
+        }
+        if status != .keyed {
+            if firstUnkeyed == nil { firstUnkeyed = table.count }
+            if status == .missing { missingKeys += 1 }
+        }
+        let end = marks.offset(ofIndex: endIndex)
+        table.starts.append(recordStart)
+        table.lengths.append(UInt32(truncatingIfNeeded: max(0, end - recordStart)))
+        table.hashes.append(hash)
+        table.keyHashes.append(keyHash)
+        details.scalars.append(isScalar)
+        details.standalone.append(standalone)
+        list.add(hash)
+        sections[sections.count - 1].recordCount += 1
+    }
+}
+
+/// Core-schema resolution of a scalar on its bytes, with its hash, without making a string
+/// for a plain value (tags and unusual spellings go the reader's way).
+enum YAMLScalar {
+    static func resolve(_ event: YAMLRawEvent, build: Bool) throws(ListDiffError) -> (Hash128, NodeKind, Value?) {
+        let text = event.value
+        if event.tag == nil {
+            if !event.plain { return (CanonicalHash.string(text), .string, build ? .string(String(decoding: text, as: UTF8.self)) : nil) }
+            if let (hash, kind) = quick(text) {
+                let value: Value? = build ? YAMLTreeBuilder.coreSchema(String(decoding: text, as: UTF8.self)) : nil
+                return (hash, kind, value)
+            }
+        }
+        let string = String(decoding: text, as: UTF8.self)
+        let tag = event.tag.map { String(decoding: $0, as: UTF8.self) }
+        let value = try YAMLTreeBuilder.resolve(string, tag: tag, plain: event.plain,
+                                                at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1))
+        return (CanonicalHash.of(value), NodeKind(value), value)
+    }
+
+    /// The hash and kind of a plain scalar whose resolution needs no string: null, booleans,
+    /// decimals and text that cannot be anything but a string; nil otherwise (`0o`, `0x`,
+    /// `.inf`, `.nan`: the reader's way).
+    @inline(__always)
+    static func quick(_ text: UnsafeRawBufferPointer) -> (Hash128, NodeKind)? {
+        guard let base = text.baseAddress, let first = text.first else { return (CanonicalHash.null, .null) }
+        switch first {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
+            // The common number first: a plain decimal, as JSON writes one.
+            if let (hash, end) = CanonicalHash.plainDecimal(base.assumingMemoryBound(to: UInt8.self), from: 0, count: text.count),
+               end == text.count
+            {
+                return (hash, .number)
+            }
+            if first == UInt8(ascii: "0"), text.count > 2, text[1] == UInt8(ascii: "o") || text[1] == UInt8(ascii: "x") { return nil }
+            if first == UInt8(ascii: ".") || text.count > 1 && text[1] == UInt8(ascii: ".") {
+                for b in text where b | 0x20 == UInt8(ascii: "i") || b | 0x20 == UInt8(ascii: "n") { return nil }  // .inf, .nan
+            }
+            guard isDecimal(text) else { return (CanonicalHash.string(text), .string) }
+            var digits = Number.DigitBuffer()
+            let (negative, exponent) = Number.canonicalDigits(text, into: &digits)
+            return digits.withBytes { (CanonicalHash.number(negative: negative, digits: $0, exponent: exponent), .number) }
+        case UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"), UInt8(ascii: "F"):
+            if text.count <= 5 {
+                for (spelling, hash, kind) in literals where text.elementsEqual(spelling) { return (hash, kind) }
+            }
+            return (CanonicalHash.string(text), .string)
+        default:
+            return (CanonicalHash.string(text), .string)
+        }
+    }
+
+    static let literals: [([UInt8], Hash128, NodeKind)] = [
+        ("~", CanonicalHash.null, NodeKind.null), ("null", CanonicalHash.null, .null), ("Null", CanonicalHash.null, .null),
+        ("NULL", CanonicalHash.null, .null), ("true", CanonicalHash.true, .boolean), ("True", CanonicalHash.true, .boolean),
+        ("TRUE", CanonicalHash.true, .boolean), ("false", CanonicalHash.false, .boolean), ("False", CanonicalHash.false, .boolean),
+        ("FALSE", CanonicalHash.false, .boolean),
+    ].map { (Array($0.0.utf8), $0.1, $0.2) }
+
+    /// `[-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`, the exponent of at
+    /// most 9 significant digits (as `YAMLNumbers.jsonText` accepts).
+    static func isDecimal(_ b: UnsafeRawBufferPointer) -> Bool {
+        func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
+        var i = 0
+        if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
+        var integer = 0
+        while i < b.count, isDigit(b[i]) { i += 1; integer += 1 }
+        var fraction = 0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < b.count, isDigit(b[i]) { i += 1; fraction += 1 }
+        }
+        if integer == 0 && fraction == 0 { return false }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
+            var digits = 0, significant = 0
+            while i < b.count, isDigit(b[i]) {
+                if significant > 0 || b[i] != UInt8(ascii: "0") { significant += 1 }
+                i += 1
+                digits += 1
+            }
+            if digits == 0 || significant > 9 { return false }
+        }
+        return i == b.count
+    }
+}
