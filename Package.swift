@@ -25,6 +25,7 @@ let package = Package(
             name: "listdiff",
             dependencies: [
                 "ListDiffKit",
+                "CSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -5,7 +5,9 @@ Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
 1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
 inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
 new-COUNT.ndjson), for `listdiff --sorted`, and as block-style YAML (old-COUNT.yaml,
-new-COUNT.yaml). Usage: generate.py COUNT OUT_DIR
+new-COUNT.yaml). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
+and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json.
+Usage: generate.py COUNT OUT_DIR [--churn]
 """
 import json
 import os
@@ -46,11 +48,41 @@ def write_yaml(path, records):
                     f"  active: {'true' if r['active'] else 'false'}\n  score: {r['score']}\n  team: {r['team']}\n")
 
 
+def edit(rng, old, count, deletes, inserts, updates, moves):
+    """The new list: whole percentages of the old list's size deleted, inserted, updated, moved.
+    Done by marking and one rebuild, so that high churn stays linear."""
+    n = len(old)
+    gone = set(rng.sample(range(n), n * deletes // 100))
+    new = [r for i, r in enumerate(old) if i not in gone]
+    for j in rng.sample(range(len(new)), len(new) * updates // 100):
+        new[j] = dict(new[j], score=round(rng.uniform(0, 1000), 2), team="moved-on")
+    # Moves and inserts: taken out (or made), then put at random places in one pass.
+    moved = set(rng.sample(range(len(new)), len(new) * moves // 100))
+    stay = [r for j, r in enumerate(new) if j not in moved]
+    loose = [r for j, r in enumerate(new) if j in moved] + [record(rng, count + i) for i in range(n * inserts // 100)]
+    slots = sorted(rng.randrange(len(stay) + 1) for _ in loose)
+    rng.shuffle(loose)
+    result, k = [], 0
+    for pos in range(len(stay) + 1):
+        while k < len(slots) and slots[k] == pos:
+            result.append(loose[k])
+            k += 1
+        if pos < len(stay):
+            result.append(stay[pos])
+    return result
+
+
 def main():
     count, out = int(sys.argv[1]), sys.argv[2]
+    churn = "--churn" in sys.argv[3:]
     os.makedirs(out, exist_ok=True)
     rng = random.Random(count)
     old = [record(rng, i) for i in range(count)]
+    if churn:
+        new = edit(rng, old, count, 10, 10, 20, 20)
+        write(os.path.join(out, f"churn-old-{count}.json"), old)
+        write(os.path.join(out, f"churn-new-{count}.json"), new)
+        return
     new = list(old)
     k = max(1, count // 100)
     for _ in range(k):  # deletes

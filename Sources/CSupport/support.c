@@ -17,3 +17,15 @@ int listdiff_cpu_count(void) {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
 }
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+void listdiff_fix_mmap_threshold(int bytes) {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+#endif
+}

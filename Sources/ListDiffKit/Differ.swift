@@ -105,8 +105,10 @@ public struct Differ: Sendable {
     /// order, each kept apart, so that builders of consecutive ranges of either side append.
     struct ChangeBuilder {
         let old: RecordSide, new: RecordSide
-        private(set) var deletes: [Change] = []
-        private(set) var others: [Change] = []
+        /// Changes in chunks of a fixed size: they never grow by copying, and are let go one
+        /// at a time when joined (`Changes.joined`).
+        private(set) var deletes = Changes()
+        private(set) var others = Changes()
         private(set) var summary = Changeset.Summary()
 
         init(old: RecordSide, new: RecordSide) {
@@ -174,22 +176,41 @@ public struct Differ: Sendable {
             }
         }
 
-        /// Appends the deletes of the old records after this builder's.
-        mutating func append(deletesOf next: ChangeBuilder) {
-            deletes += next.deletes
-            summary.deleted += next.summary.deleted
+        var result: ([Change], Changeset.Summary) {
+            var lists = [deletes, others]
+            return (Changes.joined(&lists), summary)
+        }
+    }
+
+    /// Changes kept in chunks of a fixed capacity.
+    struct Changes {
+        static let chunkSize = 4096
+        private(set) var chunks: [[Change]] = []
+        private(set) var count = 0
+
+        mutating func append(_ change: Change) {
+            if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
+                var chunk: [Change] = []
+                chunk.reserveCapacity(Self.chunkSize)
+                chunks.append(chunk)
+            }
+            chunks[chunks.count - 1].append(change)
+            count += 1
         }
 
-        /// Appends the other changes of the new records after this builder's.
-        mutating func append(othersOf next: ChangeBuilder) {
-            others += next.others
-            summary.inserted += next.summary.inserted
-            summary.moved += next.summary.moved
-            summary.updated += next.summary.updated
-            summary.unchanged += next.summary.unchanged
+        /// All changes of `lists`, in order, in one array; each chunk is let go once copied,
+        /// so that no change is held twice for long.
+        static func joined(_ lists: inout [Changes]) -> [Change] {
+            var result: [Change] = []
+            result.reserveCapacity(lists.reduce(0) { $0 + $1.count })
+            for l in lists.indices {
+                for c in lists[l].chunks.indices {
+                    result += lists[l].chunks[c]
+                    lists[l].chunks[c] = []
+                }
+            }
+            return result
         }
-
-        var result: ([Change], Changeset.Summary) { (deletes + others, summary) }
     }
 
     /// Matches sections by name, with this differ's algorithm and minimal moves, and finds

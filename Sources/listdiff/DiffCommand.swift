@@ -184,7 +184,7 @@ struct DiffCommand: ParsableCommand, Executable {
         files.progress = progress?.progress ?? (timings ? Progress() : nil)
         defer {
             if timings, let phases = files.progress?.phases {
-                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB)" }
+                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))" }
                     .joined(separator: ", ")
                 var stream = FileStream(fd: STDERR_FILENO)
                 stream.write("listdiff: timings: " + text + "\n")

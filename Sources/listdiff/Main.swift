@@ -1,4 +1,5 @@
 import ArgumentParser
+import CSupport
 import ListDiffKit
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +33,11 @@ protocol Executable {
 @main
 enum Main {
     static func main() {
+        // A fixed threshold: blocks of 128 KiB and more are mapped on their own and handed
+        // back to the system when freed. glibc otherwise raises the threshold to the size of
+        // each such block freed, and the changes' blocks, freed once joined, then stay in
+        // the heap for good, adding to the peak.
+        listdiff_fix_mmap_threshold(128 << 10)
         let command: any ParsableCommand
         do {
             command = try ListDiff.parseAsRoot()

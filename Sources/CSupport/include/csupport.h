@@ -4,4 +4,9 @@
 /// The number of CPUs this process may run on (its affinity mask on Linux), at least 1.
 int listdiff_cpu_count(void);
 
+/// Fixes glibc's threshold above which a block is mapped on its own (and handed back to
+/// the system when freed); glibc otherwise raises it as such blocks are freed. Does
+/// nothing elsewhere.
+void listdiff_fix_mmap_threshold(int bytes);
+
 #endif

@@ -49,22 +49,39 @@ public struct Change: Sendable {
     public var fields: [FieldChange]
     /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
     public var value: Value? {
-        get { storedValue ?? (try? reference?.value()) }
-        set {
-            storedValue = newValue
-            reference = nil
+        get {
+            switch storage {
+            case .none: return nil
+            case .value(let value): return value
+            case .reference(let reference): return try? reference.value()
+            }
         }
+        set { storage = newValue.map { .value($0) } ?? .none }
     }
     /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
     public var occurrence: Int?
 
-    private var storedValue: Value?
+    /// The value, or the record it is read from when it is asked for (the engine builds no
+    /// value for a record it does not compare).
+    enum Storage {
+        case none
+        case value(Value)
+        case reference(RecordReference)
+    }
+
+    private var storage = Storage.none
+
+    /// The record the value is read from, if it is read later.
+    var reference: RecordReference? {
+        if case .reference(let reference) = storage { return reference }
+        return nil
+    }
 
     /// Whether the change carries a value (without reading it).
-    var hasValue: Bool { storedValue != nil || reference != nil }
-    /// The record the value is read from when it is asked for (the engine builds no value
-    /// for a record it does not compare).
-    private(set) var reference: RecordReference?
+    var hasValue: Bool {
+        if case .none = storage { return false }
+        return true
+    }
 
     public init(_ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
                 new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil)
@@ -76,7 +93,7 @@ public struct Change: Sendable {
         self.old = old
         self.new = new
         self.fields = fields
-        self.storedValue = value
+        if let value { storage = .value(value) }
     }
 
     /// A change whose value is read from `reference` when it is asked for.
@@ -84,7 +101,7 @@ public struct Change: Sendable {
          fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?)
     {
         self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
-        self.reference = reference
+        if let reference { storage = .reference(reference) }
     }
 }
 
@@ -148,7 +165,7 @@ public struct Changeset: Sendable {
     /// - Throws: when the changeset does not fit `old`: a position out of range or used twice,
     ///   an update without a value, or counts that do not reconcile.
     public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
-        try applySections(to: [(nil, nil, old)], check: nil).first?.records ?? []
+        try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
     }
 
     /// Applies the changes to a document and gives the new document's root: the section
@@ -165,7 +182,7 @@ public struct Changeset: Sendable {
         let grid = document.sections.map { section in
             (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
         }
-        let result = try applySections(to: grid) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
+        let result = try applySections(to: grid, wrap: { $0 }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
             let record = document.records[document.sections[p.section].records.lowerBound + p.index]
             let numbered = duplicates == .match ? record.occurrence : nil
             guard record.key == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
@@ -179,13 +196,21 @@ public struct Changeset: Sendable {
         return try layout.rebuild(document.root, sections: result)
     }
 
-    typealias SectionContent = (name: Value?, header: Value?, records: [Value])
+    /// Where a new section comes from.
+    private enum SectionOrigin { case old(Int), inserted(name: Value, header: Value?) }
+    /// What fills a new position: a moved old record, or an inserted value.
+    private enum Placement { case moved(from: RecordPosition), inserted(Value) }
 
-    func applySections(to old: [SectionContent], check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?)
-        throws(ListDiffError) -> [SectionContent]
+    typealias SectionContent<R> = (name: Value?, header: Value?, records: [R])
+
+    /// The new sections from the old ones. A record is an `R`: a value, or (for the engine,
+    /// which does not build OLD's values) a reference to one; `wrap` makes one of the
+    /// changeset's values.
+    func applySections<R>(to old: [SectionContent<R>], wrap: (Value) -> R,
+                          check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?)
+        throws(ListDiffError) -> [SectionContent<R>]
     {
         // Sections first: where each old section goes, and what each new one starts from.
-        enum SectionOrigin { case old(Int), inserted(name: Value, header: Value?) }
         var sectionGone = [Bool](repeating: false, count: old.count)
         var sectionDeleted = [Bool](repeating: false, count: old.count)
         var header: [Int: Value] = [:]
@@ -236,8 +261,6 @@ public struct Changeset: Sendable {
         var removed = old.map { [Bool](repeating: false, count: $0.records.count) }
         var deleted = removed
         var replacement: [RecordPosition: (value: Value, change: Int)] = [:]
-        /// What fills a new position: a moved old record, or an inserted value.
-        enum Placement { case moved(from: RecordPosition), inserted(Value) }
         var placed: [RecordPosition: (placement: Placement, change: Int)] = [:]
         func oldPosition(_ n: Int, _ c: Change) throws(ListDiffError) -> RecordPosition {
             guard let p = c.old, p.section < old.count, p.index < old[p.section].records.count else {
@@ -292,7 +315,7 @@ public struct Changeset: Sendable {
             let place = old.count == 1 && sectionCount == 1 ? "the new list (\(counts[0]) records)" : "new section \(p.section) (\(counts[p.section]) records)"
             throw error(change: r.change, "new position \(p) is beyond the end of \(place)")
         }
-        var result: [SectionContent] = []
+        var result: [SectionContent<R>] = []
         result.reserveCapacity(sectionCount)
         for (t, origin) in origins.enumerated() {
             let name: Value?, sectionHeader: Value?
@@ -304,22 +327,22 @@ public struct Changeset: Sendable {
                 name = n
                 sectionHeader = h
             }
-            var records: [Value] = []
+            var records: [R] = []
             records.reserveCapacity(counts[t])
             var next = 0  // next old index to consider for an unfilled slot
             for j in 0..<counts[t] {
                 let here = RecordPosition(section: t, index: j)
                 switch placed[here]?.placement {
                 case .moved(let from)?:
-                    records.append(replacement[from]?.value ?? old[from.section].records[from.index])
+                    records.append(replacement[from].map { wrap($0.value) } ?? old[from.section].records[from.index])
                 case .inserted(let value)?:
-                    records.append(value)
+                    records.append(wrap(value))
                 case nil:
                     // Counts reconcile: an unfilled slot always has a staying record left.
                     let source = sources[t]!
                     while removed[source][next] { next += 1 }
                     let from = RecordPosition(section: source, index: next)
-                    records.append(replacement[from]?.value ?? old[source].records[next])
+                    records.append(replacement[from].map { wrap($0.value) } ?? old[source].records[next])
                     next += 1
                 }
             }

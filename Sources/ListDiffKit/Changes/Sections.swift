@@ -91,6 +91,27 @@ extension Changeset {
     /// valid on its own: indexes in range of its before and after states, no index both
     /// deleted and moved, no update of a record that moves in the same batch.
     public var stages: [Stage] {
+        let plan = stagePlan
+        return plan.stages.enumerated().map { k, entries in
+            Stage(kind: Stage.Kind.allCases[k], sections: plan.sections[k], changes: entries.map { entry in
+                let change = changes[Int(entry.change)]
+                return Change(entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
+                              occurrence: change.occurrence)
+            })
+        }
+    }
+
+    /// One change of a stage: which change it is, as what operation, at which positions.
+    struct StageEntry {
+        var change: Int32
+        var operation: Change.Operation
+        var old: RecordPosition?
+        var new: RecordPosition?
+    }
+
+    /// The stages as entries that point into `changes`, for writing them without copying
+    /// every change (see `stages`).
+    var stagePlan: (sections: [[SectionChange]], stages: [[StageEntry]]) {
         let oldSectionCount = oldSections.sizes.count
         let sectionTarget = oldSectionTargets
         var deletedSection = [Bool](repeating: false, count: oldSectionCount)
@@ -105,24 +126,23 @@ extension Changeset {
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }
-        var stage1: [Change] = []
-        var stage2: [Change] = []
-        func bare(_ k: Int, _ operation: Change.Operation, old: RecordPosition? = nil, new: RecordPosition? = nil) -> Change {
-            Change(operation, key: changes[k].key, keyedBySelf: changes[k].keyedBySelf, old: old, new: new,
-                   occurrence: changes[k].occurrence)
+        var stage1: [StageEntry] = []
+        var stage2: [StageEntry] = []
+        func entry(_ k: Int, _ operation: Change.Operation, old: RecordPosition? = nil, new: RecordPosition? = nil) -> StageEntry {
+            StageEntry(change: Int32(truncatingIfNeeded: k), operation: operation, old: old, new: new)
         }
         let anyReinserted = !reinserted.isEmpty
         for k in changes.indices {
             switch changes[k].operation {
             case .update:
                 guard let o = changes[k].old, !anyReinserted || !reinserted.contains(o) else { continue }
-                stage1.append(bare(k, .update, old: o))
+                stage1.append(entry(k, .update, old: o))
             case .delete:
                 guard let o = changes[k].old, !deletedSection[o.section] else { continue }
-                stage2.append(bare(k, .delete, old: o))
+                stage2.append(entry(k, .delete, old: o))
             case .move:
                 guard anyReinserted, let o = changes[k].old, reinserted.contains(o) else { continue }
-                stage2.append(bare(k, .delete, old: o))
+                stage2.append(entry(k, .delete, old: o))
             case .insert:
                 continue
             }
@@ -150,29 +170,25 @@ extension Changeset {
             }
             return o.index - low
         }
-        var stage4: [Change] = []
+        var stage4: [StageEntry] = []
         for k in changes.indices {
             switch changes[k].operation {
             case .insert:
-                stage4.append(bare(k, .insert, new: changes[k].new))
+                stage4.append(entry(k, .insert, new: changes[k].new))
             case .move:
                 guard let o = changes[k].old, let n = changes[k].new else { continue }
                 if anyReinserted, reinserted.contains(o) {
-                    stage4.append(bare(k, .insert, new: n))
+                    stage4.append(entry(k, .insert, new: n))
                 } else if let t = sectionTarget[o.section] {
-                    stage4.append(bare(k, .move, old: RecordPosition(section: t, index: survivorsBefore(o)), new: n))
+                    stage4.append(entry(k, .move, old: RecordPosition(section: t, index: survivorsBefore(o)), new: n))
                 }
             default:
                 continue
             }
         }
         stage4.sortIfNeeded { $0.new! < $1.new! }
-        return [
-            Stage(kind: .updates, sections: updates.map { SectionChange(.update, name: $0.name, old: $0.old) }, changes: stage1),
-            Stage(kind: .deletes, sections: [], changes: stage2),
-            Stage(kind: .sections, sections: stage3, changes: []),
-            Stage(kind: .insertsAndMoves, sections: [], changes: stage4),
-        ]
+        let sectionUpdates = updates.map { SectionChange(.update, name: $0.name, old: $0.old) }
+        return ([sectionUpdates, [], stage3, []], [stage1, stage2, [], stage4])
     }
 }
 

@@ -145,6 +145,7 @@ struct Engine: Sendable {
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
         oldSide.table.dropHashes()
+        keys.discard()
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
         if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
         try sameShape(oldSide, newSide)
@@ -162,6 +163,7 @@ struct Engine: Sendable {
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
                                   keys, hashing)
         progress?.lap("scan NEW")
+        keys.discard()
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
         try sameShape(oldSide, newSide)
         let newCount = newSide.count, oldCount = oldSide.count
@@ -236,6 +238,9 @@ struct Engine: Sendable {
                 copies: PageBuffer<Bool>) throws(ListDiffError) -> Changeset?
     {
         progress?.enter(.comparing)
+        // From here on the inputs are read here and there: a fault reads one page, not ahead.
+        oldSide.file.adviseRandom()
+        newSide.file.adviseRandom()
         var sectionChanges: [SectionChange] = []
         let stays: [Bool]
         if oldSide.layout.isSectioned {
@@ -454,7 +459,13 @@ struct Engine: Sendable {
     func compare(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
                  stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)?
     {
-        let count = max(1, min(parts, (new.count + old.count) / 4096 + 1))
+        // More parts than cores, taken in order: each hands back its ranges of both inputs
+        // when done, so that OLD's pages go as the compare goes.
+        let count = max(1, min(parts * 8, (new.count + old.count) / 65536 + 1))
+        // OLD's pages, all still there from its scan, go now: the compare reads back only the
+        // records that changed, and a part hands back what it read when it is done. Kept,
+        // they would stay until their part came, on top of the changes being built.
+        old.file.release(0..<old.file.bytes.count)
         let results = UnsafeMutableBufferPointer<Result<Differ.ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
         results.initialize(repeating: .success(nil))
         defer { results.deinitialize(); results.deallocate() }
@@ -465,6 +476,7 @@ struct Engine: Sendable {
         DispatchQueue.concurrentPerform(iterations: count) { k in
             out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
                 let arena = ByteArena()
+                var strays = StrayPages(file: old.file)
                 let newRange = new.count * k / count..<new.count * (k + 1) / count
                 let oldRange = old.count * k / count..<old.count * (k + 1) / count
                 // An input read in batches (YAML) has the values this part needs read at once.
@@ -500,25 +512,41 @@ struct Engine: Sendable {
                     }
                     let a: Value, b: Value
                     if let value = oldValues[i] { a = value } else { a = try old.records.value(i) }
+                    // An OLD record far from this part's (one that moved): its page goes back soon.
+                    if !oldRange.contains(i) { strays.add(old.table.starts[i], Int(old.table.lengths[i])) }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
                     try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
                 }
                 for i in oldRange where oldToNew[i] == 0 { try builder.delete(i) }
                 new.file.release(floor..<Self.end(new, newRange))
+                if !oldRange.isEmpty { old.file.release(old.table.starts[oldRange.lowerBound]..<Self.end(old, oldRange)) }
+                strays.release()
                 progress?.advance(by: Self.bytes(new, newRange) + Self.bytes(old, oldRange))
                 return builder
             }
         }
         old.file.release(0..<old.file.bytes.count)
         new.file.release(0..<new.file.bytes.count)
-        guard var builder = try results[0].get() else { return nil }
-        for k in 1..<count {
-            guard let next = try results[k].get() else { return nil }
-            builder.append(deletesOf: next)
+        // Into one array, each part's changes let go once copied (so that they are not
+        // held twice).
+        var lists: [Differ.Changes] = []
+        var summary = Changeset.Summary()
+        for k in 0..<count {
+            guard let part = try results[k].get() else { return nil }
+            lists.append(part.deletes)
+            summary.deleted += part.summary.deleted
+            summary.inserted += part.summary.inserted
+            summary.moved += part.summary.moved
+            summary.updated += part.summary.updated
+            summary.unchanged += part.summary.unchanged
         }
-        for k in 1..<count { builder.append(othersOf: try results[k].get()!) }
-        return builder.result
+        for k in 0..<count {
+            lists.append(try results[k].get()!.others)
+            results[k] = .success(nil)
+        }
+        let changes = Differ.Changes.joined(&lists)
+        return (changes, summary)
     }
 
     /// Progress units of a range of records (read, then compared).
@@ -537,6 +565,7 @@ struct Engine: Sendable {
     func side(_ side: Side, _ arena: ByteArena, _ values: [Int: Value]) -> Differ.RecordSide {
         let key = key
         let records = side.records
+        let reader = records.copyReader
         let batches = records.readsInBatches
         return Differ.RecordSide(
             count: side.count, position: side.position,
@@ -550,7 +579,7 @@ struct Engine: Sendable {
             },
             isScalar: { i, value in value?.isScalar ?? records.isScalar(i) },
             occurrence: side.occurrence,
-            reference: { batches ? nil : records.reference($0, in: arena) })
+            reference: { batches ? nil : records.reference($0, in: arena, reader: reader) })
     }
 }
 
@@ -566,6 +595,30 @@ extension RecordTable {
             matches[j] = Int32(truncatingIfNeeded: match)
             if match < 0 { strangers.append(Stranger(record: j, keyHash: keyHashes[j])) }
         }
+    }
+}
+
+/// Pages of an input read for a record or two away from where a part of the compare walks:
+/// handed back in batches, so that each does not stay for the rest of the run.
+struct StrayPages {
+    let file: MappedFile
+    var ranges: [Range<Int>] = []
+
+    mutating func add(_ start: Int, _ length: Int) {
+        ranges.append(start..<start + length)
+        if ranges.count == 256 { release() }
+    }
+
+    /// The kernel maps a page's neighbours in an aligned block of this size along with it
+    /// when it is read (fault-around), so a stray record brings its whole block back.
+    static let block = 64 << 10
+
+    mutating func release() {
+        for range in ranges {
+            let low = range.lowerBound / Self.block * Self.block
+            file.release(pages: low..<(range.upperBound + Self.block - 1) / Self.block * Self.block)
+        }
+        ranges.removeAll(keepingCapacity: true)
     }
 }
 

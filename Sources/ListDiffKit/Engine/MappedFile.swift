@@ -60,6 +60,22 @@ public final class MappedFile: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
     }
 
+    /// Hands back every page that `range` touches, whole or not (a page shared with a record
+    /// still in use is read again if it is needed).
+    public func release(pages range: Range<Int>) {
+        guard mapped, !range.isEmpty else { return }
+        let low = range.lowerBound / Self.pageSize * Self.pageSize
+        let high = min(bytes.count, (range.upperBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
+        guard high > low else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
+    }
+
+    /// Tells the kernel that the rest is read here and there (no read-ahead on a fault).
+    public func adviseRandom() {
+        guard mapped, let base = bytes.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_RANDOM)
+    }
+
     deinit {
         if mapped {
             munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)

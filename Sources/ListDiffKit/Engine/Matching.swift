@@ -85,6 +85,11 @@ struct OldKeys: @unchecked Sendable {
         return (keys, a.second <= b.second ? a : b)
     }
 
+    /// Lets the index's tables go (once NEW is matched, nothing looks keys up).
+    func discard() {
+        for half in halves { half.discard() }
+    }
+
     /// The OLD record with key hash `h`, or -1.
     @inline(__always)
     func lookup(_ h: UInt64) -> Int {

@@ -65,6 +65,15 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         }
     }
 
+    /// Lets the memory go now, leaving the buffer empty (for a large table no longer read,
+    /// while other values still hold the buffer).
+    func discard() {
+        Self.unmap(base, mappedBytes, capacity)
+        (base, mappedBytes) = Self.map(1, huge: false)
+        capacity = 1
+        count = 0
+    }
+
     @inline(__always)
     func append(_ element: Element) {
         if count == capacity { grow() }

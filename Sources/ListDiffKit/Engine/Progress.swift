@@ -32,24 +32,20 @@ public final class Progress: Sendable {
         stageValue.store(stage.rawValue, ordering: .relaxed)
     }
 
-    private let marks = Mutex<[(String, UInt64, Int)]>([("start", DispatchTime.now().uptimeNanoseconds, 0)])
+    private let marks = Mutex<[(String, UInt64, Int, Int)]>([("start", DispatchTime.now().uptimeNanoseconds, 0, 0)])
 
     /// Notes that a phase ended now, for `phases`.
     public func lap(_ phase: String) {
         let now = DispatchTime.now().uptimeNanoseconds
-        let resident = Progress.residentBytes()
-        marks.withLock { $0.append((phase, now, resident)) }
+        let resident = SystemCalls.resident()
+        marks.withLock { $0.append((phase, now, resident.total, resident.file)) }
     }
 
-    /// Each phase noted by `lap`, with its seconds and the resident memory at its end.
-    public var phases: [(name: String, seconds: Double, residentBytes: Int)] {
+    /// Each phase noted by `lap`, with its seconds, the resident memory at its end, and
+    /// the part of that memory that is file pages (the mapped inputs, mostly).
+    public var phases: [(name: String, seconds: Double, residentBytes: Int, fileBytes: Int)] {
         marks.withLock { marks in
-            zip(marks, marks.dropFirst()).map { ($1.0, Double($1.1 - $0.1) / 1e9, $1.2) }
+            zip(marks, marks.dropFirst()).map { ($1.0, Double($1.1 - $0.1) / 1e9, $1.2, $1.3) }
         }
-    }
-
-    /// The process's resident memory in bytes now (0 where it cannot be read).
-    static func residentBytes() -> Int {
-        SystemCalls.residentBytes()
     }
 }

@@ -34,8 +34,8 @@ class RecordSource: @unchecked Sendable {
         preconditionFailure("a subclass reads records")
     }
 
-    /// The value of record `record` from a copy of its text (`text(_:)`).
-    func value(copy: UnsafeBufferPointer<UInt8>, record: Int) throws(ListDiffError) -> Value {
+    /// A record's value from a copy of its text (`text(_:)`).
+    func value(copy: UnsafeBufferPointer<UInt8>) throws(ListDiffError) -> Value {
         try value(in: copy, at: 0)
     }
 
@@ -54,10 +54,16 @@ class RecordSource: @unchecked Sendable {
     func text(_ record: Int) -> [UInt8] { Array(bytes(record)) }
 
     /// A reference to the record, its text copied into `arena`.
-    func reference(_ record: Int, in arena: ByteArena) -> RecordReference {
-        let range = text(record).withUnsafeBufferPointer { arena.append($0) }
-        return RecordReference(source: self, arena: arena, range: range, record: record)
+    func reference(_ record: Int, in arena: ByteArena, reader: RecordSource) -> RecordReference {
+        let text = bytes(record)
+        let (chunk, start) = arena.append(text)
+        return RecordReference(source: reader, chunk: chunk, start: Int32(truncatingIfNeeded: start),
+                               count: Int32(truncatingIfNeeded: text.count))
     }
+
+    /// What reads a record's copied text: this source without its tables, which are let go
+    /// once the changes are built.
+    var copyReader: RecordSource { self }
 
     /// Whether the record is a string, number or boolean (keyed by itself), without reading it.
     func isScalar(_ record: Int) -> Bool {
@@ -106,6 +112,10 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             // The scan checked the record: a failure now means the file changed meanwhile.
             throw ListDiffError(file: name, "the file changed while it was being read: \(error.message)")
         }
+    }
+
+    override var copyReader: RecordSource {
+        JSONRecords(file: MappedFile(name: name, bytes: []), table: RecordTable(capacity: 1), depth: depth, maxDepth: maxDepth)
     }
 
     override func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
@@ -163,34 +173,50 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
 
 /// Bytes copied out of the inputs during the compare, while their pages are at hand, for
 /// the values of the records in the changeset: written later without reading the inputs
-/// again (which would bring a page back for every record).
+/// again (which would bring a page back for every record). Filled in chunks, so that it
+/// never copies what it holds to grow.
 final class ByteArena: @unchecked Sendable {
-    private(set) var bytes: [UInt8] = []
+    /// One chunk of the arena's bytes.
+    final class Chunk: @unchecked Sendable {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+        var count = 0
 
-    func append(_ source: UnsafeBufferPointer<UInt8>) -> Range<Int> {
-        let start = bytes.count
-        bytes.append(contentsOf: source)
-        return start..<bytes.count
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    private var chunk = Chunk(capacity: 1 << 20)
+
+    /// Copies `source` in; the chunk that holds it and where.
+    func append(_ source: UnsafeBufferPointer<UInt8>) -> (Chunk, Int) {
+        if chunk.count + source.count > chunk.capacity { chunk = Chunk(capacity: max(1 << 20, source.count)) }
+        let start = chunk.count
+        if let from = source.baseAddress, source.count > 0 { (chunk.base + start).update(from: from, count: source.count) }
+        chunk.count += source.count
+        return (chunk, start)
     }
 }
 
-/// A record of one side, whose value is read when it is asked for, from a copy of its bytes.
+/// A record of one side, whose value is read when it is asked for, from a copy of its text.
 struct RecordReference: @unchecked Sendable {
     /// How the record is read (its format and depth).
     let source: RecordSource
-    let arena: ByteArena
-    let range: Range<Int>
-    let record: Int
+    let chunk: ByteArena.Chunk
+    let start: Int32
+    let count: Int32
 
     func value() throws(ListDiffError) -> Value {
-        try arena.bytes.withUnsafeBufferPointer { buffer throws(ListDiffError) in
-            try source.value(copy: UnsafeBufferPointer(rebasing: buffer[range]), record: record)
-        }
+        try source.value(copy: UnsafeBufferPointer(start: chunk.base + Int(start), count: Int(count)))
     }
 
     /// The record's text as it was written.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        arena.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        body(UnsafeRawBufferPointer(start: chunk.base + Int(start), count: Int(count)))
     }
 }
 
@@ -230,13 +256,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     }
 
     override func value(_ record: Int) throws(ListDiffError) -> Value {
-        try text(record).withUnsafeBufferPointer { (copy: UnsafeBufferPointer<UInt8>) throws(ListDiffError) -> Value in
-            try value(copy: copy, record: record)
-        }
-    }
-
-    override func value(copy: UnsafeBufferPointer<UInt8>, record: Int) throws(ListDiffError) -> Value {
-        var builder = YAMLTreeBuilder(reader: reader, bytes: Array(copy))
+        var builder = YAMLTreeBuilder(reader: reader, bytes: text(record))
         builder.anchors = details.anchors.mapValues { ($0, $0.nodeCount) }
         if (try? builder.run()) != nil, builder.documents.count == 1, CanonicalHash.of(builder.documents[0]) == hashes[record] {
             return builder.documents[0]

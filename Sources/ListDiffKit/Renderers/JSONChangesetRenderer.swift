@@ -20,9 +20,6 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             out.write(buffer.string)
             buffer.removeAll()
         }
-        func flushIfFull(_ buffer: inout JSONBytes) {
-            if buffer.count >= 1 << 16 { flush(&buffer) }
-        }
         buffer.append("{\n  \"version\": ")
         buffer.append(int: Self.schemaVersion)
         buffer.append(",\n  \"old\": ")
@@ -65,71 +62,71 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         for (n, op) in changeset.sections.enumerated() {
             buffer.append(n == 0 ? "\n    " : ",\n    ")
             Self.write(op, to: &buffer)
-            flushIfFull(&buffer)
         }
         buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
-        // A large changeset's later changes and its stages (together about half its
-        // output) are written meanwhile on another core, into memory.
-        let later = Rendering()
-        let group = DispatchGroup()
-        let changes = changeset.changes
-        let split = changes.count >= 4096 ? changes.count * 4 / 5 : changes.count
-        if split < changes.count {
-            DispatchQueue.global().async(group: group) { [changeset] in
-                Self.writeLines(changes[split...], first: false, indent: "  ", to: &later.bytes) { _ in }
-                Self.writeStages(changeset.stages, to: &later.bytes)
-            }
-        }
+        // The changes, then the stages, in blocks rendered on every core at once, a wave at a
+        // time, and written in order: the memory held is a wave's, whatever the changeset's size.
         buffer.append(",\n  \"changes\": [")
-        Self.writeLines(changes[..<split], last: split == changes.count, indent: "  ", to: &buffer, flushIfFull)
-        if split < changes.count {
-            group.wait()
-        } else {
-            Self.writeStages(changeset.stages, to: &later.bytes)
-        }
-        buffer.append(later.bytes.bytes)
-        flush(&buffer)
-    }
-
-    /// Bytes rendered on another thread.
-    private final class Rendering: @unchecked Sendable {
-        var bytes = JSONBytes(capacity: 1 << 16)
-    }
-
-    /// The stages, and the end of the changeset.
-    static func writeStages(_ stages: [Stage], to buffer: inout JSONBytes) {
+        let changes = changeset.changes
+        Self.writeLines(count: changes.count, indent: "  ", to: &buffer, flush) { n, bytes in Self.write(changes[n], to: &bytes) }
+        let plan = changeset.stagePlan
         buffer.append(",\n  \"stages\": [")
-        for (k, stage) in stages.enumerated() {
+        for (k, entries) in plan.stages.enumerated() {
             buffer.append(k == 0 ? "\n    " : ",\n    ")
             buffer.append("{\"stage\": ")
-            buffer.append(string: stage.kind.rawValue)
+            buffer.append(string: Stage.Kind.allCases[k].rawValue)
             buffer.append(", \"sections\": [")
-            for (n, op) in stage.sections.enumerated() {
+            for (n, op) in plan.sections[k].enumerated() {
                 if n > 0 { buffer.append(", ") }
                 Self.write(op, to: &buffer)
             }
             buffer.append("], \"changes\": [")
-            Self.writeLines(stage.changes[...], indent: "    ", to: &buffer) { _ in }
+            Self.writeLines(count: entries.count, indent: "    ", to: &buffer, flush) { n, bytes in
+                let entry = entries[n]
+                let change = changes[Int(entry.change)]
+                Self.write(Change(entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
+                                  occurrence: change.occurrence), to: &bytes)
+            }
             buffer.append("}")
         }
         buffer.append("\n  ]\n}\n")
+        flush(&buffer)
     }
 
-    /// The changes one per line, one level in from `indent` (`"  "` or `"    "`), and the
-    /// closing bracket; or a part of them (not the `first`: a comma before; not the `last`:
-    /// no bracket after).
-    static func writeLines(_ changes: ArraySlice<Change>, first: Bool = true, last: Bool = true, indent: StaticString,
-                           to out: inout JSONBytes, _ flushIfFull: (inout JSONBytes) -> Void)
+    /// Holds one block's bytes while a wave is rendered.
+    private final class Block: @unchecked Sendable {
+        var bytes = JSONBytes(capacity: 1 << 16)
+    }
+
+    /// `count` items one per line, one level in from `indent` (`"  "` or `"    "`), and the
+    /// closing bracket. Blocks of items are rendered on every core at once.
+    static func writeLines(count: Int, indent: StaticString, to out: inout JSONBytes, _ flush: (inout JSONBytes) -> Void,
+                           _ item: @escaping @Sendable (Int, inout JSONBytes) -> Void)
     {
-        for n in changes.indices {
-            out.append(n == changes.startIndex && first ? "\n" : ",\n")
-            out.append(indent)
-            out.append("  ")
-            write(changes[n], to: &out)
-            flushIfFull(&out)
+        let blockSize = 2048
+        let cores = Machine.cores
+        let blocks = (0..<max(1, cores)).map { _ in Block() }
+        var start = 0
+        while start < count {
+            let wave = min(cores, (count - start + blockSize - 1) / blockSize)
+            let first = start
+            DispatchQueue.concurrentPerform(iterations: wave) { b in
+                let block = blocks[b]
+                block.bytes.removeAll()
+                for n in first + b * blockSize..<min(count, first + (b + 1) * blockSize) {
+                    block.bytes.append(n == 0 ? "\n" : ",\n")
+                    block.bytes.append(indent)
+                    block.bytes.append("  ")
+                    item(n, &block.bytes)
+                }
+            }
+            for b in 0..<wave {
+                out.append(blocks[b].bytes.bytes)
+                flush(&out)
+            }
+            start += wave * blockSize
         }
-        guard last else { return }
-        if changes.isEmpty && first {
+        if count == 0 {
             out.append("]")
         } else {
             out.append("\n")
