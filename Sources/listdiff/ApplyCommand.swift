@@ -9,6 +9,14 @@ import Darwin
 enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
     case json, ndjson, yaml
 
+    var inputFormat: InputFormat {
+        switch self {
+        case .json: .json
+        case .ndjson: .ndjson
+        case .yaml: .yaml
+        }
+    }
+
     init(_ format: InputFormat) {
         switch format {
         case .json: self = .json
@@ -59,48 +67,32 @@ struct ApplyCommand: ParsableCommand, Executable {
     }
 
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let progress = Timings.progress
+        defer { Timings.report(progress) }
         let changes = try ChangesetReader().read(try InputFile.read(changeset), name: changeset)
-        let reader = DocumentReader(format: inputFormat.format, key: changes.key, duplicates: changes.duplicates,
-                                    layout: changes.layout.options)
-        let bytes = try InputFile.read(old)
-        let oldFormat = reader.format(for: old, bytes: bytes)
-        let document = try reader.parse(bytes, name: old)
-
+        progress?.lap("read changeset")
+        let applier = try FileApplier(changeset: changes, old: old, reader: DocumentReader(format: inputFormat.format, key: changes.key))
+        progress?.lap("scan OLD")
         if !force {
             guard let fingerprints = changes.fingerprints else {
                 throw ListDiffError(file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
             }
-            let found = Fingerprint.of(document.diffed)
+            let found = applier.fingerprint
             guard found == fingerprints.old else {
-                throw ListDiffError(file: old, "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(document.records.count) records, the changeset's \(changes.oldCount)); --force applies it anyway")
+                throw ListDiffError(file: old, "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(applier.count) records, the changeset's \(changes.oldCount)); --force applies it anyway")
             }
         }
-        let result = try changes.apply(to: document)
-        if !force, let fingerprints = changes.fingerprints, Fingerprint.of(changes.layout.diffed(in: result)) != fingerprints.new {
+        try applier.apply()
+        progress?.lap("apply")
+        if !force, let fingerprints = changes.fingerprints, applier.newFingerprint != fingerprints.new {
             throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
         }
-
         let format = outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map(DocumentFormat.init)
-            ?? DocumentFormat(oldFormat)
-        let text: String
-        if format != .yaml, let bad = result.firstNonFiniteNumber {
-            throw ListDiffError(file: old, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+            ?? DocumentFormat(applier.format)
+        try Output.write(to: output) { (stream: inout FileStream) throws(ListDiffError) in
+            try applier.write(format.inputFormat) { stream.write(bytes: $0) }
         }
-        switch format {
-        case .ndjson:
-            guard case .array(let records) = result else {
-                throw ListDiffError(file: old, "NDJSON writes a list, one record per line; the result is not a list (it is of type \(result.typeName)); use --output-format json")
-            }
-            text = records.map { JSONWriter.compact($0) + "\n" }.joined()
-        case .json:
-            var out = ""
-            JSONWriter.writePretty(result, to: &out)
-            out += "\n"
-            text = out
-        case .yaml:
-            text = try YAMLWriter.document(result)
-        }
-        try Output.write(to: output) { stream in stream.write(text) }
-        return (.same, [document, changes, result] as [Any])
+        progress?.lap("write")
+        return (.same, [applier, changes] as [Any])
     }
 }

@@ -179,18 +179,8 @@ struct DiffCommand: ParsableCommand, Executable {
         files.fast = format != .replay  // the replay shows every record, so it reads them all
         let progress = ProgressBar.start()
         defer { progress?.stop() }
-        // LISTDIFF_TIMINGS=1: the time of each phase, on standard error (for Benchmarks/).
-        let timings = Terminal.environment("LISTDIFF_TIMINGS").map { !$0.isEmpty } ?? false
-        files.progress = progress?.progress ?? (timings ? Progress() : nil)
-        defer {
-            if timings, let phases = files.progress?.phases {
-                let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))" }
-                    .joined(separator: ", ")
-                var stream = FileStream(fd: STDERR_FILENO)
-                stream.write("listdiff: timings: " + text + "\n")
-                stream.flush()
-            }
-        }
+        files.progress = progress?.progress ?? Timings.progress
+        defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
         let result: FileDiffer.Result
         if sorted {

@@ -22,17 +22,32 @@ struct FileStream: TextOutputStream {
         if buffer.count >= 1 << 16 { flush() }
     }
 
-    mutating func flush() {
+    /// Bytes as they are (a block of UTF-8 text), without going through a `String`.
+    mutating func write(bytes: UnsafeRawBufferPointer) {
+        if buffer.count + bytes.count > 1 << 16 { flush() }
+        if bytes.count >= 1 << 16 {
+            if failed == nil { failed = Self.write(bytes, to: fd) }
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// Writes all of `bytes`; the error number when that failed.
+    private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
-        while offset < buffer.count, failed == nil {
-            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                failed = errno
-            } else {
-                offset += n
+                return errno
             }
+            offset += n
         }
+        return nil
+    }
+
+    mutating func flush() {
+        if failed == nil { failed = buffer.withUnsafeBytes { Self.write($0, to: fd) } }
         buffer.removeAll(keepingCapacity: true)
     }
 }
@@ -102,5 +117,23 @@ enum Terminal {
 
     static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
+    }
+}
+
+/// LISTDIFF_TIMINGS=1: the time of each phase and the memory at its end, on standard
+/// error (for Benchmarks/).
+enum Timings {
+    static let enabled = Terminal.environment("LISTDIFF_TIMINGS").map { !$0.isEmpty } ?? false
+
+    /// A progress to note phases in, when timings are asked for.
+    static var progress: Progress? { enabled ? Progress() : nil }
+
+    static func report(_ progress: Progress?) {
+        guard enabled, let phases = progress?.phases else { return }
+        let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))" }
+            .joined(separator: ", ")
+        var stream = FileStream(fd: STDERR_FILENO)
+        stream.write("listdiff: timings: " + text + "\n")
+        stream.flush()
     }
 }

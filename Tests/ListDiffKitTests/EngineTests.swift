@@ -182,6 +182,39 @@ struct DocumentPairs {
         }
     }
 
+    /// A document as `listdiff apply` writes it in `format`, or the error.
+    static func written(_ result: Value, _ format: InputFormat) -> String {
+        do throws(ListDiffError) {
+            if format != .yaml, let bad = result.firstNonFiniteNumber { return "non-finite \(bad.text)" }
+            switch format {
+            case .json:
+                var out = ""
+                JSONWriter.writePretty(result, to: &out)
+                return out + "\n"
+            case .ndjson:
+                guard case .array(let items) = result else { return "not a list" }
+                return items.map { JSONWriter.compact($0) + "\n" }.joined()
+            case .yaml:
+                return try YAMLWriter.document(result)
+            }
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    static func written(_ applier: FileApplier, _ format: InputFormat) -> String {
+        var out = StringStream()
+        do throws(ListDiffError) {
+            try applier.write(format, to: &out)
+            return out.text
+        } catch {
+            let message = error.message
+            if message.contains("which JSON cannot write") { return "non-finite " + message.split(separator: " ")[4] }
+            if message.contains("the result is not a list") { return "not a list" }
+            return "error: \(error)"
+        }
+    }
+
     /// Every layout, key kind, duplicates policy and algorithm, in JSON and NDJSON: the
     /// engine gives the reference's changeset byte for byte, fingerprints included, and the
     /// changeset applies.
@@ -214,6 +247,14 @@ struct DocumentPairs {
             let result = try changeset.apply(to: try reader.read(old.path))
             let expected = try reader.read(new.path).root
             #expect(order == .significant ? result.isIdentical(to: expected) : result == expected, "round \(round)")
+            // The engine's apply writes what the reference's apply and writers write.
+            let applier = try FileApplier(changeset: changeset, old: old.path, reader: DocumentReader(key: changeset.key))
+            #expect(applier.fingerprint == changeset.fingerprints?.old, "round \(round)")
+            try applier.apply()
+            #expect(applier.newFingerprint == changeset.fingerprints?.new, "round \(round)")
+            for format in InputFormat.allCases {
+                #expect(Self.written(applier, format) == Self.written(result, format), "round \(round) \(format)")
+            }
         }
         #expect(changes > 400)
         #expect(errors < 40)

@@ -185,15 +185,23 @@ public struct Changeset: Sendable {
         let result = try applySections(to: grid, wrap: { $0 }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
             let record = document.records[document.sections[p.section].records.lowerBound + p.index]
             let numbered = duplicates == .match ? record.occurrence : nil
-            guard record.key == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
-                let formatter = KeyFormatter(key)
-                let named = formatter.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
-                let found = formatter.format(record.key, selfKeyed: record.value.isScalar, occurrence: numbered)
-                let place = layout.isSectioned ? "\(p)" : "\(p.index)"
-                throw error(change: n, "the \(change.operation.rawValue) of \(named) names old position \(place), which holds \(found): the changeset was not made from this file")
-            }
+            try checkKey(n, change, p, found: record.key, scalar: record.value.isScalar, occurrence: numbered)
         }
         return try layout.rebuild(document.root, sections: result)
+    }
+
+    /// Throws unless the record at a change's old position has the change's key (and, when
+    /// numbered, its occurrence).
+    func checkKey(_ n: Int, _ change: Change, _ p: RecordPosition, found: Value, scalar: Bool, occurrence numbered: Int?)
+        throws(ListDiffError)
+    {
+        guard found == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
+            let formatter = KeyFormatter(key)
+            let named = formatter.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
+            let holds = formatter.format(found, selfKeyed: scalar, occurrence: numbered)
+            let place = layout.isSectioned ? "\(p)" : "\(p.index)"
+            throw error(change: n, "the \(change.operation.rawValue) of \(named) names old position \(place), which holds \(holds): the changeset was not made from this file")
+        }
     }
 
     /// Where a new section comes from.

@@ -31,6 +31,9 @@ struct Engine: Sendable {
     var parts = Machine.cores
     var splitsFrom = 1 << 20
     var keyHashing = KeyHashing()
+    /// Whether a scan of an input on its own hands its pages back as it goes (apply, which
+    /// reads OLD's records again in order when it writes).
+    var releasesPages = false
 
     init(key: IdentityKey, differ: Differ, duplicates: DuplicatePolicy, options: LayoutOptions, progress: Progress? = nil) {
         self.key = key
@@ -65,6 +68,8 @@ struct Engine: Sendable {
         let records: RecordSource
         let recordDepth: Int
         let firstUnkeyed: Int?
+        /// Where the records' container starts (the list, the object of lists, ...).
+        let containerOffset: Int
         /// The first record of each section.
         let sectionStarts: [Int]
         /// Under `--duplicates match`: each record's occurrence of its key.
@@ -82,6 +87,7 @@ struct Engine: Sendable {
             self.records = records
             recordDepth = scanned.recordDepth
             firstUnkeyed = scanned.firstUnkeyed
+            containerOffset = scanned.containerOffset
             sectionStarts = sections.map(\.records.lowerBound)
         }
 
@@ -348,7 +354,7 @@ struct Engine: Sendable {
         switch format {
         case .json, .ndjson:
             var scan = JSONScan(file: file, lines: format == .ndjson, key: key, keys: keys, options: options, maxDepth: maxDepth,
-                                keyHashing: hashing, old: old, release: old != nil, progress: progress)
+                                keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
             scan.parts = parts
             scan.splitsFrom = splitsFrom
             return try scan.scan(as: shape)
@@ -603,21 +609,33 @@ extension RecordTable {
 struct StrayPages {
     let file: MappedFile
     var ranges: [Range<Int>] = []
+    /// Ranges gathered before they are handed back.
+    var limit = 256
 
     mutating func add(_ start: Int, _ length: Int) {
         ranges.append(start..<start + length)
-        if ranges.count == 256 { release() }
+        if ranges.count == limit { release() }
     }
 
     /// The kernel maps a page's neighbours in an aligned block of this size along with it
     /// when it is read (fault-around), so a stray record brings its whole block back.
     static let block = 64 << 10
 
+    /// Hands the blocks back, neighbours merged into one call: each call makes every core
+    /// drop the pages from its address cache, which costs far more than the call itself.
     mutating func release() {
+        ranges.sort { $0.lowerBound < $1.lowerBound }
+        var run: Range<Int>? = nil
         for range in ranges {
-            let low = range.lowerBound / Self.block * Self.block
-            file.release(pages: low..<(range.upperBound + Self.block - 1) / Self.block * Self.block)
+            let block = range.lowerBound / Self.block * Self.block..<(range.upperBound + Self.block - 1) / Self.block * Self.block
+            if let current = run, block.lowerBound <= current.upperBound {
+                run = current.lowerBound..<max(current.upperBound, block.upperBound)
+            } else {
+                if let current = run { file.release(pages: current) }
+                run = block
+            }
         }
+        if let run { file.release(pages: run) }
         ranges.removeAll(keepingCapacity: true)
     }
 }

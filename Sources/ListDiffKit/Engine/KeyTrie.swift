@@ -145,6 +145,17 @@ struct KeyHashing: Sendable, Equatable {
         return CanonicalHash.mum(h ^ seed, 0x9E37_79B9_7F4A_7C15 ^ seed) & mask
     }
 
+    /// The hash a scan gives a record whose key, as written, is `key` (a composite key's
+    /// parts in an array).
+    func hash(key: Value, fields: Int) -> UInt64 {
+        if fields > 1, case .array(let parts) = key {
+            var hasher = CanonicalHash.ArrayHasher()
+            for part in parts { hasher.add(CanonicalHash.of(part)) }
+            return mix(hasher.finish().a)
+        }
+        return mix(CanonicalHash.of(key).a)
+    }
+
     /// The hashing for the next attempt after a collision: another seed, every bit.
     var next: KeyHashing { KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: ~0) }
 }

@@ -195,26 +195,7 @@ struct JSONBytes: ~Copyable {
             case 0x20, 0x09, 0x0A, 0x0D:
                 i += 1
             case 0x22:
-                let start = i + 1
-                var j = start
-                var escaped = false
-                while j < n, text[j] != 0x22 {
-                    if text[j] == 0x5C {
-                        escaped = true
-                        j += 2
-                    } else {
-                        j += 1
-                    }
-                }
-                let end = min(j, n)
-                if !escaped {
-                    append(stringBytes: UnsafeRawBufferPointer(rebasing: text[start..<end]))
-                } else {
-                    decoded.removeAll(keepingCapacity: true)
-                    Self.unescape(UnsafeRawBufferPointer(rebasing: text[start..<end]), into: &decoded)
-                    decoded.withUnsafeBytes { append(stringBytes: $0) }
-                }
-                i = end + 1
+                i = append(stringIn: text, at: i, &decoded)
             default:
                 // Brackets, commas, colons, numbers and literals, up to the next blank or string.
                 var j = i + 1
@@ -223,6 +204,89 @@ struct JSONBytes: ~Copyable {
                 i = j
             }
         }
+    }
+
+    /// A JSON value given as checked JSON text, written as `appendPretty(_:level:)` writes
+    /// the value it reads as, without building the value.
+    mutating func append(prettyJSON text: UnsafeRawBufferPointer, level start: Int) {
+        var i = 0
+        let n = text.count
+        var level = start
+        var decoded: [UInt8] = []
+        @inline(__always) func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
+        while i < n {
+            let c = text[i]
+            switch c {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                i += 1
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                var j = i + 1
+                while j < n, isBlank(text[j]) { j += 1 }
+                if j < n, text[j] == c &+ 2 {  // "]" and "}" are two past "[" and "{"
+                    append(byte: c)
+                    append(byte: c &+ 2)
+                    i = j + 1
+                } else {
+                    append(byte: c)
+                    append(byte: 0x0A)
+                    level += 1
+                    indent(level)
+                    i += 1
+                }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                append(byte: 0x0A)
+                level -= 1
+                indent(level)
+                append(byte: c)
+                i += 1
+            case UInt8(ascii: ","):
+                append(",\n")
+                indent(level)
+                i += 1
+            case UInt8(ascii: ":"):
+                append(": ")
+                i += 1
+            case 0x22:
+                i = append(stringIn: text, at: i, &decoded)
+            default:
+                // A number or a literal, up to the next delimiter.
+                var j = i + 1
+                while j < n {
+                    let b = text[j]
+                    if isBlank(b) || b == 0x2C || b == 0x3A || b == 0x5D || b == 0x7D || b == 0x22 { break }
+                    j += 1
+                }
+                append(bytes: UnsafeRawBufferPointer(rebasing: text[i..<j]))
+                i = j
+            }
+        }
+    }
+
+    /// The checked JSON string whose opening quote is at `i`, written escaped anew; returns
+    /// the index past its closing quote. `decoded` is scratch space for escaped strings.
+    @inline(__always)
+    private mutating func append(stringIn text: UnsafeRawBufferPointer, at i: Int, _ decoded: inout [UInt8]) -> Int {
+        let n = text.count
+        let start = i + 1
+        var j = start
+        var escaped = false
+        while j < n, text[j] != 0x22 {
+            if text[j] == 0x5C {
+                escaped = true
+                j += 2
+            } else {
+                j += 1
+            }
+        }
+        let end = min(j, n)
+        if !escaped {
+            append(stringBytes: UnsafeRawBufferPointer(rebasing: text[start..<end]))
+        } else {
+            decoded.removeAll(keepingCapacity: true)
+            Self.unescape(UnsafeRawBufferPointer(rebasing: text[start..<end]), into: &decoded)
+            decoded.withUnsafeBytes { append(stringBytes: $0) }
+        }
+        return end + 1
     }
 
     /// The bytes a checked JSON string's content (between its quotes) stands for.

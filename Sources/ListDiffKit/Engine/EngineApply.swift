@@ -1,0 +1,458 @@
+import Dispatch
+
+/// A changeset applied to a file on the engine: OLD is scanned as a diff scans it (no value
+/// tree), the changes are checked and placed by record number, and the new document is
+/// written with OLD's unchanged records copied from their bytes. Only the changeset's
+/// values, and the records the key check reads, are built as values.
+///
+/// It writes what `Changeset.apply(to:)` and the writers give on the document
+/// `DocumentReader` reads, which the tests check.
+public final class FileApplier: @unchecked Sendable {
+    public let changeset: Changeset
+    /// OLD's name and format.
+    public let name: String
+    public let format: InputFormat
+    let side: Engine.Side
+    /// The key hashing OLD's table was made with.
+    let hashing: KeyHashing
+    let engine: Engine
+    let reader: DocumentReader
+    /// The new sections: each record an OLD record's number (0 and up), or -1 - k for the
+    /// changeset's value `values[k]`.
+    private var sections: [Changeset.SectionContent<Int32>] = []
+    private var values: [Value] = []
+
+    /// Scans OLD, read with `reader`'s format, maximum depth and YAML options, keyed by the
+    /// changeset's key, duplicates policy and layout.
+    ///
+    /// - Throws: the errors reading OLD for a diff gives.
+    public init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
+        throws(ListDiffError)
+    {
+        var reader = base
+        reader.key = changeset.key
+        reader.duplicates = changeset.duplicates
+        reader.layout = changeset.layout.options
+        let file = try MappedFile(path)
+        self.changeset = changeset
+        self.reader = reader
+        name = path
+        format = reader.format(for: path, bytes: file.head)
+        var engine = Engine(key: changeset.key, differ: Differ(), duplicates: changeset.duplicates, options: reader.layout,
+                            progress: progress)
+        engine.maxDepth = reader.json.maxDepth
+        engine.yaml = reader.yaml
+        engine.releasesPages = true
+        self.engine = engine
+        (side, hashing) = try engine.keyedSide(file, format)
+    }
+
+    /// OLD's fingerprint, to check against the changeset's.
+    public var fingerprint: String { Fingerprint.string(side.fingerprint) }
+
+    /// OLD's number of records.
+    public var count: Int { side.count }
+
+    /// Applies the changes, in the order and with the checks of `Changeset.apply(to:)`.
+    ///
+    /// - Throws: when OLD's layout is not the changeset's, or the changeset does not fit OLD.
+    public func apply() throws(ListDiffError) {
+        guard side.layout == changeset.layout else {
+            throw ListDiffError(file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
+        }
+        let grid: [Changeset.SectionContent<Int32>] = side.sections.map { section in
+            (section.name, section.header, (Int32(section.records.lowerBound)..<Int32(section.records.upperBound)).map { $0 })
+        }
+        var values: [Value] = []
+        let side = side, hashing = hashing, changeset = changeset, key = changeset.key, match = changeset.duplicates == .match
+        let result = try changeset.applySections(to: grid, wrap: { value in
+            values.append(value)
+            return Int32(-values.count)
+        }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
+            let r = side.sections[p.section].records.lowerBound + p.index
+            // The key hash the scan found says yes without reading the record; a record
+            // is read, and the message made, only when it says no.
+            if side.table.keyHashes[r] == hashing.hash(key: change.key, fields: key.fields.count),
+               !match || side.occurrence(r) == (change.occurrence ?? 0) { return }
+            let found = try side.records.key(r, key)
+            try changeset.checkKey(n, change, p, found: found, scalar: side.records.isScalar(r),
+                                   occurrence: match ? side.occurrence(r) : nil)
+        }
+        self.values = values
+        sections = result
+    }
+
+    /// The fingerprint of the document `apply()` made (of its part at the layout's path).
+    public var newFingerprint: String {
+        let hashes = side.table.hashes
+        func list(_ records: [Int32]) -> Hash128 {
+            var hasher = CanonicalHash.ArrayHasher()
+            for r in records { hasher.add(r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)])) }
+            return hasher.finish()
+        }
+        let hash: Hash128
+        switch side.layout.shape {
+        case .list:
+            hash = list(sections.first?.records ?? [])
+        case .objectOfLists:
+            var hasher = CanonicalHash.ObjectHasher()
+            for section in sections {
+                guard case .string(let name)? = section.name else { continue }
+                hasher.add(key: CanonicalHash.string(name), value: list(section.records))
+            }
+            hash = hasher.finish()
+        case .sectionList(_, let items):
+            // As `Layout.rebuild` builds each section object: the records list in place of
+            // the header's first member of that name, or last.
+            var hasher = CanonicalHash.ArrayHasher()
+            for section in sections {
+                var object = CanonicalHash.ObjectHasher()
+                var listed = false
+                if case .object(let header)? = section.header {
+                    for member in header.members {
+                        if !listed, member.key.scalarEquals(items) {
+                            listed = true
+                            object.add(key: CanonicalHash.string(member.key), value: list(section.records))
+                        } else {
+                            object.add(key: CanonicalHash.string(member.key), value: CanonicalHash.of(member.value))
+                        }
+                    }
+                }
+                if !listed { object.add(key: CanonicalHash.string(items), value: list(section.records)) }
+                hasher.add(object.finish())
+            }
+            hash = hasher.finish()
+        }
+        return Fingerprint.string(hash)
+    }
+
+    // MARK: - Writing
+
+    /// Writes the new document: JSON indented as `JSONWriter.writePretty` does, NDJSON one
+    /// compact value per line (the document must be a list), or YAML as `YAMLWriter` does.
+    ///
+    /// - Throws: before writing anything, when the document holds a number JSON cannot
+    ///   write, or is not a list for NDJSON; a YAML emitter's failure.
+    public func write(_ format: InputFormat, to stream: inout some TextOutputStream) throws(ListDiffError) {
+        try write(format) { stream.write(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Writes the new document as `write(_:to:)` does, handing its bytes to `out` in blocks.
+    public func write(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
+        let root = try skeleton()
+        if format != .yaml, let bad = try firstNonFiniteNumber(root) {
+            throw ListDiffError(file: name, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+        }
+        switch format {
+        case .json:
+            var bytes = JSONBytes(capacity: 1 << 16)
+            writeJSON(root, level: 0, pretty: true, to: &bytes, out)
+            bytes.append("\n")
+            out(UnsafeRawBufferPointer(bytes.bytes))
+        case .ndjson:
+            guard case .array(let items) = root else {
+                throw ListDiffError(file: name, "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName)); use --output-format json")
+            }
+            var bytes = JSONBytes(capacity: 1 << 16)
+            if let t = Self.hole(items) {
+                writeRecords(sections[t].records, pretty: false, level: 0, lines: true, to: &bytes, out)
+            } else {
+                for item in items {
+                    writeJSON(item, level: 0, pretty: false, to: &bytes, out)
+                    bytes.append("\n")
+                }
+            }
+            out(UnsafeRawBufferPointer(bytes.bytes))
+        case .yaml:
+            try writeYAML(root, to: out)
+        }
+    }
+
+    /// The new document with each section's records list standing as one marker (a number
+    /// whose text no reader gives), for the writers to fill in.
+    private func skeleton() throws(ListDiffError) -> Value {
+        let marked = sections.enumerated().map { t, section in
+            (name: section.name, header: section.header, records: [Value.number(Number(text: "<records \(t)>"))])
+        }
+        return try side.layout.rebuild(try outside(), sections: marked)
+    }
+
+    private static func hole(_ items: [Value]) -> Int? {
+        guard items.count == 1, case .number(let n) = items[0], n.text.hasPrefix("<records ") else { return nil }
+        return Int(n.text.dropFirst(9).dropLast())
+    }
+
+    /// What lies outside the records' container (when the layout has a path): OLD read with
+    /// its container left out, so that only the rest is built. A YAML OLD is read whole.
+    private func outside() throws(ListDiffError) -> Value {
+        guard side.layout.path != nil else { return .null }
+        let bytes = side.file.bytes
+        if format == .yaml {
+            return try reader.parse(Array(bytes), name: name).root
+        }
+        let start = side.containerOffset
+        let end: Int
+        if side.count > 0 {
+            let last = side.count - 1
+            let closers: Int
+            switch side.layout.shape {
+            case .list: closers = 1
+            case .objectOfLists: closers = 2
+            case .sectionList: closers = 3
+            }
+            end = Self.skip(bytes, from: side.table.starts[last] + Int(side.table.lengths[last]), closers: closers)
+        } else {
+            end = Self.skip(bytes, from: start, closers: 0)
+        }
+        var text = Array(bytes[..<start])
+        text.append(contentsOf: "null".utf8)
+        text.append(contentsOf: bytes[end...])
+        return try JSONReader(maxDepth: reader.json.maxDepth).read(text, name: name).0
+    }
+
+    /// Where the enclosing containers end in checked JSON: past `closers` unmatched closing
+    /// brackets from `from`, or (0) past the one value that starts at `from`.
+    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, closers: Int) -> Int {
+        var depth = 0, i = from
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                i += 1
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == 0x5C ? 2 : 1 }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth == -closers || (closers == 0 && depth == 0) { return i + 1 }
+            default:
+                break
+            }
+            i += 1
+        }
+        return bytes.count
+    }
+
+    /// The first number JSON cannot write, in the document or its records (only a YAML
+    /// OLD's records or the changeset's values can hold one).
+    private func firstNonFiniteNumber(_ root: Value) throws(ListDiffError) -> Number? {
+        func outside(_ value: Value) -> Number? {
+            switch value {
+            case .array(let items) where Self.hole(items) != nil: return nil
+            case .array(let items): return items.lazy.compactMap(outside).first
+            case .object(let object): return object.members.lazy.compactMap { outside($0.value) }.first
+            default: return value.firstNonFiniteNumber
+            }
+        }
+        if let bad = outside(root) { return bad }
+        for value in values { if let bad = value.firstNonFiniteNumber { return bad } }
+        guard format == .yaml else { return nil }
+        var found: Number? = nil
+        try forEachValue(Array(0..<Int32(side.count))) { value in
+            if found == nil { found = value.firstNonFiniteNumber }
+        }
+        return found
+    }
+
+    /// The values of `records`, in order, read in batches (for a YAML OLD).
+    private func forEachValue(_ records: [Int32], _ body: (Value) throws(ListDiffError) -> Void) throws(ListDiffError) {
+        var start = 0
+        while start < records.count {
+            let batch = records[start..<min(records.count, start + 4096)]
+            let old = batch.filter { $0 >= 0 }.map { Int($0) }
+            let read = try side.records.values(old)
+            for r in batch { try body(r >= 0 ? read[Int(r)]! : values[Int(-1 - r)]) }
+            start += batch.count
+        }
+    }
+
+    /// A JSON value, the records lists in it written where their markers are.
+    private func writeJSON(_ value: Value, level: Int, pretty: Bool, to bytes: inout JSONBytes, _ out: Sink) {
+        switch value {
+        case .array(let items) where Self.hole(items) != nil:
+            writeRecords(sections[Self.hole(items)!].records, pretty: pretty, level: level, lines: false, to: &bytes, out)
+        case .array(let items) where !items.isEmpty && pretty:
+            bytes.append("[\n")
+            for (i, item) in items.enumerated() {
+                bytes.indent(level + 1)
+                writeJSON(item, level: level + 1, pretty: pretty, to: &bytes, out)
+                bytes.append(i + 1 < items.count ? ",\n" : "\n")
+            }
+            bytes.indent(level)
+            bytes.append("]")
+        case .array(let items) where !items.isEmpty:
+            bytes.append("[")
+            for (i, item) in items.enumerated() {
+                if i > 0 { bytes.append(",") }
+                writeJSON(item, level: level, pretty: pretty, to: &bytes, out)
+            }
+            bytes.append("]")
+        case .object(let object) where !object.members.isEmpty:
+            bytes.append(pretty ? "{\n" : "{")
+            for (i, member) in object.members.enumerated() {
+                if pretty { bytes.indent(level + 1) }
+                bytes.append(string: member.key)
+                bytes.append(pretty ? ": " : ":")
+                writeJSON(member.value, level: level + 1, pretty: pretty, to: &bytes, out)
+                if pretty { bytes.append(i + 1 < object.members.count ? ",\n" : "\n") } else if i + 1 < object.members.count { bytes.append(",") }
+            }
+            if pretty { bytes.indent(level) }
+            bytes.append("}")
+        default:
+            pretty ? bytes.appendPretty(value, level: level) : bytes.append(value: value)
+        }
+    }
+
+    /// Where written bytes go.
+    public typealias Sink = (UnsafeRawBufferPointer) -> Void
+
+    private final class Block: @unchecked Sendable {
+        var bytes = JSONBytes(capacity: 1 << 16)
+    }
+
+    /// A records list: `[` and `]` around the records (one per line, indented, when
+    /// `pretty`), or with `lines`, one compact record per line and no brackets. Blocks of
+    /// records are written on every core at once; OLD's pages go once written.
+    private func writeRecords(_ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
+                              _ out: Sink)
+    {
+        if !lines {
+            guard !records.isEmpty else { return bytes.append("[]") }
+            bytes.append("[")
+        }
+        let blockSize = 2048
+        let cores = Machine.cores
+        let blocks = (0..<cores).map { _ in Block() }
+        let json = format != .yaml
+        let source = side.records, file = side.file, values = values
+        var start = 0
+        while start < records.count {
+            let wave = min(cores, (records.count - start + blockSize - 1) / blockSize)
+            let first = start
+            records.withUnsafeBufferPointer { all in
+                nonisolated(unsafe) let all = all
+                DispatchQueue.concurrentPerform(iterations: wave) { b in
+                    let block = blocks[b]
+                    block.bytes.removeAll()
+                    let range = first + b * blockSize..<min(all.count, first + (b + 1) * blockSize)
+                    // A YAML OLD's records are read in one batch per block.
+                    let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
+                    for n in range {
+                        if lines {
+                            if n > 0 { block.bytes.append("\n") }
+                        } else if pretty {
+                            block.bytes.append(n == 0 ? "\n" : ",\n")
+                            block.bytes.indent(level + 1)
+                        } else if n > 0 {
+                            block.bytes.append(",")
+                        }
+                        let r = Int(all[n])
+                        if r < 0 {
+                            let value = values[-1 - r]
+                            pretty ? block.bytes.appendPretty(value, level: level + 1) : block.bytes.append(value: value)
+                        } else if json {
+                            let text = UnsafeRawBufferPointer(source.bytes(r))
+                            pretty ? block.bytes.append(prettyJSON: text, level: level + 1) : block.bytes.append(compactJSON: text)
+                        } else if let value = read[r] {
+                            pretty ? block.bytes.appendPretty(value, level: level + 1) : block.bytes.append(value: value)
+                        }
+                    }
+                    // The pages of the OLD records written, in the kernel's fault-around blocks.
+                    var strays = StrayPages(file: file, limit: range.count + 1)
+                    for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
+                    strays.release()
+                }
+            }
+            for b in 0..<wave {
+                bytes.append(blocks[b].bytes.bytes)
+                out(UnsafeRawBufferPointer(bytes.bytes))
+                bytes.removeAll()
+            }
+            start += wave * blockSize
+        }
+        if lines {
+            if !records.isEmpty { bytes.append("\n") }
+        } else if pretty {
+            bytes.append("\n")
+            bytes.indent(level)
+            bytes.append("]")
+        } else {
+            bytes.append("]")
+        }
+    }
+
+    /// The document as YAML through libyaml's emitter, handed on as it is written.
+    private func writeYAML(_ root: Value, to out: Sink) throws(ListDiffError) {
+        let emitter = LibYAMLEmitter()
+        var failure: ListDiffError? = nil
+        func drain(_ out: Sink) {
+            guard emitter.sink.bytes.count >= 1 << 16 else { return }
+            emitter.sink.bytes.withUnsafeBytes(out)
+            emitter.sink.bytes.removeAll(keepingCapacity: true)
+        }
+        func write(_ value: Value, _ out: Sink) {
+            switch value {
+            case .array(let items) where Self.hole(items) != nil:
+                emitter.sequenceStart()
+                do throws(ListDiffError) {
+                    try forEachValue(sections[Self.hole(items)!].records) { record in
+                        YAMLWriter.write(record, to: emitter)
+                        drain(out)
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+                emitter.sequenceEnd()
+            case .array(let items):
+                emitter.sequenceStart()
+                for item in items { write(item, out) }
+                emitter.sequenceEnd()
+            case .object(let object):
+                emitter.mappingStart()
+                for member in object.members {
+                    YAMLWriter.string(member.key, to: emitter)
+                    write(member.value, out)
+                }
+                emitter.mappingEnd()
+            default:
+                YAMLWriter.write(value, to: emitter)
+            }
+        }
+        emitter.streamStart()
+        emitter.documentStart()
+        write(root, out)
+        emitter.documentEnd()
+        emitter.streamEnd()
+        if let failure { throw failure }
+        if let problem = emitter.failure { throw ListDiffError("cannot write YAML: \(problem)") }
+        emitter.sink.bytes.withUnsafeBytes(out)
+    }
+}
+
+extension Engine {
+    /// An input scanned on its own with its keys checked as a diff checks OLD's: a record
+    /// without a usable key, a key found twice (unless repeated keys are numbered), in the
+    /// reader's order and words.
+    func keyedSide(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (Side, KeyHashing) {
+        var hashing = keyHashing
+        attempts: while true {
+            let side = try self.side(file, format, against: nil, hashing)
+            let chains = duplicates == .match ? Chains(count: side.count) : nil
+            let (keys, repeated) = OldKeys.build(side.table, chains: chains)
+            keys.discard()
+            if let collision = try keyedErrors(side, repeated: duplicates == .error ? repeated : nil), collision {
+                hashing = hashing.next
+                continue
+            }
+            if let chains {
+                side.occurrences = chains.occurrence
+                for k in 0..<side.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
+                    if try !sameKey(side, Int(chains.head[k]), side, k) {
+                        hashing = hashing.next
+                        continue attempts
+                    }
+                }
+            }
+            return (side, hashing)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Catches the next quadratic path without trusting a wall clock: for each shape and
+/// format, the built binary diffs N and 4N records, and the larger run may cost at most 8
+/// times the smaller one in CPU time (linear growth costs 4 times, quadratic 16).
+@Suite(.serialized) struct GrowthTests {
+    static let small = 5_000
+
+    /// The records of one size: OLD, and NEW with a tenth of them changed (updated, moved,
+    /// deleted, inserted).
+    static func records(_ count: Int) -> (old: [[String: Any]], new: [[String: Any]]) {
+        var old: [[String: Any]] = []
+        for i in 0..<count {
+            old.append(["id": i, "name": "person \(i)", "score": Double(i % 997) / 7, "tags": ["t\(i % 5)", "u\(i % 3)"],
+                        "user": ["id": i], "region": i % 7, "n": i / 7])
+        }
+        var new = old
+        var i = 0
+        while i + 10 <= new.count {
+            new[i]["score"] = -1.5                 // update
+            new.swapAt(i + 3, i + 7)               // moves
+            new[i + 5]["id"] = count + i           // a delete and an insert
+            new[i + 5]["user"] = ["id": count + i]
+            new[i + 5]["region"] = 7
+            new[i + 5]["n"] = count + i
+            i += 10
+        }
+        return (old, new)
+    }
+
+    enum Shape: String, CaseIterable {
+        case list, ndjson, yaml, objectOfLists, sectionList, yamlSections, nested, composite, duplicates, path, apply
+    }
+
+    /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
+    static func write(_ shape: Shape, count: Int, in dir: URL) throws -> [String] {
+        let (old, new) = records(count)
+        func text(_ records: [[String: Any]]) throws -> String {
+            func line(_ r: [String: Any]) throws -> String {
+                String(decoding: try JSONSerialization.data(withJSONObject: r, options: [.sortedKeys]), as: UTF8.self)
+            }
+            // A record in block style, its nested values in flow style (JSON is YAML).
+            func block(_ r: [String: Any], indent: String) throws -> String {
+                try r.keys.sorted().enumerated().map { k, key in
+                    let value = try JSONSerialization.data(withJSONObject: r[key]!, options: [.fragmentsAllowed, .sortedKeys])
+                    return (k == 0 ? indent + "- " : indent + "  ") + key + ": " + String(decoding: value, as: UTF8.self)
+                }.joined(separator: "\n")
+            }
+            func list(_ rs: ArraySlice<[String: Any]>) throws -> String { "[\n" + (try rs.map(line).joined(separator: ",\n")) + "\n]" }
+            let tenth = max(1, records.count / 10)
+            let sections = stride(from: 0, to: records.count, by: tenth).map { records[$0..<min(records.count, $0 + tenth)] }
+            switch shape {
+            case .ndjson:
+                return try records.map(line).joined(separator: "\n") + "\n"
+            case .yaml:
+                return try records.map { try block($0, indent: "") }.joined(separator: "\n") + "\n"
+            case .yamlSections:
+                return try sections.enumerated().map { k, s in
+                    "s\(k):\n" + (try s.map { try block($0, indent: "  ") }.joined(separator: "\n"))
+                }.joined(separator: "\n") + "\n"
+            case .objectOfLists:
+                return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
+            case .sectionList:
+                return "[\n" + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
+                    .joined(separator: ",\n")) + "\n]\n"
+            case .path:
+                return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
+            case .duplicates:
+                return try list((records + records.prefix(records.count / 10))[...]) + "\n"
+            case .list, .nested, .composite, .apply:
+                return try list(records[...]) + "\n"
+            }
+        }
+        let ext = shape == .ndjson ? "ndjson" : shape == .yaml || shape == .yamlSections ? "yaml" : "json"
+        let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
+        try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
+        try text(new).write(to: newURL, atomically: true, encoding: .utf8)
+        var options: [String] = []
+        switch shape {
+        case .nested: options = ["--key", "user.id"]
+        case .composite: options = ["--key", "region", "--key", "n"]
+        case .duplicates: options = ["--duplicates", "match"]
+        case .path: options = ["--path", "/data/users"]
+        default: break
+        }
+        if shape == .apply {
+            let changes = dir.appendingPathComponent("changes-\(count).json")
+            let made = try Binary.run(["-f", "json", "-o", changes.path, oldURL.path, newURL.path])
+            #expect(made.status == 1, "\(made.stderr)")
+            return ["apply", oldURL.path, changes.path]
+        }
+        return options + ["-f", "json", oldURL.path, newURL.path]
+    }
+
+    /// The CPU seconds (user and system) the binary takes, the lesser of two runs; its
+    /// output goes to a file.
+    static func cpuSeconds(_ arguments: [String], in dir: URL) throws -> Double {
+        let out = dir.appendingPathComponent("out").path
+        let quoted = ([Binary.url.path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = "exec " + quoted.joined(separator: " ") + " > '\(out)'"
+        var best = Double.infinity
+        for _ in 0..<2 {
+            var pid: pid_t = 0
+            let words: [String] = ["/bin/sh", "-c", command]
+            let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+            var status: Int32 = 0
+            var usage = rusage()
+            _ = wait4(pid, &status, 0, &usage)
+            let exit = (status >> 8) & 0xFF
+            #expect(exit == 0 || exit == 1, "\(arguments) exited with \(exit)")
+            func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+            best = min(best, seconds(usage.ru_utime) + seconds(usage.ru_stime))
+        }
+        return best
+    }
+
+    @Test(arguments: Shape.allCases) func growsLinearly(shape: Shape) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let smallRun = try Self.cpuSeconds(try Self.write(shape, count: Self.small, in: dir), in: dir)
+        let largeRun = try Self.cpuSeconds(try Self.write(shape, count: 4 * Self.small, in: dir), in: dir)
+        #expect(largeRun <= 8 * max(smallRun, 0.005),
+                "\(shape): \(Self.small) records took \(smallRun) s of CPU, \(4 * Self.small) took \(largeRun) s")
+    }
+
+    /// A run pinned to one core splits its work in fewer parts, and gives the same changeset.
+    @Test func oneCoreGivesTheSameChangeset() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Large enough to be scanned in parts (above 1 MiB).
+        let arguments = try Self.write(.list, count: 30_000, in: dir)
+        let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let pinnedTool = try #require(taskset, "taskset (util-linux) is needed to pin a run to one core")
+        let all = try Binary.run(arguments)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pinnedTool)
+        process.arguments = ["-c", "0", Binary.url.path] + arguments
+        let out = dir.appendingPathComponent("pinned.json")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(all.status == 1)
+        #expect(try String(contentsOf: out, encoding: .utf8) == all.stdout)
+        #expect(all.stdout.contains("\"op\": \"move\""))
+    }
+}
