@@ -7,6 +7,14 @@ alternating, and reports the median wall time, the peak resident memory, and the
 baseline/listdiff measured in the same run (the machines are shared and noisy: compare
 ratios, not seconds). With --sorted it also runs the streaming merge on the same records
 as key-sorted NDJSON (`listdiff --sorted --format json OLD.ndjson NEW.ndjson`).
+
+With --shapes it prints instead the scale table per shape and format: the same records as
+a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a list of 10 section
+objects, a nested key, a composite key, --duplicates match, high churn (10% deletes, 10%
+inserts, 20% updates, 20% moves), and `listdiff apply` of the plain list's changeset. Each
+row gives the median time, the peak memory against the inputs, the time against the plain
+list's in the same run, and the Python baseline's time on the plain list of the same
+records (on the churn files for churn) against listdiff's.
 """
 import argparse
 import os
@@ -33,18 +41,82 @@ def measure(argv):
     return elapsed, usage.ru_maxrss / 1024
 
 
+SHAPES = [
+    # (name, old and new file names from the size, extra arguments)
+    ("plain JSON list", lambda n: (f"old-{n}.json", f"new-{n}.json"), []),
+    ("NDJSON", lambda n: (f"old-{n}.ndjson", f"new-{n}.ndjson"), []),
+    ("YAML, block style", lambda n: (f"old-{n}.yaml", f"new-{n}.yaml"), []),
+    ("object of 10 lists", lambda n: (f"objects-old-{n}.json", f"objects-new-{n}.json"), []),
+    ("list of 10 section objects", lambda n: (f"sections-old-{n}.json", f"sections-new-{n}.json"), []),
+    ("nested key user.id", lambda n: (f"nested-old-{n}.json", f"nested-new-{n}.json"), ["--key", "user.id"]),
+    ("composite key region, n", lambda n: (f"composite-old-{n}.json", f"composite-new-{n}.json"),
+     ["--key", "region", "--key", "n"]),
+    ("--duplicates match", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--duplicates", "match"]),
+    ("high churn", lambda n: (f"churn-old-{n}.json", f"churn-new-{n}.json"), []),
+]
+
+
+def shapes(binary, sizes, runs, baseline):
+    """The scale table per shape and format."""
+    print(f"{'records':>9}  {'case':<28} {'time s':>7} {'peak MiB':>9} {'mem/inputs':>10} {'vs plain':>8} {'vs Python':>9}")
+    for size in sizes:
+        def path(name):
+            return os.path.join(DATA, name)
+        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml")):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
+        if not os.path.exists(path(f"churn-old-{size}.json")):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)
+        changes = path(f"changes-{size}.json")
+        with open(changes, "wb") as f:
+            subprocess.run([binary, "--format", "json", path(f"old-{size}.json"), path(f"new-{size}.json")], stdout=f)
+        cases = [(name, [path(f) for f in files(size)], extra) for name, files, extra in SHAPES]
+        cases.append(("apply of the changeset", [path(f"old-{size}.json"), changes], ["apply"]))
+        times = {name: [] for name, _, _ in cases}
+        memory = {name: 0 for name, _, _ in cases}
+        python = {"plain": [], "churn": []}
+        for _ in range(runs):
+            # Alternating cases within each run, so that a slow spell of the machine
+            # falls on all of them.
+            for name, files, extra in cases:
+                argv = [binary] + (extra if extra == ["apply"] else extra + ["--format", "json"]) + files
+                t, m = measure(argv)
+                times[name].append(t)
+                memory[name] = max(memory[name], m)
+            if baseline:
+                python["plain"].append(measure([sys.executable, os.path.join(HERE, "baseline.py"),
+                                                path(f"old-{size}.json"), path(f"new-{size}.json"), "id"])[0])
+                python["churn"].append(measure([sys.executable, os.path.join(HERE, "baseline.py"),
+                                                path(f"churn-old-{size}.json"), path(f"churn-new-{size}.json"), "id"])[0])
+        plain = statistics.median(times["plain JSON list"])
+        for name, files, extra in cases:
+            t = statistics.median(times[name])
+            inputs = sum(os.path.getsize(f) for f in files) / 2**20
+            if baseline:
+                base = statistics.median(python["churn" if name == "high churn" else "plain"])
+                versus = f"{base / t:>8.1f}x"
+            else:
+                versus = f"{'-':>9}"
+            print(f"{size:>9}  {name:<28} {t:>7.3f} {memory[name]:>9.0f} {memory[name] / inputs:>9.2f}x "
+                  f"{t / plain:>7.2f}x {versus}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--sorted", action="store_true", help="also time --sorted on the NDJSON form")
+    parser.add_argument("--shapes", action="store_true", help="the scale table per shape and format")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     binary = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.strip() + "/listdiff"
+
+    if args.shapes:
+        shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline)
+        return
 
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):

@@ -5,7 +5,9 @@ Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
 1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
 inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
 new-COUNT.ndjson), for `listdiff --sorted`, and as block-style YAML (old-COUNT.yaml,
-new-COUNT.yaml). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
+new-COUNT.yaml), and in other shapes (SHAPE-old-COUNT.json, SHAPE-new-COUNT.json): an object
+of 10 lists (objects), a list of 10 section objects (sections), a nested key user.id
+(nested) and a composite key region, n (composite). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
 and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json.
 Usage: generate.py COUNT OUT_DIR [--churn]
 """
@@ -72,6 +74,40 @@ def edit(rng, old, count, deletes, inserts, updates, moves):
     return result
 
 
+def write_shapes(out, count, old, new):
+    """The same records in 10 sections (an object of lists, a list of section objects), and
+    with a nested key and a composite key added, one record per line."""
+    def lines(f, records):
+        for j, r in enumerate(records):
+            f.write(json.dumps(r, separators=(",", ":")) + (",\n" if j + 1 < len(records) else "\n"))
+
+    for side, records in (("old", old), ("new", new)):
+        k = len(records) // 10
+        sections = [records[i * k:(i + 1) * k] if i < 9 else records[9 * k:] for i in range(10)]
+        with open(os.path.join(out, f"objects-{side}-{count}.json"), "w") as f:
+            f.write("{\n")
+            for i, section in enumerate(sections):
+                f.write(f'"s{i}": [\n')
+                lines(f, section)
+                f.write("]" + (",\n" if i < 9 else "\n"))
+            f.write("}\n")
+        with open(os.path.join(out, f"sections-{side}-{count}.json"), "w") as f:
+            f.write("[\n")
+            for i, section in enumerate(sections):
+                f.write('{"name": "s%d", "items": [\n' % i)
+                lines(f, section)
+                f.write("]}" + (",\n" if i < 9 else "\n"))
+            f.write("]\n")
+        with open(os.path.join(out, f"nested-{side}-{count}.json"), "w") as f:
+            f.write("[\n")
+            lines(f, [dict(r, user={"id": r["id"]}) for r in records])
+            f.write("]\n")
+        with open(os.path.join(out, f"composite-{side}-{count}.json"), "w") as f:
+            f.write("[\n")
+            lines(f, [dict(r, region=r["id"] % 7, n=r["id"] // 7) for r in records])
+            f.write("]\n")
+
+
 def main():
     count, out = int(sys.argv[1]), sys.argv[2]
     churn = "--churn" in sys.argv[3:]
@@ -99,6 +135,7 @@ def main():
     write(os.path.join(out, f"new-{count}.json"), new)
     write_yaml(os.path.join(out, f"old-{count}.yaml"), old)
     write_yaml(os.path.join(out, f"new-{count}.yaml"), new)
+    write_shapes(out, count, old, new)
     for name, records in (("old", old), ("new", new)):
         with open(os.path.join(out, f"{name}-{count}.ndjson"), "w") as f:
             for r in sorted(records, key=lambda r: r["id"]):

@@ -21,6 +21,9 @@ int listdiff_cpu_count(void) {
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
 
 void listdiff_fix_mmap_threshold(int bytes) {
 #ifdef __GLIBC__
@@ -29,3 +32,38 @@ void listdiff_fix_mmap_threshold(int bytes) {
     (void)bytes;
 #endif
 }
+
+/* The last address a read of a mapped file faulted on (0: none), and how many faults. */
+static volatile uintptr_t last_fault = 0;
+static volatile long fault_count = 0;
+static struct sigaction previous;
+
+/* A page of a mapped file that is gone (the file shrank) reads as zeros instead: a fresh
+   page is mapped over it and the fault is noted; the reader then finds NUL bytes where
+   the text ended, and the caller reports the file as changed. A fault that no mapping
+   can cure goes on to the previous handler. */
+static void on_bus_error(int signal, siginfo_t *info, void *context) {
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t address = (uintptr_t)info->si_addr;
+    void *base = (void *)(address & ~(uintptr_t)(page - 1));
+    if (info->si_code == BUS_ADRERR &&
+        mmap(base, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+        last_fault = address;
+        fault_count += 1;
+        return;
+    }
+    sigaction(SIGBUS, &previous, NULL);
+    (void)signal; (void)context;
+}
+
+void listdiff_guard_mapped_reads(void) {
+    struct sigaction action;
+    action.sa_sigaction = on_bus_error;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_SIGINFO;
+    sigaction(SIGBUS, &action, &previous);
+}
+
+long listdiff_mapped_faults(void) { return fault_count; }
+
+uintptr_t listdiff_last_mapped_fault(void) { return last_fault; }

@@ -260,6 +260,28 @@ struct DocumentPairs {
         #expect(errors < 40)
     }
 
+    /// A file that shrinks after it was mapped (another program rewriting it) gives an
+    /// error naming it, not a crash (SIGBUS) and not what its missing bytes read as.
+    @Test func aFileThatShrinksIsAnErrorNotACrash() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let records = (0..<20_000).map { "{\"id\":\($0),\"name\":\"record number \($0)\"}" }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try ("[\n" + records.joined(separator: ",\n") + "\n]\n").write(to: old, atomically: true, encoding: .utf8)
+        try ("[\n" + records.reversed().joined(separator: ",\n") + "\n]\n").write(to: new, atomically: true, encoding: .utf8)
+        let oldFile = try MappedFile(old.path), newFile = try MappedFile(new.path)
+        #expect(oldFile.bytes.count > 3 * 4096)
+        #expect(truncate(old.path, 4096) == 0)
+        let engine = Engine(key: try IdentityKey(parsing: ["id"]), differ: Differ(), duplicates: .error, options: LayoutOptions())
+        #expect(throws: ListDiffError.self) { try engine.diff(old: oldFile, .json, new: newFile, .json) }
+        do {
+            _ = try engine.diff(old: oldFile, .json, new: newFile, .json)
+        } catch {
+            #expect(error.description == "\(old.path): error: the file shrank while it was read (another program changed it); run again once it is complete")
+        }
+        try newFile.checkIntact()
+    }
+
     /// Key hashes cut to 4 bits, so that different keys share hashes all the time: every
     /// match on a hash is checked, and the engine runs again with other hashes.
     @Test func keyHashCollisionsAreCaught() throws {

@@ -9,4 +9,14 @@ int listdiff_cpu_count(void);
 /// nothing elsewhere.
 void listdiff_fix_mmap_threshold(int bytes);
 
+#include <stdint.h>
+
+/// Lets a read of a mapped file past its end (the file shrank while it was read) give
+/// zeros instead of killing the process with SIGBUS; the faults are counted.
+void listdiff_guard_mapped_reads(void);
+
+/// How many such faults there were, and the address of the last.
+long listdiff_mapped_faults(void);
+uintptr_t listdiff_last_mapped_fault(void);
+
 #endif

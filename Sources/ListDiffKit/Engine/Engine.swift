@@ -50,10 +50,21 @@ struct Engine: Sendable {
     ///   twice, two inputs of different shapes; or an algorithm's refusal.
     func diff(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat) throws(ListDiffError) -> Changeset {
         var hashing = keyHashing
-        while true {
-            if let changeset = try attempt(old, oldFormat, new, newFormat, hashing) { return changeset }
-            // Two different keys met with one hash: again, with other hashes.
-            hashing = hashing.next
+        do throws(ListDiffError) {
+            while true {
+                if let changeset = try attempt(old, oldFormat, new, newFormat, hashing) {
+                    try old.checkIntact()
+                    try new.checkIntact()
+                    return changeset
+                }
+                // Two different keys met with one hash: again, with other hashes.
+                hashing = hashing.next
+            }
+        } catch {
+            // A file that shrank as it was read: that is the error, not what its zeros read as.
+            try old.checkIntact()
+            try new.checkIntact()
+            throw error
         }
     }
 

@@ -44,7 +44,13 @@ public final class FileApplier: @unchecked Sendable {
         engine.yaml = reader.yaml
         engine.releasesPages = true
         self.engine = engine
-        (side, hashing) = try engine.keyedSide(file, format)
+        do throws(ListDiffError) {
+            (side, hashing) = try engine.keyedSide(file, format)
+        } catch {
+            try file.checkIntact()
+            throw error
+        }
+        try file.checkIntact()
     }
 
     /// OLD's fingerprint, to check against the changeset's.
@@ -139,6 +145,12 @@ public final class FileApplier: @unchecked Sendable {
 
     /// Writes the new document as `write(_:to:)` does, handing its bytes to `out` in blocks.
     public func write(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
+        try writeUnchecked(format, bytes: out)
+        // OLD's records were read again as they were written.
+        try side.file.checkIntact()
+    }
+
+    private func writeUnchecked(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
         let root = try skeleton()
         if format != .yaml, let bad = try firstNonFiniteNumber(root) {
             throw ListDiffError(file: name, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import CSupport
 
 /// The bytes of one input, for the fast reader: a regular file is mapped into memory (no
 /// copy), anything else (standard input, pipes) is read into one buffer.
@@ -29,6 +30,7 @@ public final class MappedFile: @unchecked Sendable {
             _ = madvise(base, Int(info.st_size), MADV_WILLNEED)
             bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
             mapped = true
+            _ = Self.guarded
             return
         }
         let all = try InputFile.read(fd: fd, name: path)
@@ -45,6 +47,21 @@ public final class MappedFile: @unchecked Sendable {
         _ = copy.initialize(from: source)
         bytes = UnsafeBufferPointer(start: copy.baseAddress, count: source.count)
         mapped = false
+    }
+
+    /// A read past the end of a file that shrank gives zeros (noted) instead of SIGBUS.
+    private static let guarded: Void = listdiff_guard_mapped_reads()
+
+    /// Throws when a read of this file found that it had shrunk since it was mapped (so
+    /// what was read is not the file): reads of the lost pages gave zeros.
+    public func checkIntact() throws(ListDiffError) {
+        guard mapped, listdiff_mapped_faults() > 0, let base = bytes.baseAddress else { return }
+        let fault = UInt(listdiff_last_mapped_fault())
+        let start = UInt(bitPattern: base)
+        let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
+        if fault >= start, fault < end {
+            throw ListDiffError(file: name, "the file shrank while it was read (another program changed it); run again once it is complete")
+        }
     }
 
     /// The first bytes, to guess the format from.
