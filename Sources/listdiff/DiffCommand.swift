@@ -60,6 +60,10 @@ struct DiffCommand: ParsableCommand, Executable {
             is a terminal (LISTDIFF_PROGRESS_DELAY sets the delay in seconds); \
             LISTDIFF_TIMINGS=1 prints the time of each phase on standard error.
 
+            The work is split over the cores the process may run on (taskset limits them); \
+            the changeset does not depend on their number. Regular files are mapped into \
+            memory: a file that shrinks while it is read is refused (exit status 2).
+
             Exit status: 0 if the inputs hold the same records, 1 if they differ, 2 on \
             trouble (bad usage, unreadable or malformed input, missing or duplicate keys).
             """
