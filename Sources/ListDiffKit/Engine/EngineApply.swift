@@ -203,45 +203,12 @@ public final class FileApplier: @unchecked Sendable {
             return try reader.parse(Array(bytes), name: name).root
         }
         let start = side.containerOffset
-        let end: Int
-        if side.count > 0 {
-            let last = side.count - 1
-            let closers: Int
-            switch side.layout.shape {
-            case .list: closers = 1
-            case .objectOfLists: closers = 2
-            case .sectionList: closers = 3
-            }
-            end = Self.skip(bytes, from: side.table.starts[last] + Int(side.table.lengths[last]), closers: closers)
-        } else {
-            end = Self.skip(bytes, from: start, closers: 0)
-        }
+        // The container was checked by the scan: its end is found by matching brackets.
+        let end = JSONParser.skipFast(bytes, from: start) ?? bytes.count
         var text = Array(bytes[..<start])
         text.append(contentsOf: "null".utf8)
         text.append(contentsOf: bytes[end...])
         return try JSONReader(maxDepth: reader.json.maxDepth).read(text, name: name).0
-    }
-
-    /// Where the enclosing containers end in checked JSON: past `closers` unmatched closing
-    /// brackets from `from`, or (0) past the one value that starts at `from`.
-    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, closers: Int) -> Int {
-        var depth = 0, i = from
-        while i < bytes.count {
-            switch bytes[i] {
-            case UInt8(ascii: "\""):
-                i += 1
-                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == 0x5C ? 2 : 1 }
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-                if depth == -closers || (closers == 0 && depth == 0) { return i + 1 }
-            default:
-                break
-            }
-            i += 1
-        }
-        return bytes.count
     }
 
     /// The first number JSON cannot write, in the document or its records (only a YAML
