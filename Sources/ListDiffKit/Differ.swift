@@ -151,7 +151,8 @@ public struct Differ: Sendable {
             }
             let from = old.position(i)
             let to = new.position(j)
-            let reference = new.reference(j)
+            // (A move alone needs no value: the record is read for an update only.)
+            let reference = same ? nil : new.reference(j)
             var after = after
             if !same, after == nil { after = try new.value(j) }
             let key = try new.key(j, after)
@@ -185,28 +186,42 @@ public struct Differ: Sendable {
     /// Changes kept in chunks of a fixed capacity.
     struct Changes {
         static let chunkSize = 4096
-        private(set) var chunks: [[Change]] = []
+
+        /// A chunk's changes, moved out (not copied) when the chunks are joined.
+        final class Chunk {
+            let base = UnsafeMutablePointer<Change>.allocate(capacity: Changes.chunkSize)
+            var count = 0
+
+            deinit {
+                base.deinitialize(count: count)
+                base.deallocate()
+            }
+        }
+
+        private(set) var chunks: [Chunk] = []
         private(set) var count = 0
 
         mutating func append(_ change: Change) {
-            if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
-                var chunk: [Change] = []
-                chunk.reserveCapacity(Self.chunkSize)
-                chunks.append(chunk)
-            }
-            chunks[chunks.count - 1].append(change)
+            if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize { chunks.append(Chunk()) }
+            let chunk = chunks[chunks.count - 1]
+            (chunk.base + chunk.count).initialize(to: change)
+            chunk.count += 1
             count += 1
         }
 
-        /// All changes of `lists`, in order, in one array; each chunk is let go once copied,
-        /// so that no change is held twice for long.
+        /// All changes of `lists`, in order, in one array. Each chunk's changes are moved
+        /// into it and the chunk let go, so that no change is held twice.
         static func joined(_ lists: inout [Changes]) -> [Change] {
-            var result: [Change] = []
-            result.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-            for l in lists.indices {
-                for c in lists[l].chunks.indices {
-                    result += lists[l].chunks[c]
-                    lists[l].chunks[c] = []
+            let total = lists.reduce(0) { $0 + $1.count }
+            let result = [Change](unsafeUninitializedCapacity: total) { buffer, initialized in
+                for l in lists.indices {
+                    for chunk in lists[l].chunks {
+                        (buffer.baseAddress! + initialized).moveInitialize(from: chunk.base, count: chunk.count)
+                        initialized += chunk.count
+                        chunk.count = 0
+                    }
+                    lists[l].chunks = []
+                    lists[l].count = 0
                 }
             }
             return result

@@ -212,7 +212,13 @@ struct DiffCommand: ParsableCommand, Executable {
         case .patch, .replay: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
         progress?.stop()  // before anything reaches the terminal
-        try Output.write(to: output) { stream in renderer.render(changeset, to: &stream) }
+        try Output.write(to: output) { stream in
+            if let json = renderer as? JSONChangesetRenderer {
+                json.render(changeset) { stream.write(bytes: $0) }
+            } else {
+                renderer.render(changeset, to: &stream)
+            }
+        }
         files.progress?.lap("write")
         return (status, result as Any)
     }

@@ -8,16 +8,17 @@
 public enum FieldDiff {
     public static func changes(old: Value, new: Value) -> [FieldChange] {
         var out: [FieldChange] = []
-        if old != new { collect(old, new, path: "", into: &out) }
+        collect(old, new, path: "", into: &out)
         return out
     }
 
-    /// Adds the changes between `a` and `b`, which differ.
+    /// Adds the changes between `a` and `b` (none when they are equal). Objects and arrays
+    /// are walked once, not compared as a whole first.
     static func collect(_ a: Value, _ b: Value, path: String, into out: inout [FieldChange]) {
         switch (a, b) {
         case let (.object(x), .object(y)) where sameKeys(x, y) && !x.hasDuplicateKeys:
             // Same keys in the same order (the common case): member by member.
-            for (m, n) in zip(x.members, y.members) where m.value != n.value {
+            for (m, n) in zip(x.members, y.members) where mayDiffer(m.value, n.value) {
                 collect(m.value, n.value, path: path + "/" + escape(m.key), into: &out)
             }
         case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
@@ -28,7 +29,7 @@ public enum FieldDiff {
                 let k = ScalarKey(m.key)
                 oldKeys.insert(k)
                 if let nv = newMembers[k] {
-                    if m.value != nv { collect(m.value, nv, path: path + "/" + escape(m.key), into: &out) }
+                    if mayDiffer(m.value, nv) { collect(m.value, nv, path: path + "/" + escape(m.key), into: &out) }
                 } else {
                     out.append(FieldChange(path: path + "/" + escape(m.key), old: m.value, new: nil))
                 }
@@ -37,7 +38,7 @@ public enum FieldDiff {
                 out.append(FieldChange(path: path + "/" + escape(m.key), old: nil, new: m.value))
             }
         case let (.array(x), .array(y)):
-            for i in 0..<min(x.count, y.count) where x[i] != y[i] {
+            for i in 0..<min(x.count, y.count) where mayDiffer(x[i], y[i]) {
                 collect(x[i], y[i], path: path + "/\(i)", into: &out)
             }
             if x.count > y.count {
@@ -46,7 +47,17 @@ public enum FieldDiff {
                 for i in x.count..<y.count { out.append(FieldChange(path: path + "/\(i)", old: nil, new: y[i])) }
             }
         default:
-            out.append(FieldChange(path: path, old: a, new: b))
+            if a != b { out.append(FieldChange(path: path, old: a, new: b)) }
+        }
+    }
+
+    /// Whether two values need a look: two objects or two arrays are walked (which compares
+    /// them as it goes), anything else is compared here, before a path is built for it.
+    @inline(__always)
+    static func mayDiffer(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.object, .object), (.array, .array): return true
+        default: return a != b
         }
     }
 

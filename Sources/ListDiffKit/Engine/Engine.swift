@@ -494,6 +494,7 @@ struct Engine: Sendable {
             out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
                 let arena = ByteArena()
                 var strays = StrayPages(file: old.file)
+                var scratch: [UInt8] = []
                 let newRange = new.count * k / count..<new.count * (k + 1) / count
                 let oldRange = old.count * k / count..<old.count * (k + 1) / count
                 // An input read in batches (YAML) has the values this part needs read at once.
@@ -528,9 +529,19 @@ struct Engine: Sendable {
                         continue
                     }
                     let a: Value, b: Value
-                    if let value = oldValues[i] { a = value } else { a = try old.records.value(i) }
-                    // An OLD record far from this part's (one that moved): its page goes back soon.
-                    if !oldRange.contains(i) { strays.add(old.table.starts[i], Int(old.table.lengths[i])) }
+                    if let value = oldValues[i] {
+                        a = value
+                        // Read before the walk: its page goes back soon.
+                        if !oldRange.contains(i) { strays.add(old.table.starts[i], Int(old.table.lengths[i])) }
+                    } else if oldRange.contains(i) {
+                        a = try old.records.value(i)
+                    } else {
+                        // An OLD record far from this part's (one that moved) is copied from
+                        // the file rather than mapped.
+                        let start = old.table.starts[i]
+                        try old.file.copy(start..<start + Int(old.table.lengths[i]), into: &scratch)
+                        a = try scratch.withUnsafeBufferPointer { bytes throws(ListDiffError) in try old.records.value(copy: bytes) }
+                    }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
                     try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)

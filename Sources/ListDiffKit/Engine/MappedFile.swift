@@ -15,15 +15,17 @@ public final class MappedFile: @unchecked Sendable {
     public let name: String
     public let bytes: UnsafeBufferPointer<UInt8>
     private let mapped: Bool
+    /// The open file of a mapped input, for `copy(_:into:)`; -1 otherwise.
+    private let descriptor: Int32
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     public init(_ path: String) throws(ListDiffError) {
         name = path
         let (fd, info) = try InputFile.open(path)
-        defer { if fd != STDIN_FILENO { close(fd) } }
         if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
            let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
         {
+            descriptor = fd
             _ = madvise(base, Int(info.st_size), MADV_SEQUENTIAL)
             // Pages of the file that are not in the page cache are read ahead now, in the
             // background, rather than one fault at a time when the scan reaches them.
@@ -33,6 +35,8 @@ public final class MappedFile: @unchecked Sendable {
             _ = Self.guarded
             return
         }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        descriptor = -1
         let all = try InputFile.read(fd: fd, name: path)
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(all.count, 1))
         _ = copy.initialize(from: all)
@@ -47,6 +51,35 @@ public final class MappedFile: @unchecked Sendable {
         _ = copy.initialize(from: source)
         bytes = UnsafeBufferPointer(start: copy.baseAddress, count: source.count)
         mapped = false
+        descriptor = -1
+    }
+
+    /// Copies the bytes of `range` into `buffer` without touching the mapping: a record
+    /// read far from where the compare walks is read from the page cache, so that no page
+    /// is mapped and none needs handing back. Handing one back makes every core drop it
+    /// from its address cache, which costs far more than the read.
+    /// - Throws: when the file no longer holds the range (it shrank meanwhile).
+    func copy(_ range: Range<Int>, into buffer: inout [UInt8]) throws(ListDiffError) {
+        buffer.removeAll(keepingCapacity: true)
+        guard mapped else {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+            return
+        }
+        buffer.reserveCapacity(range.count)
+        var done = 0
+        buffer.append(contentsOf: repeatElement(0, count: range.count))
+        let failed = buffer.withUnsafeMutableBytes { out -> Bool in
+            while done < range.count {
+                let n = pread(descriptor, out.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return true }
+                done += n
+            }
+            return false
+        }
+        if failed {
+            throw ListDiffError(file: name, Self.shrank)
+        }
     }
 
     /// A read past the end of a file that shrank gives zeros (noted) instead of SIGBUS.
@@ -60,9 +93,11 @@ public final class MappedFile: @unchecked Sendable {
         let start = UInt(bitPattern: base)
         let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
         if fault >= start, fault < end {
-            throw ListDiffError(file: name, "the file shrank while it was read (another program changed it); run again once it is complete")
+            throw ListDiffError(file: name, Self.shrank)
         }
     }
+
+    static let shrank = "the file shrank while it was read (another program changed it); run again once it is complete"
 
     /// The first bytes, to guess the format from.
     public var head: [UInt8] { Array(bytes.prefix(4096)) }
@@ -96,6 +131,7 @@ public final class MappedFile: @unchecked Sendable {
     deinit {
         if mapped {
             munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+            close(descriptor)
         } else {
             UnsafeMutableBufferPointer(mutating: bytes).deallocate()
         }

@@ -125,32 +125,45 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     }
 
     /// Reads only the members of the record that the key's paths start with (the first of
-    /// each name, as `FieldPath` reads them), skipping the others unread: the scan checked them.
+    /// each name, as `FieldPath` reads them), skipping the others unread and stopping once
+    /// each is found: the scan checked the record.
     override func key(_ record: Int, _ key: IdentityKey) throws(ListDiffError) -> Value {
         let start = starts[record]
-        guard start < file.bytes.count, file.bytes[start] == UInt8(ascii: "{") else { return try super.key(record, key) }
-        var parser = JSONParser(bytes: file.bytes, maxDepth: maxDepth)
+        let bytes = file.bytes
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return try super.key(record, key) }
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
         parser.index = start
         parser.depth = depth
+        var wanted = 0
+        for (f, field) in key.fields.enumerated()
+        where !key.fields[..<f].contains(where: { $0.components[0].scalarEquals(field.components[0]) }) {
+            wanted += 1
+        }
         var members: [Object.Member] = []
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         do throws(JSONParseFailure) {
             if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
                 repeat {
                     try parser.nameStart()
-                    let name = try parser.parseString()
-                    try parser.colon()
-                    if key.fields.contains(where: { $0.components[0].scalarEquals(name) }),
-                       !members.contains(where: { $0.key.scalarEquals(name) })
-                    {
-                        members.append(Object.Member(key: name, value: try parser.parseValue()))
-                    } else if parser.index < parser.bytes.count,
-                              parser.bytes[parser.index] == UInt8(ascii: "{") || parser.bytes[parser.index] == UInt8(ascii: "["),
-                              let end = JSONParser.skipFast(file.bytes, from: parser.index)
-                    {
-                        parser.index = end
+                    // A name without escapes is compared as it is written; others are decoded.
+                    var end = parser.index + 1
+                    while end < bytes.count, bytes[end] != quote, bytes[end] != backslash { end += 1 }
+                    var name: String? = nil
+                    if end < bytes.count, bytes[end] == quote {
+                        let written = UnsafeBufferPointer(rebasing: bytes[(parser.index + 1)..<end])
+                        name = key.fields.first { $0.components[0].utf8.elementsEqual(written) }?.components[0]
+                        parser.index = end + 1
                     } else {
-                        _ = try parser.hashValue()
+                        let decoded = try parser.parseString()
+                        if key.fields.contains(where: { $0.components[0].scalarEquals(decoded) }) { name = decoded }
+                    }
+                    try parser.colon()
+                    if let name, !members.contains(where: { $0.key.scalarEquals(name) }) {
+                        members.append(Object.Member(key: name, value: try parser.parseValue()))
+                        if members.count == wanted { break }
+                    } else {
+                        parser.index = Self.skip(bytes, from: parser.index)
                     }
                     parser.skipWhitespace()
                 } while try parser.separator(close: UInt8(ascii: "}"), "object")
@@ -159,6 +172,28 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             return try super.key(record, key)
         }
         return key.written(in: .object(Object(members))) ?? .null
+    }
+
+    /// The offset after the value at `start`, found without reading it (the scan checked it).
+    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            return JSONParser.skipFast(bytes, from: start) ?? bytes.count
+        case UInt8(ascii: "\""):
+            var i = start + 1
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            return min(i + 1, bytes.count)
+        default:
+            var i = start
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: return i
+                default: i += 1
+                }
+            }
+            return i
+        }
     }
 
     override func isScalar(_ record: Int) -> Bool {

@@ -14,10 +14,15 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     }
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
-        // Built as bytes, handed on in blocks of about 64 KiB.
+        render(changeset) { out.write(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Renders the changeset as UTF-8 bytes, handed to `out` in blocks of about 64 KiB,
+    /// without making a `String` of them.
+    public func render(_ changeset: Changeset, bytes out: (UnsafeRawBufferPointer) -> Void) {
         var buffer = JSONBytes(capacity: 1 << 16 + 4096)
         func flush(_ buffer: inout JSONBytes) {
-            out.write(buffer.string)
+            out(UnsafeRawBufferPointer(buffer.bytes))
             buffer.removeAll()
         }
         buffer.append("{\n  \"version\": ")
@@ -83,9 +88,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             buffer.append("], \"changes\": [")
             Self.writeLines(count: entries.count, indent: "    ", to: &buffer, flush) { n, bytes in
                 let entry = entries[n]
-                let change = changes[Int(entry.change)]
-                Self.write(Change(entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
-                                  occurrence: change.occurrence), to: &bytes)
+                let k = Int(entry.change)
+                Self.writeHead(entry.operation, key: changes[k].key, occurrence: changes[k].occurrence, old: entry.old,
+                               new: entry.new, to: &bytes)
+                bytes.append("}")
             }
             buffer.append("}")
         }
@@ -198,23 +204,31 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         out.append(byte: UInt8(ascii: "]"))
     }
 
-    static func write(_ change: Change, to out: inout JSONBytes) {
+    /// A change's operation, key and positions, the members every change has (all a stage's
+    /// change has), without the closing brace.
+    static func writeHead(_ operation: Change.Operation, key: Value, occurrence: Int?, old: RecordPosition?,
+                          new: RecordPosition?, to out: inout JSONBytes)
+    {
         out.append("{\"op\": ")
-        out.append(string: change.operation.rawValue)
+        out.append(string: operation.rawValue)
         out.append(", \"key\": ")
-        out.append(value: change.key)
-        if let occurrence = change.occurrence {
+        out.append(value: key)
+        if let occurrence {
             out.append(", \"occurrence\": ")
             out.append(int: occurrence)
         }
-        if let old = change.old {
+        if let old {
             out.append(", \"old\": ")
             write(old, to: &out)
         }
-        if let new = change.new {
+        if let new {
             out.append(", \"new\": ")
             write(new, to: &out)
         }
+    }
+
+    static func write(_ change: Change, to out: inout JSONBytes) {
+        writeHead(change.operation, key: change.key, occurrence: change.occurrence, old: change.old, new: change.new, to: &out)
         if change.operation == .update, change.hasValue { writeFields(change.fields, to: &out) }
         if let reference = change.reference, reference.source is JSONRecords {
             // A record of a JSON input: its text, written anew, without building its value.
