@@ -98,7 +98,7 @@ public struct Differ: Sendable {
             }
             try builder.matched(i, j, stays: stays[i], same: same(i, j))
         }
-        return builder.result
+        return builder.finish()
     }
 
     /// Builds the changes one record at a time: deletes in old order and the rest in new
@@ -177,8 +177,12 @@ public struct Differ: Sendable {
             }
         }
 
-        var result: ([Change], Changeset.Summary) {
+        /// The changes (deletes, then the others) and the summary; the changes are moved
+        /// out, so the builder is done with.
+        mutating func finish() -> ([Change], Changeset.Summary) {
             var lists = [deletes, others]
+            deletes = Changes()
+            others = Changes()
             return (Changes.joined(&lists), summary)
         }
     }

@@ -268,7 +268,8 @@ public struct Changeset: Sendable {
         // Then records, by old position (removals) and new position (placements).
         var removed = old.map { [Bool](repeating: false, count: $0.records.count) }
         var deleted = removed
-        var replacement: [RecordPosition: (value: Value, change: Int)] = [:]
+        // Each old record's update (the change's number), -1 for none.
+        var replacedBy = old.map { [Int32](repeating: -1, count: $0.records.count) }
         var placed: [RecordPosition: (placement: Placement, change: Int)] = [:]
         func oldPosition(_ n: Int, _ c: Change) throws(ListDiffError) -> RecordPosition {
             guard let p = c.old, p.section < old.count, p.index < old[p.section].records.count else {
@@ -299,14 +300,21 @@ public struct Changeset: Sendable {
                 try place(n, change, .inserted(value))
             case .update:
                 let p = try oldPosition(n, change)
-                guard let value = change.value else { throw error(change: n, "the update has no value") }
-                guard replacement.updateValue((value, n), forKey: p) == nil else {
+                guard change.value != nil else { throw error(change: n, "the update has no value") }
+                guard replacedBy[p.section][p.index] < 0 else {
                     throw error(change: n, "old position \(p) is updated twice")
                 }
+                replacedBy[p.section][p.index] = Int32(n)
             }
         }
-        if let (p, r) = replacement.first(where: { deleted[$0.key.section][$0.key.index] }) {
-            throw error(change: r.change, "old position \(p) is both updated and deleted")
+        for (n, change) in changes.enumerated() where change.operation == .update {
+            if let p = change.old, deleted[p.section][p.index] {
+                throw error(change: n, "old position \(p) is both updated and deleted")
+            }
+        }
+        func replaced(_ from: RecordPosition) -> R? {
+            let n = replacedBy[from.section][from.index]
+            return n < 0 ? nil : changes[Int(n)].value.map(wrap)
         }
         for s in old.indices where sectionDeleted[s] {
             if let i = removed[s].firstIndex(of: false) {
@@ -323,6 +331,10 @@ public struct Changeset: Sendable {
             let place = old.count == 1 && sectionCount == 1 ? "the new list (\(counts[0]) records)" : "new section \(p.section) (\(counts[p.section]) records)"
             throw error(change: r.change, "new position \(p) is beyond the end of \(place)")
         }
+        // Each new section's placements, by index: walked in step with its slots.
+        var placements = [[(index: Int, placement: Placement)]](repeating: [], count: sectionCount)
+        for (p, entry) in placed { placements[p.section].append((p.index, entry.placement)) }
+        for t in placements.indices { placements[t].sort { $0.index < $1.index } }
         var result: [SectionContent<R>] = []
         result.reserveCapacity(sectionCount)
         for (t, origin) in origins.enumerated() {
@@ -338,11 +350,16 @@ public struct Changeset: Sendable {
             var records: [R] = []
             records.reserveCapacity(counts[t])
             var next = 0  // next old index to consider for an unfilled slot
+            var k = 0  // next placement of the section
             for j in 0..<counts[t] {
-                let here = RecordPosition(section: t, index: j)
-                switch placed[here]?.placement {
+                var placement: Placement? = nil
+                if k < placements[t].count, placements[t][k].index == j {
+                    placement = placements[t][k].placement
+                    k += 1
+                }
+                switch placement {
                 case .moved(let from)?:
-                    records.append(replacement[from].map { wrap($0.value) } ?? old[from.section].records[from.index])
+                    records.append(replaced(from) ?? old[from.section].records[from.index])
                 case .inserted(let value)?:
                     records.append(wrap(value))
                 case nil:
@@ -350,7 +367,7 @@ public struct Changeset: Sendable {
                     let source = sources[t]!
                     while removed[source][next] { next += 1 }
                     let from = RecordPosition(section: source, index: next)
-                    records.append(replacement[from].map { wrap($0.value) } ?? old[source].records[next])
+                    records.append(replaced(from) ?? old[source].records[next])
                     next += 1
                 }
             }

@@ -29,10 +29,20 @@ public struct ChangesetReader: Sendable {
         }
 
         /// The members of an object at this cursor by name (the last of a repeated name wins).
-        func fields(of object: Object) -> [String: (Value, Cursor)] {
-            var fields: [String: (Value, Cursor)] = [:]
-            for (key, value, c) in members(of: object) { fields[key] = (value, c) }
-            return fields
+        func fields(of object: Object) -> Fields { Fields(object: object, cursor: self) }
+
+        /// An object's members, looked up by name. A change has a handful of members, so a
+        /// look along them beats hashing each name into a dictionary.
+        struct Fields {
+            let object: Object
+            let cursor: Cursor
+
+            subscript(name: String) -> (Value, Cursor)? {
+                guard let k = object.members.lastIndex(where: { $0.key == name }) else { return nil }
+                var next = cursor.preorder + 1
+                for m in object.members[..<k] { next += m.value.nodeCount }
+                return (object.members[k].value, Cursor(source: cursor.source, preorder: next))
+            }
         }
 
         func elements(of items: [Value]) -> [(value: Value, cursor: Cursor)] {

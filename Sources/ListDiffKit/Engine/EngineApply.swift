@@ -315,30 +315,62 @@ public final class FileApplier: @unchecked Sendable {
                     let range = first + b * blockSize..<min(all.count, first + (b + 1) * blockSize)
                     // A YAML OLD's records are read in one batch per block.
                     let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
-                    for n in range {
-                        if lines {
-                            if n > 0 { block.bytes.append("\n") }
-                        } else if pretty {
-                            block.bytes.append(n == 0 ? "\n" : ",\n")
-                            block.bytes.indent(level + 1)
-                        } else if n > 0 {
-                            block.bytes.append(",")
-                        }
-                        let r = Int(all[n])
-                        if r < 0 {
-                            let value = values[-1 - r]
-                            pretty ? block.bytes.appendPretty(value, level: level + 1) : block.bytes.append(value: value)
-                        } else if json {
-                            let text = UnsafeRawBufferPointer(source.bytes(r))
-                            pretty ? block.bytes.append(prettyJSON: text, level: level + 1) : block.bytes.append(compactJSON: text)
-                        } else if let value = read[r] {
-                            pretty ? block.bytes.appendPretty(value, level: level + 1) : block.bytes.append(value: value)
+                    // A JSON OLD's records that keep their order (most) are read where they are
+                    // mapped, and their pages handed back in one run; the others (moved) are
+                    // copied from the file, so that no stray page is mapped and handed back
+                    // (each hand-back makes every core drop the pages from its address cache).
+                    var inOrder = [Bool](repeating: !json, count: range.count)
+                    if json {
+                        visitLongestIncreasingSubsequence(count: range.count, value: { Int(all[range.lowerBound + $0]) }) {
+                            inOrder[$0] = true
                         }
                     }
-                    // The pages of the OLD records written, in the kernel's fault-around blocks.
-                    var strays = StrayPages(file: file, limit: range.count + 1)
-                    for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
-                    strays.release()
+                    var scratch: [UInt8] = []
+                    var run: Range<Int>? = nil
+                    // One access to the block's bytes for the whole loop (each access to a
+                    // class's property is checked for exclusivity at run time).
+                    func fill(_ bytes: inout JSONBytes) {
+                        for n in range {
+                            if lines {
+                                if n > 0 { bytes.append("\n") }
+                            } else if pretty {
+                                bytes.append(n == 0 ? "\n" : ",\n")
+                                bytes.indent(level + 1)
+                            } else if n > 0 {
+                                bytes.append(",")
+                            }
+                            let r = Int(all[n])
+                            if r < 0 {
+                                let value = values[-1 - r]
+                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                            } else if json {
+                                func write(_ text: UnsafeRawBufferPointer) {
+                                    pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
+                                }
+                                let start = source.starts[r], end = start + Int(source.lengths[r])
+                                if inOrder[n - range.lowerBound] {
+                                    write(UnsafeRawBufferPointer(source.bytes(r)))
+                                    run = (run?.lowerBound ?? start)..<end
+                                } else if (try? file.copy(start..<end, into: &scratch)) != nil {
+                                    scratch.withUnsafeBytes { write($0) }
+                                } else {
+                                    // The file shrank: reading the map notes it, and the write fails.
+                                    write(UnsafeRawBufferPointer(source.bytes(r)))
+                                }
+                            } else if let value = read[r] {
+                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                            }
+                        }
+                    }
+                    fill(&block.bytes)
+                    if json {
+                        if let run { file.release(pages: run) }
+                    } else {
+                        // The pages of the OLD records read, in the kernel's fault-around blocks.
+                        var strays = StrayPages(file: file, limit: range.count + 1)
+                        for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
+                        strays.release()
+                    }
                 }
             }
             for b in 0..<wave {

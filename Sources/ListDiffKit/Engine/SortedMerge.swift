@@ -9,7 +9,8 @@ import Darwin
 ///
 /// Both inputs are read a block at a time and merged by key, as `comm(1)` merges sorted
 /// lines: a key only OLD has is a delete, one only NEW has an insert, one both have is
-/// compared (hash, then bytes, then values, as `FastDiff` does). Sorted records cannot
+/// compared (bytes, then hash and values, as the engine does). The changes are built by
+/// the engine's change builder. Sorted records cannot
 /// move. The order is jq's `sort_by(.key)`: false, true, numbers by value, strings by
 /// Unicode scalars; a composite key compares field by field. A record out of order, or a
 /// key found twice, stops the diff with its place.
@@ -39,9 +40,20 @@ public struct SortedMerge: Sendable {
         let old = try RecordStream(oldPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
         let new = try RecordStream(newPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
         progress?.begin(total: old.size + new.size)
-        var deletes: [Change] = []
-        var others: [Change] = []
-        var summary = Changeset.Summary()
+        // The changes are built by the engine's change builder, from each stream's current
+        // record (the only one a stream holds).
+        func side(_ stream: RecordStream) -> Differ.RecordSide {
+            let key = key
+            return Differ.RecordSide(
+                count: 0, position: { RecordPosition(index: $0) },
+                value: { (_: Int) throws(ListDiffError) -> Value in try stream.value() },
+                key: { (_: Int, value: Value?) throws(ListDiffError) -> Value in
+                    (try? key.identify(value ?? stream.value()).get().written) ?? .null
+                },
+                isScalar: { _, value in value?.isScalar ?? ((try? stream.value())?.isScalar ?? false) },
+                occurrence: { _ in nil })
+        }
+        var builder = Differ.ChangeBuilder(old: side(old), new: side(new))
         let significant = memberOrder == .significant
         try old.advance(progress)
         try new.advance(progress)
@@ -49,47 +61,33 @@ public struct SortedMerge: Sendable {
             let order: Int
             if old.current == nil { order = 1 } else if new.current == nil { order = -1 } else { order = old.compareKeys(new) }
             if order < 0 {
-                let value = try old.value()
-                deletes.append(Change(.delete, key: written(value), keyedBySelf: value.isScalar,
-                                      old: RecordPosition(index: old.index), value: value))
-                summary.deleted += 1
+                try builder.delete(old.index)
                 try old.advance(progress)
             } else if order > 0 {
-                let value = try new.value()
-                others.append(Change(.insert, key: written(value), keyedBySelf: value.isScalar,
-                                     new: RecordPosition(index: new.index), value: value))
-                summary.inserted += 1
+                try builder.insert(new.index)
                 try new.advance(progress)
             } else {
-                if !old.sameBytes(new) {
+                // Sorted records cannot move: a match stays, and is an update unless the same.
+                if old.sameBytes(new) {
+                    try builder.matched(old.index, new.index, stays: true, same: true)
+                } else {
                     let before = try old.value(), after = try new.value()
                     let same = old.current!.hash == new.current!.hash && (significant ? before.isIdentical(to: after) : before == after)
-                    if !same {
-                        others.append(Change(.update, key: written(after), keyedBySelf: after.isScalar,
-                                             old: RecordPosition(index: old.index), new: RecordPosition(index: new.index),
-                                             fields: FieldDiff.changes(old: before, new: after), value: after))
-                        summary.updated += 1
-                    } else {
-                        summary.unchanged += 1
-                    }
-                } else {
-                    summary.unchanged += 1
+                    try builder.matched(old.index, new.index, stays: true, same: same, before: before, after: after)
                 }
                 try old.advance(progress)
                 try new.advance(progress)
             }
         }
+        let (changes, summary) = builder.finish()
         var changeset = Changeset(algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
-                                  changes: deletes + others, summary: summary)
+                                  changes: changes, summary: summary)
         changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(old.list.finish()),
                                                         new: Fingerprint.string(new.list.finish()))
         progress?.enter(.writing)
         return changeset
     }
 
-    func written(_ value: Value) -> Value {
-        (try? key.identify(value).get().written) ?? .null
-    }
 }
 
 /// One NDJSON input read a block at a time, one record at a time.

@@ -117,14 +117,18 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             let wave = min(cores, (count - start + blockSize - 1) / blockSize)
             let first = start
             DispatchQueue.concurrentPerform(iterations: wave) { b in
-                let block = blocks[b]
-                block.bytes.removeAll()
-                for n in first + b * blockSize..<min(count, first + (b + 1) * blockSize) {
-                    block.bytes.append(n == 0 ? "\n" : ",\n")
-                    block.bytes.append(indent)
-                    block.bytes.append("  ")
-                    item(n, &block.bytes)
+                // One access to the block's bytes for the whole loop (each access to a
+                // class's property is checked for exclusivity at run time).
+                func fill(_ bytes: inout JSONBytes) {
+                    bytes.removeAll()
+                    for n in first + b * blockSize..<min(count, first + (b + 1) * blockSize) {
+                        bytes.append(n == 0 ? "\n" : ",\n")
+                        bytes.append(indent)
+                        bytes.append("  ")
+                        item(n, &bytes)
+                    }
                 }
+                fill(&blocks[b].bytes)
             }
             for b in 0..<wave {
                 out.append(blocks[b].bytes.bytes)

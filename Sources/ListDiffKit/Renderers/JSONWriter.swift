@@ -135,12 +135,10 @@ struct JSONBytes: ~Copyable {
         var i = 0
         let n = utf8.count
         while i < n {
-            let c = utf8[i]
             // 0xE2 starts U+2028 and U+2029 (E2 80 A8, E2 80 A9) among others.
-            guard c < 0x20 || c == 0x22 || c == 0x5C || c == 0x7F || c == 0xE2 else {
-                i += 1
-                continue
-            }
+            i = Self.nextSpecial(utf8, from: i)
+            guard i < n else { break }
+            let c = utf8[i]
             let width: Int
             let escape: StaticString?
             var unicode: UInt32? = nil
@@ -268,18 +266,24 @@ struct JSONBytes: ~Copyable {
     private mutating func append(stringIn text: UnsafeRawBufferPointer, at i: Int, _ decoded: inout [UInt8]) -> Int {
         let n = text.count
         let start = i + 1
+        // Most strings need nothing done: no escapes, nothing the writer escapes. They are
+        // found eight bytes at a time and copied as they are, quotes and all.
         var j = start
-        var escaped = false
-        while j < n, text[j] != 0x22 {
-            if text[j] == 0x5C {
-                escaped = true
-                j += 2
-            } else {
-                j += 1
-            }
+        var plain = true
+        while true {
+            j = Self.nextSpecial(text, from: j)
+            guard j < n else { break }
+            let b = text[j]
+            if b == 0x22 { break }
+            plain = false
+            j += b == 0x5C ? 2 : 1
         }
         let end = min(j, n)
-        if !escaped {
+        if plain, end < n {
+            append(bytes: UnsafeRawBufferPointer(rebasing: text[i...end]))
+            return end + 1
+        }
+        if !text[start..<end].contains(0x5C) {
             append(stringBytes: UnsafeRawBufferPointer(rebasing: text[start..<end]))
         } else {
             decoded.removeAll(keepingCapacity: true)
@@ -287,6 +291,35 @@ struct JSONBytes: ~Copyable {
             decoded.withUnsafeBytes { append(stringBytes: $0) }
         }
         return end + 1
+    }
+
+    /// The index of the first byte at or after `start` that a string's copy must stop at:
+    /// a quote, a backslash, or a byte the writer escapes (controls, DEL, and 0xE2, which
+    /// starts U+2028 and U+2029); `text.count` if there is none. Reads eight bytes at a time.
+    @inline(__always)
+    static func nextSpecial(_ text: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let n = text.count
+        var i = start
+        #if _endian(little)
+        if let base = text.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            @inline(__always) func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+            while i + 8 <= n {
+                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                // Bytes below 0x20: their top three bits are zero.
+                let found = zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
+                    | zeroBytes(w ^ (ones &* 0xE2)) | zeroBytes(w & (ones &* 0xE0))
+                if found != 0 { return i + found.trailingZeroBitCount / 8 }
+                i += 8
+            }
+        }
+        #endif
+        while i < n {
+            let c = text[i]
+            if c < 0x20 || c == 0x22 || c == 0x5C || c == 0x7F || c == 0xE2 { return i }
+            i += 1
+        }
+        return n
     }
 
     /// The bytes a checked JSON string's content (between its quotes) stands for.
