@@ -1,5 +1,6 @@
-/// Reads two files and diffs them: on the fast path (`FastDiff`) when it covers them, else
-/// by reading both documents in full (`DocumentReader`, `Differ`). Both give one changeset.
+/// Reads two files and diffs them on the engine, or (`fast` off, the reference the engine is
+/// tested against) by reading both documents in full (`DocumentReader`, `Differ`). Both give
+/// one changeset.
 public struct FileDiffer: Sendable {
     public var reader: DocumentReader
     public var differ: Differ
@@ -24,11 +25,25 @@ public struct FileDiffer: Sendable {
         public var documents: (old: Document, new: Document)?
         /// Whether the fast path made it.
         public var fast: Bool
+        /// OLD's records, read again when asked for (from the engine's scan, or the document).
+        public var oldRecords: Replay.Records?
 
-        public init(changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool) {
+        public init(changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
+                    oldRecords: Replay.Records? = nil)
+        {
             self.changeset = changeset
             self.documents = documents
             self.fast = fast
+            self.oldRecords = oldRecords
+        }
+
+        /// The replay of the changeset, OLD's records read only as its frames show them.
+        public func replay(oldName: String, newName: String, limit: Int) -> Replay {
+            var records = oldRecords ?? Replay.Records { _ in nil }
+            if let old = documents?.old.records {
+                records = Replay.Records { r in r < old.count ? (old[r].value, old[r].occurrence) : nil }
+            }
+            return Replay(changeset: changeset, oldName: oldName, newName: newName, limit: limit, old: records)
         }
     }
 
@@ -49,8 +64,12 @@ public struct FileDiffer: Sendable {
             engine.parts = parts
             engine.splitsFrom = splitsFrom
             engine.keyHashing = keyHashing
-            let changeset = try engine.diff(old: oldFile, oldFormat, new: newFile, newFormat)
-            return Result(changeset: changeset, documents: nil, fast: true)
+            let (changeset, side) = try engine.diffKeepingOld(old: oldFile, oldFormat, new: newFile, newFormat)
+            let records = side.records
+            return Result(changeset: changeset, documents: nil, fast: true, oldRecords: Replay.Records { r in
+                guard r < records.count, let value = try? records.value(r) else { return nil }
+                return (value, side.occurrence(r) ?? 0)
+            })
         }
         progress?.begin(total: 2 * (oldFile.bytes.count + newFile.bytes.count))
         var formatted = reader

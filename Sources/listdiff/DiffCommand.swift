@@ -180,7 +180,6 @@ struct DiffCommand: ParsableCommand, Executable {
                                    sectionKey: sectionKey, items: items)
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
         var files = FileDiffer(reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
-        files.fast = format != .replay  // the replay shows every record, so it reads them all
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         files.progress = progress?.progress ?? Timings.progress
@@ -199,9 +198,9 @@ struct DiffCommand: ParsableCommand, Executable {
         }
 
         let status: ExitStatus = changeset.isEmpty ? .same : .different
-        if format == .replay, let (oldDocument, newDocument) = result.documents {
+        if format == .replay {
             progress?.stop()
-            try replay(changeset, oldDocument, newDocument, status: status)
+            try replay(result.replay(oldName: old, newName: new, limit: animateLimit), status: status)
             return (status, result as Any)
         }
         let context = RenderContext(oldName: old, newName: new)
@@ -224,8 +223,7 @@ struct DiffCommand: ParsableCommand, Executable {
     }
 
     /// Plays the replay on the terminal, or records it with --record.
-    func replay(_ changeset: Changeset, _ oldDocument: Document, _ newDocument: Document, status: ExitStatus) throws(ListDiffError) {
-        let replay = Replay(old: oldDocument, new: newDocument, changeset: changeset, limit: animateLimit)
+    func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
         let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
         let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
         if let record {

@@ -260,6 +260,38 @@ struct DocumentPairs {
         #expect(errors < 40)
     }
 
+    /// The replay from the engine, which reads OLD's records only as frames show them,
+    /// plays what the replay of the documents read in full plays, frame by frame.
+    @Test(arguments: DocumentPairs.Shape.allCases) func sameReplayAsTheReference(shape: DocumentPairs.Shape) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: UInt64(shape.hashValue & 0xFFFF) &+ 21)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 5), pretty: false)
+        var films = 0
+        for round in 0..<60 {
+            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
+            let (oldValue, newValue) = pairs.next(c)
+            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: false, yaml: round % 3 == 2, &spelling)
+            func film(engine: Bool) -> String {
+                do throws(ListDiffError) {
+                    let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
+                    var files = FileDiffer(reader: reader)
+                    files.fast = engine
+                    let result = try files.diff(old: old.path, new: new.path, fingerprints: false)
+                    let replay = result.replay(oldName: "old", newName: "new", limit: round % 2 == 0 ? 1000 : 4)
+                    return ReplayTests.film(replay, Replay.Options(width: 70, height: 14, context: 1))
+                } catch {
+                    return "error: \(error)"
+                }
+            }
+            let engine = film(engine: true)
+            #expect(engine == film(engine: false), "round \(round) \(c)")
+            if !engine.hasPrefix("error") { films += 1 }
+        }
+        #expect(films > 30)
+    }
+
     /// A file that shrinks after it was mapped (another program rewriting it) gives an
     /// error naming it, not a crash (SIGBUS) and not what its missing bytes read as.
     @Test func aFileThatShrinksIsAnErrorNotACrash() throws {

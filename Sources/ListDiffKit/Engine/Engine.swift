@@ -49,13 +49,21 @@ struct Engine: Sendable {
     ///   input, a layout that holds no records, a record without a usable key, a key found
     ///   twice, two inputs of different shapes; or an algorithm's refusal.
     func diff(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat) throws(ListDiffError) -> Changeset {
+        try diffKeepingOld(old: old, oldFormat, new: new, newFormat).changeset
+    }
+
+    /// The changeset, and OLD as scanned: its records can be read again afterwards (for
+    /// what a replay shows).
+    func diffKeepingOld(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
+        throws(ListDiffError) -> (changeset: Changeset, old: Side)
+    {
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {
-                if let changeset = try attempt(old, oldFormat, new, newFormat, hashing) {
+                if let result = try attempt(old, oldFormat, new, newFormat, hashing) {
                     try old.checkIntact()
                     try new.checkIntact()
-                    return changeset
+                    return result
                 }
                 // Two different keys met with one hash: again, with other hashes.
                 hashing = hashing.next
@@ -124,7 +132,7 @@ struct Engine: Sendable {
     }
 
     func attempt(_ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
-                 _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
+                 _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side)?
     {
         progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
         // A YAML input is parsed on one core: then OLD and NEW are scanned at once. Either
@@ -174,7 +182,7 @@ struct Engine: Sendable {
     /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
     /// takes the k-th in OLD.
     func attemptMatching(_ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
-                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> Changeset?
+                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side)?
     {
         progress?.lap("index OLD")
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
@@ -252,7 +260,7 @@ struct Engine: Sendable {
 
     /// Sections, moves, the compare and the changeset, once records are matched.
     func finish(_ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
-                copies: PageBuffer<Bool>) throws(ListDiffError) -> Changeset?
+                copies: PageBuffer<Bool>) throws(ListDiffError) -> (Changeset, Side)?
     {
         progress?.enter(.comparing)
         // From here on the inputs are read here and there: a fault reads one page, not ahead.
@@ -290,7 +298,7 @@ struct Engine: Sendable {
                                                         new: Fingerprint.string(newSide.fingerprint))
         progress?.lap("compare")
         progress?.enter(.writing)
-        return changeset
+        return (changeset, oldSide)
     }
 
     /// The algorithm's matching over identities (every record its own symbol, a NEW record

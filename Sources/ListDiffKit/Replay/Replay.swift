@@ -33,166 +33,321 @@ public struct Replay: Sendable {
 
     enum Mark { case none, deleted, inserted, updated, moved }
 
-    /// A line of the list being animated: a section header or a record.
+    /// OLD's records as the replay reads them: only those a frame shows are read.
+    public struct Records: Sendable {
+        /// Record `r` (counted across sections) and, under `--duplicates match`, its
+        /// occurrence of its key.
+        let record: @Sendable (Int) -> (value: Value, occurrence: Int)?
+
+        public init(_ record: @escaping @Sendable (Int) -> (value: Value, occurrence: Int)?) {
+            self.record = record
+        }
+    }
+
+    /// A line of the list being animated: a section header (`id` below 0) or a record (OLD's
+    /// number, or past OLD's count for an inserted record), and how it shows.
     struct Line {
-        var id: String  // "s:<name>" for a header, "r:<key>" for a record
-        var text: String
+        var id: Int
         var mark: Mark = .none
-        var isHeader: Bool { id.hasPrefix("s:") }
+        /// Whether an updated record shows its new content.
+        var updated = false
+        var isHeader: Bool { id < 0 }
     }
 
-    /// A list state between stages: sections (a single unnamed one for a plain list).
+    /// A list state between stages: sections (a single unnamed one for a plain list), each
+    /// a list of row ids.
     struct State {
-        var sections: [(name: Value?, rows: [String])]
+        var sections: [(name: Value?, rows: [Int])]
     }
 
-    /// A scene: the lines to draw and the caption; `seconds` is its hold at speed 1.
+    /// A scene: the lines to draw (made when a frame is drawn, so that a long list is not
+    /// held once per scene) and the caption; `seconds` is its hold at speed 1.
     struct Scene {
-        var lines: [Line]
+        enum Content {
+            case state(State, marks: [Int: Mark], notes: [Int: String], updated: Bool)
+            case travel(start: State, end: State, moved: Set<Int>, fraction: Double, updated: Bool)
+        }
+        var content: Content
         var caption: String
         var seconds: Double
     }
 
     let scenes: [Scene]
-    let interesting: Set<String>
+    /// Whether a change touches a row, by row id.
+    let interesting: [Bool]
+    let sectioned: Bool
+    /// The section names, by the ids of their header lines (-1 - k).
+    let sectionNames: [Value?]
+    let headerIDs: [String: Int]
+    /// What a record line reads: by row id, and whether it shows its new content.
+    let text: @Sendable (Int, Bool) -> String
     public let changeCount: Int
     public let animated: Bool
 
+    /// The replay of a changeset of two documents read in full.
     public init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
-        let keys = KeyFormatter(changeset.key)
-        func rowID(_ key: Value, _ occurrence: Int?) -> String { "r:" + JSONWriter.compact(key) + "#\(occurrence ?? 0)" }
-        func text(_ record: Record, _ numbered: Bool) -> String {
-            let key = keys.format(record.key, selfKeyed: record.value.isScalar, occurrence: numbered ? record.occurrence : nil)
-            return record.value.isScalar ? key : key + " " + JSONWriter.compact(record.value)
-        }
-        let numbered = changeset.duplicates == .match
-        var content: [String: String] = [:]  // row id -> text drawn
-        func state(_ document: Document) -> State {
-            State(sections: document.sections.map { section in
-                (section.name, document.records[section.records].map { record in
-                    let id = rowID(record.key, numbered ? record.occurrence : nil)
-                    return id
-                })
-            })
-        }
-        for record in old.records { content[rowID(record.key, numbered ? record.occurrence : nil)] = text(record, numbered) }
-        var newContent: [String: String] = [:]
-        for record in new.records { newContent[rowID(record.key, numbered ? record.occurrence : nil)] = text(record, numbered) }
+        let records = old.records
+        self.init(changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
+                  old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
+    }
 
-        let sectioned = changeset.layout.isSectioned
-        func lines(_ state: State, marks: [String: Mark] = [:], annotations: [String: String] = [:]) -> [Line] {
-            var out: [Line] = []
-            for section in state.sections {
-                if sectioned {
-                    let id = "s:" + JSONWriter.compact(section.name ?? .null)
-                    out.append(Line(id: id, text: "§ " + Self.sectionLabel(section.name), mark: marks[id] ?? .none))
+    /// The replay of a changeset, OLD's records read as frames show them: the changeset's
+    /// positions say where every record goes, and its values what changed records read.
+    public init(changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records) {
+        let keys = KeyFormatter(changeset.key)
+        let key = changeset.key
+        let numbered = changeset.duplicates == .match
+        let oldCount = changeset.oldCount
+        @Sendable func spell(_ key: Value, _ value: Value, _ occurrence: Int?) -> String {
+            let spelled = keys.format(key, selfKeyed: value.isScalar, occurrence: numbered ? occurrence : nil)
+            return value.isScalar ? spelled : spelled + " " + JSONWriter.compact(value)
+        }
+        // Where each old section's records start, in OLD's count.
+        var starts: [Int] = []
+        var total = 0
+        for size in changeset.oldSections.sizes {
+            starts.append(total)
+            total += size
+        }
+        func global(_ p: RecordPosition) -> Int { (p.section < starts.count ? starts[p.section] : 0) + p.index }
+
+        // Row ids: OLD's records by number; inserted records after them, by change.
+        var insertedText: [Int: String] = [:], updatedText: [Int: String] = [:]
+        var newRow: [RecordPosition: Int] = [:]
+        // OLD's records that do not fill NEW's places in order: deleted, moved, or placed by
+        // a change.
+        var skipped = [Bool](repeating: false, count: oldCount)
+        func skip(_ id: Int) { if id >= 0, id < oldCount { skipped[id] = true } }
+        var touched = Set<Int>()
+        for (n, change) in changeset.changes.enumerated() {
+            switch change.operation {
+            case .insert:
+                let id = oldCount + n
+                if let value = change.value { insertedText[id] = spell(change.key, value, change.occurrence) }
+                if let p = change.new { newRow[p] = id }
+                touched.insert(id)
+            case .delete:
+                if let p = change.old { skip(global(p)); touched.insert(global(p)) }
+            case .move, .update:
+                guard let o = change.old else { continue }
+                let id = global(o)
+                touched.insert(id)
+                if let p = change.new {
+                    newRow[p] = id
+                    skip(id)
                 }
-                for row in section.rows {
-                    out.append(Line(id: row, text: (content[row] ?? row) + (annotations[row] ?? ""), mark: marks[row] ?? .none))
+                if change.operation == .update, let value = change.value {
+                    updatedText[id] = spell(change.key, value, change.occurrence)
                 }
             }
-            return out
+        }
+        let insertedTexts = insertedText, updatedTexts = updatedText
+        self.text = { id, updated in
+            if id >= oldCount { return insertedTexts[id] ?? "" }
+            if updated, let text = updatedTexts[id] { return text }
+            guard let (value, occurrence) = records.record(id) else { return "" }
+            return spell(key.written(in: value) ?? .null, value, occurrence)
         }
 
+        // Section header ids, by name.
+        var names: [Value?] = []
+        var headerIDs: [String: Int] = [:]
+        func header(_ name: Value?) -> Int {
+            let spelled = JSONWriter.compact(name ?? .null)
+            if let id = headerIDs[spelled] { return id }
+            names.append(name)
+            headerIDs[spelled] = -names.count
+            return -names.count
+        }
+        let oldState = State(sections: changeset.oldSections.names.enumerated().map { s, name in
+            _ = header(name)
+            return (name, Array(starts[s]..<starts[s] + changeset.oldSections.sizes[s]))
+        })
+        // NEW: the changes' records at their places, and the others, in order, into the rest
+        // of their section's new places.
+        let targets = changeset.oldSectionTargets
+        var sources = [Int?](repeating: nil, count: changeset.newSections.sizes.count)
+        for (s, t) in targets.enumerated() { if let t, t < sources.count { sources[t] = s } }
+        var placements = [[(index: Int, id: Int)]](repeating: [], count: changeset.newSections.sizes.count)
+        for (p, id) in newRow where p.section < placements.count { placements[p.section].append((p.index, id)) }
+        for t in placements.indices { placements[t].sort { $0.index < $1.index } }
+        let newState = State(sections: changeset.newSections.names.enumerated().map { t, name in
+            _ = header(name)
+            var rows: [Int] = []
+            rows.reserveCapacity(changeset.newSections.sizes[t])
+            var next = sources[t].map { starts[$0] } ?? 0
+            let end = sources[t].map { starts[$0] + changeset.oldSections.sizes[$0] } ?? 0
+            var k = 0
+            for j in 0..<changeset.newSections.sizes[t] {
+                if k < placements[t].count, placements[t][k].index == j {
+                    rows.append(placements[t][k].id)
+                    k += 1
+                    continue
+                }
+                while next < end, skipped[next] { next += 1 }
+                rows.append(next < end ? next : -1)
+                next += 1
+            }
+            return (name, rows)
+        })
+        sectioned = changeset.layout.isSectioned
+
         changeCount = changeset.changes.count + changeset.sections.count
-        var touched = Set<String>()
-        for change in changeset.changes { touched.insert(rowID(change.key, change.occurrence)) }
-        for op in changeset.sections { touched.insert("s:" + JSONWriter.compact(op.name)) }
-        interesting = touched
-        let oldState = state(old), newState = state(new)
+        for op in changeset.sections { touched.insert(header(op.name)) }
+        for op in changeset.stages.flatMap(\.sections) { _ = header(op.name) }
+        sectionNames = names
+        self.headerIDs = headerIDs
+        var interesting = [Bool](repeating: false, count: oldCount + changeset.changes.count)
+        for id in touched where id >= 0 && id < interesting.count { interesting[id] = true }
+        self.interesting = interesting
         let summary = PatchRenderer.summaryLine(changeset.summary)
 
         guard changeCount <= limit else {
-            content = newContent
             animated = false
-            scenes = [Scene(lines: lines(newState), caption: "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)", seconds: 0)]
+            scenes = [Scene(content: .state(newState, marks: [:], notes: [:], updated: true),
+                            caption: "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)",
+                            seconds: 0)]
             return
         }
         animated = true
-        var scenes: [Scene] = [Scene(lines: lines(oldState), caption: "old: \(old.source.name)", seconds: 1.0)]
+        var scenes: [Scene] = [Scene(content: .state(oldState, marks: [:], notes: [:], updated: false), caption: "old: \(oldName)",
+                                     seconds: 1.0)]
         let stages = changeset.stages
         var current = oldState
 
         // 1. Updates flash yellow with their fields, then show the new content.
         let updates = changeset.changes.filter { $0.operation == .update }
         if !updates.isEmpty || !stages[0].sections.isEmpty {
-            var marks: [String: Mark] = [:], notes: [String: String] = [:]
+            var marks: [Int: Mark] = [:], notes: [Int: String] = [:]
             for change in updates {
-                let id = rowID(change.key, change.occurrence)
+                guard let o = change.old else { continue }
+                let id = global(o)
                 marks[id] = .updated
                 notes[id] = "  ← " + change.fields.map { f in
                     "\(f.path.isEmpty ? "(record)" : f.path): \(f.old.map(JSONWriter.compact) ?? "(none)") → \(f.new.map(JSONWriter.compact) ?? "(none)")"
                 }.joined(separator: ", ")
                 if change.fields.isEmpty { notes[id] = "  ← (member order)" }
             }
-            for op in stages[0].sections { marks["s:" + JSONWriter.compact(op.name)] = .updated }
+            for op in stages[0].sections { marks[header(op.name)] = .updated }
             let count = updates.count + stages[0].sections.count
-            scenes.append(Scene(lines: lines(current, marks: marks, annotations: notes), caption: "updating \(count)", seconds: 1.0))
-            for change in updates { let id = rowID(change.key, change.occurrence); content[id] = newContent[id] }
-            scenes.append(Scene(lines: lines(current, marks: marks), caption: "updated \(count)", seconds: 0.4))
+            scenes.append(Scene(content: .state(current, marks: marks, notes: notes, updated: false), caption: "updating \(count)",
+                                seconds: 1.0))
+            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true), caption: "updated \(count)",
+                                seconds: 0.4))
         }
         // 2. Deletes flash red, then close up.
         let deletes = stages[1].changes
         if !deletes.isEmpty {
-            var marks: [String: Mark] = [:]
-            for change in deletes { marks[rowID(change.key, change.occurrence)] = .deleted }
-            scenes.append(Scene(lines: lines(current, marks: marks), caption: "deleting \(deletes.count)", seconds: 0.8))
-            let gone = Set(marks.keys)
-            for s in current.sections.indices { current.sections[s].rows.removeAll { gone.contains($0) } }
-            scenes.append(Scene(lines: lines(current), caption: "deleted \(deletes.count)", seconds: 0.3))
+            var marks: [Int: Mark] = [:]
+            for change in deletes { if let o = change.old { marks[current.sections[o.section].rows[o.index]] = .deleted } }
+            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true), caption: "deleting \(deletes.count)",
+                                seconds: 0.8))
+            for s in current.sections.indices { current.sections[s].rows.removeAll { marks[$0] != nil } }
+            scenes.append(Scene(content: .state(current, marks: [:], notes: [:], updated: true), caption: "deleted \(deletes.count)",
+                                seconds: 0.3))
         }
         // 3. Sections: deleted ones flash red, moved ones cyan; then the new order, inserted ones green.
         let sectionOps = stages[2].sections
         if !sectionOps.isEmpty {
-            var marks: [String: Mark] = [:]
+            var marks: [Int: Mark] = [:]
             for op in sectionOps where op.operation != .insert {
-                marks["s:" + JSONWriter.compact(op.name)] = op.operation == .delete ? .deleted : .moved
+                marks[header(op.name)] = op.operation == .delete ? .deleted : .moved
                 if op.operation == .delete, let s = op.old {
                     for row in current.sections[s].rows { marks[row] = .deleted }
                 }
             }
-            scenes.append(Scene(lines: lines(current, marks: marks), caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
+            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true),
+                                caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
             // The new order: surviving sections where the changeset sends them, inserted ones empty.
-            var placed: [Int: (name: Value?, rows: [String])] = [:]
-            var after: [String: Mark] = [:]
-            for (s, target) in changeset.oldSectionTargets.enumerated() { if let t = target { placed[t] = current.sections[s] } }
+            var placed: [Int: (name: Value?, rows: [Int])] = [:]
+            var after: [Int: Mark] = [:]
+            for (s, target) in targets.enumerated() { if let t = target { placed[t] = current.sections[s] } }
             for op in sectionOps where op.operation != .delete {
-                after["s:" + JSONWriter.compact(op.name)] = op.operation == .insert ? .inserted : .moved
+                after[header(op.name)] = op.operation == .insert ? .inserted : .moved
                 if op.operation == .insert, let t = op.new { placed[t] = (op.name, []) }
             }
             current.sections = (0..<placed.count).map { placed[$0]! }
-            scenes.append(Scene(lines: lines(current, marks: after), caption: "sections placed", seconds: 0.6))
+            scenes.append(Scene(content: .state(current, marks: after, notes: [:], updated: true), caption: "sections placed",
+                                seconds: 0.6))
         }
         // 4. Moves travel; inserts open up in green; then the new list.
-        let final = lines(newState)
-        let inserted = Set(stages[3].changes.filter { $0.operation == .insert }.map { rowID($0.key, $0.occurrence) })
-        let moved = Set(stages[3].changes.filter { $0.operation == .move }.map { rowID($0.key, $0.occurrence) })
+        var inserted = Set<Int>(), moved = Set<Int>()
+        for change in stages[3].changes {
+            guard let p = change.new else { continue }
+            let id = newState.sections[p.section].rows[p.index]
+            if change.operation == .insert { inserted.insert(id) } else { moved.insert(id) }
+        }
         if !moved.isEmpty {
-            let start = lines(current)
-            let end = final.filter { !inserted.contains($0.id) }
+            var end = newState
+            for t in end.sections.indices { end.sections[t].rows.removeAll { inserted.contains($0) } }
             let steps = 6
             for k in 1...steps {
-                var frame = Self.travel(start: start, end: end, moved: moved, fraction: Double(k) / Double(steps))
-                for i in frame.indices where moved.contains(frame[i].id) { frame[i].mark = .moved }
-                scenes.append(Scene(lines: frame, caption: "moving \(moved.count)", seconds: 0.12))
+                scenes.append(Scene(content: .travel(start: current, end: end, moved: moved, fraction: Double(k) / Double(steps),
+                                                     updated: true),
+                                    caption: "moving \(moved.count)", seconds: k == steps ? 0.5 : 0.12))
             }
-            scenes[scenes.count - 1].seconds = 0.5
         }
-        content = newContent
         if !inserted.isEmpty {
-            var marks: [String: Mark] = [:]
+            var marks: [Int: Mark] = [:]
             for id in inserted { marks[id] = .inserted }
             for id in moved { marks[id] = .moved }
-            scenes.append(Scene(lines: lines(newState, marks: marks), caption: "inserting \(inserted.count)", seconds: 0.8))
+            scenes.append(Scene(content: .state(newState, marks: marks, notes: [:], updated: true), caption: "inserting \(inserted.count)",
+                                seconds: 0.8))
         }
-        scenes.append(Scene(lines: lines(newState), caption: "new: \(new.source.name) · \(summary)", seconds: 0))
+        scenes.append(Scene(content: .state(newState, marks: [:], notes: [:], updated: true), caption: "new: \(newName) · \(summary)",
+                            seconds: 0))
         self.scenes = scenes
+    }
+
+    /// A scene's lines: a header per section (when sectioned), then its rows.
+    func lines(_ scene: Scene) -> [Line] {
+        switch scene.content {
+        case .state(let state, let marks, _, let updated):
+            return lines(state, marks: marks, updated: updated)
+        case .travel(let start, let end, let moved, let fraction, let updated):
+            var frame = Self.travel(start: lines(start, marks: [:], updated: updated), end: lines(end, marks: [:], updated: updated),
+                                    moved: moved, fraction: fraction)
+            for i in frame.indices where moved.contains(frame[i].id) { frame[i].mark = .moved }
+            return frame
+        }
+    }
+
+    func lines(_ state: State, marks: [Int: Mark], updated: Bool) -> [Line] {
+        var out: [Line] = []
+        out.reserveCapacity(state.sections.reduce(state.sections.count) { $0 + $1.rows.count })
+        // Rows are checked against the marks by a table, not by hashing each one.
+        var marked = [Bool](repeating: false, count: marks.isEmpty ? 0 : interesting.count)
+        for id in marks.keys where id >= 0 && id < marked.count { marked[id] = true }
+        for section in state.sections {
+            if sectioned {
+                let id = headerIDs[JSONWriter.compact(section.name ?? .null)] ?? -1
+                out.append(Line(id: id, mark: marks[id] ?? .none, updated: updated))
+            }
+            if marks.isEmpty {
+                for row in section.rows { out.append(Line(id: row, updated: updated)) }
+            } else {
+                for row in section.rows {
+                    let mark = row >= 0 && row < marked.count && marked[row] ? marks[row] ?? .none : .none
+                    out.append(Line(id: row, mark: mark, updated: updated))
+                }
+            }
+        }
+        return out
+    }
+
+    /// What a line reads: a section's label, or a record's key and content, with the note a
+    /// scene gives it.
+    func text(_ line: Line, in scene: Scene) -> String {
+        if line.isHeader { return "§ " + Self.sectionLabel(sectionNames[-1 - line.id]) }
+        var out = text(line.id, line.updated)
+        if case .state(_, _, let notes, _) = scene.content, let note = notes[line.id] { out += note }
+        return out
     }
 
     /// Moved lines part of the way from their place in `start` to their place in `end`; the
     /// other lines, in the same order in both, fill the rest.
-    static func travel(start: [Line], end: [Line], moved: Set<String>, fraction: Double) -> [Line] {
-        var from: [String: Int] = [:]
+    static func travel(start: [Line], end: [Line], moved: Set<Int>, fraction: Double) -> [Line] {
+        var from: [Int: Int] = [:]
         for (i, line) in start.enumerated() where moved.contains(line.id) { from[line.id] = i }
         var slots = [Line?](repeating: nil, count: end.count)
         let travellers = end.enumerated().filter { moved.contains($0.element.id) }
@@ -229,7 +384,8 @@ public struct Replay: Sendable {
     public func frame(_ index: Int, options: Options, style: TextStyle) -> Frame {
         let scene = scenes[index]
         let height = max(1, options.height - 1)
-        let shown = scene.lines.count <= height ? scene.lines.map(Shown.line) : fold(scene.lines, context: options.context)
+        let lines = lines(scene)
+        let shown = lines.count <= height ? lines.map(Shown.line) : fold(lines, context: options.context)
         var top = 0
         if shown.count > height {
             let focus = shown.firstIndex { $0.line?.mark != Mark.none } ?? focusBefore(index, options: options)
@@ -238,7 +394,8 @@ public struct Replay: Sendable {
         var out: [String] = []
         for entry in shown[top..<min(shown.count, top + height)] {
             switch entry {
-            case .line(let line): out.append(Self.paint(Self.cut(line.text, options.width - 2), line.mark, header: line.isHeader, style))
+            case .line(let line):
+                out.append(Self.paint(Self.cut(text(line, in: scene), options.width - 2), line.mark, header: line.isHeader, style))
             case .folded(let n): out.append(style.paint(Self.cut("  … \(n) unchanged …", options.width), .dim))
             }
         }
@@ -252,10 +409,12 @@ public struct Replay: Sendable {
     /// The whole last frame, folded but not cut to a height: what stays after the replay.
     public func finalLines(options: Options, style: TextStyle) -> [String] {
         let scene = scenes[scenes.count - 1]
-        let fits = scene.lines.count < options.height
-        var out: [String] = (fits ? scene.lines.map(Shown.line) : fold(scene.lines, context: options.context)).map { entry in
+        let lines = lines(scene)
+        let fits = lines.count < options.height
+        var out: [String] = (fits ? lines.map(Shown.line) : fold(lines, context: options.context)).map { entry in
             switch entry {
-            case .line(let line): return Self.paint(Self.cut(line.text, options.width - 2), line.mark, header: line.isHeader, style)
+            case .line(let line):
+                return Self.paint(Self.cut(text(line, in: scene), options.width - 2), line.mark, header: line.isHeader, style)
             case .folded(let n): return style.paint(Self.cut("  … \(n) unchanged …", options.width), .dim)
             }
         }
@@ -267,7 +426,7 @@ public struct Replay: Sendable {
         // Keep the view where the last marked frame had it.
         var k = index - 1
         while k >= 0 {
-            let lines = scenes[k].lines
+            let lines = lines(scenes[k])
             let shown = lines.count <= options.height - 1 ? lines.map(Shown.line) : fold(lines, context: options.context)
             if let i = shown.firstIndex(where: { $0.line?.mark != Mark.none }) { return i }
             k -= 1
@@ -285,7 +444,7 @@ public struct Replay: Sendable {
     /// of a touched row; section headers always show.
     func fold(_ lines: [Line], context: Int) -> [Shown] {
         var keep = [Bool](repeating: false, count: lines.count)
-        for (i, line) in lines.enumerated() where line.isHeader || interesting.contains(line.id) || line.mark != .none {
+        for (i, line) in lines.enumerated() where line.isHeader || line.mark != .none || (line.id < interesting.count && interesting[line.id]) {
             for k in max(0, i - context)...min(lines.count - 1, i + context) { keep[k] = true }
             keep[i] = true
         }
