@@ -69,10 +69,11 @@ struct ApplyCommand: ParsableCommand, Executable {
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let progress = Timings.progress
         defer { Timings.report(progress) }
-        let changes = try ChangesetReader().read(try InputFile.read(changeset), name: changeset)
-        progress?.lap("read changeset")
-        let applier = try FileApplier(changeset: changes, old: old, reader: DocumentReader(format: inputFormat.format, key: changes.key))
-        progress?.lap("scan OLD")
+        let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
+        let applier = try FileApplier.open(changeset: try InputFile.read(changeset), name: changeset, old: old,
+                                           reader: DocumentReader(format: inputFormat.format, key: placeholder))
+        let changes = applier.changeset
+        progress?.lap("read changeset, scan OLD")
         if !force {
             guard let fingerprints = changes.fingerprints else {
                 throw ListDiffError(file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")

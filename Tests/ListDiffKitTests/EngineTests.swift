@@ -292,6 +292,36 @@ struct DocumentPairs {
         #expect(films > 30)
     }
 
+    /// `FileApplier.open` scans OLD with the key and layout read before the changes, at once
+    /// with the rest: a changeset whose later members say otherwise (a second "key") is
+    /// applied with the whole changeset's, and a broken changeset is refused as before.
+    @Test func openingReadsTheHeaderFirst() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"[{"id": 1, "sku": "b", "n": 1}, {"id": 2, "sku": "a", "n": 2}]"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"[{"id": 2, "sku": "a", "n": 3}, {"id": 1, "sku": "b", "n": 1}]"#.write(to: new, atomically: true, encoding: .utf8)
+        let text = Self.run(old, new, engine: true, key: ["sku"])
+        let reader = DocumentReader(key: try IdentityKey(parsing: []))
+        func applied(_ changes: String) -> String {
+            do throws(ListDiffError) {
+                let applier = try FileApplier.open(changeset: Array(changes.utf8), name: "changes.json", old: old.path, reader: reader)
+                try applier.apply()
+                return Self.written(applier, .json)
+            } catch {
+                return "error: \(error)"
+            }
+        }
+        let expected = Self.written(try reader.read(new.path).root, .json)
+        #expect(applied(text) == expected)
+        // The same changes keyed by "sku" after a first "key" of "id": the last one counts.
+        let rekeyed = text.replacingOccurrences(of: "\"key\": [\"sku\"],", with: "\"key\": [\"id\"],")
+            .replacingOccurrences(of: "\"sections\": [],", with: "\"sections\": [], \"changes\": [], \"key\": [\"sku\"],")
+        #expect(rekeyed != text)
+        #expect(applied(rekeyed) == expected)
+        #expect(applied("{\"version\": 1, \"key\": [\"sku\"], \"changes\": [") .hasPrefix("error: changes.json:1:"))
+    }
+
     /// A file that shrinks after it was mapped (another program rewriting it) gives an
     /// error naming it, not a crash (SIGBUS) and not what its missing bytes read as.
     @Test func aFileThatShrinksIsAnErrorNotACrash() throws {

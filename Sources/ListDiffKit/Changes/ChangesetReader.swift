@@ -43,6 +43,12 @@ public struct ChangesetReader: Sendable {
                 for m in object.members[..<k] { next += m.value.nodeCount }
                 return (object.members[k].value, Cursor(source: cursor.source, preorder: next))
             }
+
+            /// A member the changeset must have.
+            func required(_ name: String) throws(ListDiffError) -> (Value, Cursor) {
+                guard let field = self[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
+                return field
+            }
         }
 
         func elements(of items: [Value]) -> [(value: Value, cursor: Cursor)] {
@@ -59,37 +65,15 @@ public struct ChangesetReader: Sendable {
             throw cursor.error("a changeset is a JSON object (made by listdiff --format json); this is \(root.typeName.withArticle)")
         }
         let fields = cursor.fields(of: object)
-        func required(_ name: String) throws(ListDiffError) -> (Value, Cursor) {
-            guard let field = fields[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
-            return field
-        }
-        let (version, versionAt) = try required("version")
+        let (version, versionAt) = try fields.required("version")
         guard case .number(let v) = version, v == Number(exactly: JSONChangesetRenderer.schemaVersion) else {
             throw versionAt.error("unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(JSONChangesetRenderer.schemaVersion)")
         }
-        let (keyValue, keyAt) = try required("key")
-        guard case .array(let keyItems) = keyValue, !keyItems.isEmpty else {
-            throw keyAt.error("\"key\" must be a non-empty array of field paths")
-        }
-        var keyPaths: [String] = []
-        for item in keyItems {
-            guard case .string(let s) = item else { throw keyAt.error("\"key\" must be a non-empty array of field paths") }
-            keyPaths.append(s)
-        }
-        let key: IdentityKey
-        do { key = try IdentityKey(parsing: keyPaths) } catch { throw keyAt.error(error.message) }
-
-        var duplicates = DuplicatePolicy.error
-        if let (value, at) = fields["duplicates"] {
-            guard case .string(let s) = value, let policy = DuplicatePolicy(rawValue: s) else {
-                throw at.error("\"duplicates\" must be \"error\" or \"match\"")
-            }
-            duplicates = policy
-        }
+        let (key, duplicates) = try decodeKey(fields, at: cursor)
         var algorithm = "heckel"
         if let (value, _) = fields["algorithm"], case .string(let s) = value { algorithm = s }
 
-        let (records, recordsAt) = try required("records")
+        let (records, recordsAt) = try fields.required("records")
         let oldCount = try count(records, "old", at: recordsAt)
         let newCount = try count(records, "new", at: recordsAt)
 
@@ -103,10 +87,7 @@ public struct ChangesetReader: Sendable {
             fingerprints = Changeset.Fingerprints(old: old, new: new)
         }
 
-        var layout = Layout()
-        if let (value, at) = fields["layout"] {
-            layout = try decodeLayout(value, at: at)
-        }
+        let layout = try decodeLayout(fields)
         var sectionChanges: [SectionChange] = []
         var sectionLocations: [Int] = []
         if let (value, at) = fields["sections"] {
@@ -120,7 +101,7 @@ public struct ChangesetReader: Sendable {
             throw cursor.error("the changeset has section changes but its layout is a plain list")
         }
 
-        let (changesValue, changesAt) = try required("changes")
+        let (changesValue, changesAt) = try fields.required("changes")
         guard case .array(let items) = changesValue else { throw changesAt.error("\"changes\" must be an array") }
         var changes: [Change] = []
         changes.reserveCapacity(items.count)
@@ -146,6 +127,76 @@ public struct ChangesetReader: Sendable {
         changeset.sections = sectionChanges
         changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
         return changeset
+    }
+
+    /// The key and duplicates policy of a changeset's top-level members.
+    func decodeKey(_ fields: Cursor.Fields, at cursor: Cursor) throws(ListDiffError) -> (IdentityKey, DuplicatePolicy) {
+        let (keyValue, keyAt) = try fields.required("key")
+        guard case .array(let keyItems) = keyValue, !keyItems.isEmpty else {
+            throw keyAt.error("\"key\" must be a non-empty array of field paths")
+        }
+        var keyPaths: [String] = []
+        for item in keyItems {
+            guard case .string(let s) = item else { throw keyAt.error("\"key\" must be a non-empty array of field paths") }
+            keyPaths.append(s)
+        }
+        let key: IdentityKey
+        do { key = try IdentityKey(parsing: keyPaths) } catch { throw keyAt.error(error.message) }
+
+        var duplicates = DuplicatePolicy.error
+        if let (value, at) = fields["duplicates"] {
+            guard case .string(let s) = value, let policy = DuplicatePolicy(rawValue: s) else {
+                throw at.error("\"duplicates\" must be \"error\" or \"match\"")
+            }
+            duplicates = policy
+        }
+        return (key, duplicates)
+    }
+
+    /// The layout of a changeset's top-level members (a plain list when there is none).
+    func decodeLayout(_ fields: Cursor.Fields) throws(ListDiffError) -> Layout {
+        guard let (value, at) = fields["layout"] else { return Layout() }
+        return try decodeLayout(value, at: at)
+    }
+
+    /// What scanning OLD needs of a changeset: its key, duplicates policy and layout, read
+    /// from the members before `"changes"` (where listdiff writes them), without reading
+    /// the changes. Nil when they are not all there, or anything is amiss: the changeset is
+    /// then read whole, and its errors given.
+    func header(_ bytes: [UInt8], name: String) -> (key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout)? {
+        // Where the "changes" member starts, found by the parser's own walk of the members.
+        let cut: Int? = bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maxDepth: 1000)
+            parser.recordsOffsets = false
+            parser.skipByteOrderMark()
+            parser.skipWhitespace()
+            guard parser.index < buffer.count, buffer[parser.index] == UInt8(ascii: "{") else { return nil }
+            do throws(JSONParseFailure) {
+                guard try !parser.openIsEmpty(close: UInt8(ascii: "}")) else { return nil }
+                repeat {
+                    try parser.nameStart()
+                    let start = parser.index
+                    let member = try parser.parseString()
+                    if member == "changes" { return start }
+                    try parser.colon()
+                    _ = try parser.parseValue()
+                    parser.skipWhitespace()
+                } while try parser.separator(close: UInt8(ascii: "}"), "object")
+            } catch {
+                return nil
+            }
+            return nil
+        }
+        guard let cut else { return nil }
+        var prefix = Array(bytes[..<cut])
+        while let last = prefix.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { prefix.removeLast() }
+        guard prefix.last == UInt8(ascii: ",") else { return nil }
+        prefix[prefix.count - 1] = UInt8(ascii: "}")
+        guard let (root, source) = try? JSONReader().read(prefix, name: name), case .object(let object) = root else { return nil }
+        let cursor = Cursor(source: source, preorder: 0)
+        let fields = cursor.fields(of: object)
+        guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
+        return (key, duplicates, layout)
     }
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {

@@ -26,24 +26,88 @@ public final class FileApplier: @unchecked Sendable {
     /// changeset's key, duplicates policy and layout.
     ///
     /// - Throws: the errors reading OLD for a diff gives.
-    public init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
+    public convenience init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
         throws(ListDiffError)
     {
+        let scan = try Self.scan(Header(changeset), old: path, reader: base, progress: progress)
+        self.init(changeset: changeset, scan)
+    }
+
+    /// Reads a changeset (as `ChangesetReader` does) and scans OLD at once, on two cores:
+    /// the scan needs only the changeset's key, duplicates policy and layout, which a
+    /// changeset that listdiff wrote gives before its changes. The changeset's errors come
+    /// first, as when it is read before OLD.
+    public static func open(changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
+                            progress: Progress? = nil) throws(ListDiffError) -> FileApplier
+    {
+        let reader = ChangesetReader()
+        guard let header = reader.header(bytes, name: name) else {
+            return try FileApplier(changeset: reader.read(bytes, name: name), old: path, reader: base, progress: progress)
+        }
+        let results = UnsafeMutableBufferPointer<Result<Any, ListDiffError>?>.allocate(capacity: 2)
+        results.initialize(repeating: nil)
+        defer { results.deinitialize(); results.deallocate() }
+        nonisolated(unsafe) let out = results
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+            if k == 0 {
+                out[0] = Result { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) }
+            } else {
+                out[1] = Result { () throws(ListDiffError) -> Any in
+                    try Self.scan(Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
+                                  reader: base, progress: progress)
+                }
+            }
+        }
+        let changeset = try results[0]!.get() as! Changeset
+        guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
+            // (Not the header the whole changeset gives: OLD is scanned again with its own.)
+            return try FileApplier(changeset: changeset, old: path, reader: base, progress: progress)
+        }
+        return FileApplier(changeset: changeset, try results[1]!.get() as! Scan)
+    }
+
+    /// What OLD's scan depends on in a changeset.
+    struct Header: Equatable {
+        var key: IdentityKey
+        var duplicates: DuplicatePolicy
+        var layout: Layout
+
+        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout) {
+            self.key = key
+            self.duplicates = duplicates
+            self.layout = layout
+        }
+
+        init(_ changeset: Changeset) {
+            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout)
+        }
+    }
+
+    /// OLD, scanned for a changeset.
+    struct Scan {
+        let name: String
+        let format: InputFormat
+        let side: Engine.Side
+        let hashing: KeyHashing
+        let engine: Engine
+        let reader: DocumentReader
+    }
+
+    static func scan(_ header: Header, old path: String, reader base: DocumentReader, progress: Progress?) throws(ListDiffError)
+        -> Scan
+    {
         var reader = base
-        reader.key = changeset.key
-        reader.duplicates = changeset.duplicates
-        reader.layout = changeset.layout.options
+        reader.key = header.key
+        reader.duplicates = header.duplicates
+        reader.layout = header.layout.options
         let file = try MappedFile(path)
-        self.changeset = changeset
-        self.reader = reader
-        name = path
-        format = reader.format(for: path, bytes: file.head)
-        var engine = Engine(key: changeset.key, differ: Differ(), duplicates: changeset.duplicates, options: reader.layout,
+        let format = reader.format(for: path, bytes: file.head)
+        var engine = Engine(key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
                             progress: progress)
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml
         engine.releasesPages = true
-        self.engine = engine
+        let side: Engine.Side, hashing: KeyHashing
         do throws(ListDiffError) {
             (side, hashing) = try engine.keyedSide(file, format)
         } catch {
@@ -51,6 +115,17 @@ public final class FileApplier: @unchecked Sendable {
             throw error
         }
         try file.checkIntact()
+        return Scan(name: path, format: format, side: side, hashing: hashing, engine: engine, reader: reader)
+    }
+
+    init(changeset: Changeset, _ scan: Scan) {
+        self.changeset = changeset
+        name = scan.name
+        format = scan.format
+        side = scan.side
+        hashing = scan.hashing
+        engine = scan.engine
+        reader = scan.reader
     }
 
     /// OLD's fingerprint, to check against the changeset's.
