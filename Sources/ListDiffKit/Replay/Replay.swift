@@ -338,7 +338,10 @@ public struct Replay: Sendable {
     /// What a line reads: a section's label, or a record's key and content, with the note a
     /// scene gives it.
     func text(_ line: Line, in scene: Scene) -> String {
-        if line.isHeader { return "§ " + Self.sectionLabel(sectionNames[-1 - line.id]) }
+        if line.isHeader {
+            let k = -1 - line.id
+            return "§ " + Self.sectionLabel(k < sectionNames.count ? sectionNames[k] : nil)
+        }
         var out = text(line.id, line.updated)
         if case .state(_, _, let notes, _) = scene.content, let note = notes[line.id] { out += note }
         return out
