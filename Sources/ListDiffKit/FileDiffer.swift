@@ -7,6 +7,9 @@ public struct FileDiffer: Sendable {
     /// Whether the fast path may be taken.
     public var fast = true
     public var progress: Progress?
+    /// Paths read as an empty list instead of their content, in the other input's format: git
+    /// names the missing side of an added or deleted file `/dev/null`.
+    public var emptyPaths: Set<String> = []
     /// The engine's parts and key hashing (for tests: every input split, hashes that collide).
     var parts = Machine.cores
     var splitsFrom = 1 << 20
@@ -28,6 +31,9 @@ public struct FileDiffer: Sendable {
         /// OLD's records, read again when asked for (from the engine's scan, or the document).
         public var oldRecords: Replay.Records?
 
+        /// Finds where records are in the files: in NEW when `new`, else in OLD.
+        public var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
+
         public init(changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
                     oldRecords: Replay.Records? = nil)
         {
@@ -35,6 +41,24 @@ public struct FileDiffer: Sendable {
             self.documents = documents
             self.fast = fast
             self.oldRecords = oldRecords
+            if let documents {
+                locator = { positions, new in
+                    let document = new ? documents.new : documents.old
+                    let offsets = positions.map { p -> Int? in
+                        guard p.section < document.sections.count else { return nil }
+                        let records = document.sections[p.section].records
+                        guard p.index >= 0, p.index < records.count else { return nil }
+                        return document.records[records.lowerBound + p.index].offset
+                    }
+                    return document.source.bytes.withUnsafeBufferPointer { SourceLocation.of(offsets: offsets, in: $0) }
+                }
+            }
+        }
+
+        /// The line and column of the records at `positions`, in NEW when `new`, else in OLD;
+        /// nil where that is not known (a streaming diff keeps no records).
+        public func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
+            locator?(positions, new) ?? positions.map { _ in nil }
         }
 
         /// The replay of the changeset, OLD's records read only as its frames show them.
@@ -51,11 +75,43 @@ public struct FileDiffer: Sendable {
     /// tested against).
     public var fastPathApplies: Bool { fast }
 
+    /// Opens both inputs and finds their formats. A path in `emptyPaths` is an empty list in
+    /// the other's format.
+    func open(_ old: String, _ new: String) throws(ListDiffError) -> (MappedFile, InputFormat, MappedFile, InputFormat) {
+        // The other input with no records: its sections, headers and the document around
+        // them kept, so that it has the other's shape. NDJSON's empty list is no line at all.
+        func empty(_ name: String, like other: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
+            if format == .ndjson { return (MappedFile(name: name, bytes: []), .ndjson) }
+            var formatted = reader
+            formatted.format = format
+            let document = try formatted.parse(Array(other.bytes), name: other.name)
+            let twin = try document.layout.rebuild(document.root, sections: document.sections.map { (name: $0.name, header: $0.header, records: []) })
+            return (MappedFile(name: name, bytes: Array(JSONWriter.compact(twin).utf8)), .json)
+        }
+        switch (emptyPaths.contains(old), emptyPaths.contains(new)) {
+        case (true, true):
+            let format = reader.format == .ndjson ? InputFormat.ndjson : .json
+            let none = MappedFile(name: old, bytes: format == .ndjson ? [] : Array("[]".utf8))
+            return (none, format, MappedFile(name: new, bytes: format == .ndjson ? [] : Array("[]".utf8)), format)
+        case (true, false):
+            let newFile = try MappedFile(new)
+            let format = reader.format(for: new, bytes: newFile.head)
+            let (oldFile, oldFormat) = try empty(old, like: newFile, format)
+            return (oldFile, oldFormat, newFile, format)
+        case (false, true):
+            let oldFile = try MappedFile(old)
+            let format = reader.format(for: old, bytes: oldFile.head)
+            let (newFile, newFormat) = try empty(new, like: oldFile, format)
+            return (oldFile, format, newFile, newFormat)
+        case (false, false):
+            let oldFile = try MappedFile(old)
+            let newFile = try MappedFile(new)
+            return (oldFile, reader.format(for: old, bytes: oldFile.head), newFile, reader.format(for: new, bytes: newFile.head))
+        }
+    }
+
     public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
-        let oldFile = try MappedFile(old)
-        let newFile = try MappedFile(new)
-        let oldFormat = reader.format(for: old, bytes: oldFile.head)
-        let newFormat = reader.format(for: new, bytes: newFile.head)
+        let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         if fastPathApplies {
             var engine = Engine(key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
                                 progress: progress)
@@ -64,12 +120,15 @@ public struct FileDiffer: Sendable {
             engine.parts = parts
             engine.splitsFrom = splitsFrom
             engine.keyHashing = keyHashing
-            let (changeset, side) = try engine.diffKeepingOld(old: oldFile, oldFormat, new: newFile, newFormat)
+            let (changeset, side, newSide) = try engine.diffKeepingSides(old: oldFile, oldFormat, new: newFile, newFormat)
             let records = side.records
-            return Result(changeset: changeset, documents: nil, fast: true, oldRecords: Replay.Records { r in
+            var result = Result(changeset: changeset, documents: nil, fast: true, oldRecords: Replay.Records { r in
                 guard r < records.count, let value = try? records.value(r) else { return nil }
                 return (value, side.occurrence(r) ?? 0)
             })
+            let locateOld = side.locator, locateNew = newSide.locator
+            result.locator = { positions, new in new ? locateNew(positions) : locateOld(positions) }
+            return result
         }
         progress?.begin(total: 2 * (oldFile.bytes.count + newFile.bytes.count))
         var formatted = reader

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, json, jsonpatch, replay
+    case patch, json, jsonpatch, markdown, github, replay
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -40,6 +40,7 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension DuplicatePolicy: ExpressibleByArgument {}
+extension GitHubRenderer.Level: ExpressibleByArgument {}
 extension Differ.MemberOrder: ExpressibleByArgument {}
 
 struct DiffCommand: ParsableCommand, Executable {
@@ -64,11 +65,31 @@ struct DiffCommand: ParsableCommand, Executable {
             the changeset does not depend on their number. Regular files are mapped into \
             memory: a file that shrinks while it is read is refused (exit status 2).
 
-            Exit status: 0 if the inputs hold the same records, 1 if they differ, 2 on \
-            trouble (bad usage, unreadable or malformed input, missing or duplicate keys).
+            Run by git as an external diff (GIT_EXTERNAL_DIFF=listdiff, or a diff driver's \
+            command), listdiff recognises git's seven arguments, shows the file as a/PATH and \
+            b/PATH, reads /dev/null (an added or deleted file's missing side) as the other \
+            file with no records, and exits 0 so that git goes on to the next file.
+
+            Everything quoted from the inputs (keys, member names, values, section and file \
+            names) is escaped in the patch, the stat, the replay, the Markdown and GitHub \
+            outputs and error messages, so that no file can act on the terminal.
+
+            Exit status: 0 if the inputs hold the same records, 1 if they differ (with \
+            --fail-on, only if a change of those kinds occurred), 2 on trouble (bad usage, \
+            unreadable or malformed input, missing or duplicate keys).
             """
     )
 
+    @OptionGroup var options: DiffOptions
+
+    func validate() throws { try options.validate() }
+
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) { try options.execute() }
+}
+
+/// The diff's arguments, and the diff itself. They are a group of their own so that the
+/// completion scripts can offer them at the top level too, where `diff` is implied.
+struct DiffOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
     var old: String
 
@@ -95,8 +116,40 @@ struct DiffCommand: ParsableCommand, Executable {
         valueName: "field"))
     var items: String?
 
-    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW) or replay (an animation in the terminal).")
+    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal).")
     var format: OutputFormat = .patch
+
+    @Flag(name: [.customShort("q"), .long], help: "Print nothing: report by exit status alone (0 same, 1 different, 2 trouble). Errors still go to standard error.")
+    var quiet = false
+
+    @Flag(help: "Counts only: per kind, per section, and the fields most often changed. With -f json, the changeset without its changes and stages.")
+    var stat = false
+
+    @Option(name: .customLong("fail-on"), help: ArgumentHelp(
+        "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
+        valueName: "kinds"))
+    var failOn: String?
+
+    @Option(help: ArgumentHelp(
+        "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
+        valueName: "kinds"))
+    var show: String?
+
+    @Option(help: ArgumentHelp("In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
+                               valueName: "n"))
+    var limit: Int = 50
+
+    @Option(name: .customLong("annotation-level"), help: ArgumentHelp(
+        "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
+    var annotationLevel: GitHubRenderer.Level = .notice
+
+    /// Set when git runs listdiff as an external diff: the path being diffed (see `GitCall`).
+    @Option(name: .customLong("git-path"), help: .hidden)
+    var gitPath: String?
+
+    /// Under git, a renamed file's new path.
+    @Option(name: .customLong("git-new-path"), help: .hidden)
+    var gitNewPath: String?
 
     @Option(help: "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset.")
     var algorithm: AlgorithmChoice = .heckel
@@ -163,6 +216,15 @@ struct DiffCommand: ParsableCommand, Executable {
                 throw ValidationError("--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
             }
         }
+        if quiet, output != nil || record != nil || stat {
+            throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
+        }
+        if stat, ![.patch, .json].contains(format) { throw ValidationError("--stat goes with -f patch or -f json") }
+        if show != nil, format == .replay { throw ValidationError("--show filters what is printed; --format replay plays every change") }
+        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        for kinds in [failOn, show].compactMap({ $0 }) {
+            do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
+        }
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
@@ -180,6 +242,8 @@ struct DiffCommand: ParsableCommand, Executable {
                                    sectionKey: sectionKey, items: items)
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
         var files = FileDiffer(reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
+        // git names the side of an added or deleted file /dev/null: an empty list.
+        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         files.progress = progress?.progress ?? Timings.progress
@@ -192,23 +256,31 @@ struct DiffCommand: ParsableCommand, Executable {
         } else {
             result = try files.diff(old: old, new: new, fingerprints: format == .json)
         }
-        let changeset = result.changeset
-        if format == .jsonpatch, changeset.layout.isSectioned {
+        if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
+        var status: ExitStatus = result.changeset.isEmpty ? .same : .different
+        if let failOn, try !result.changeset.hasChanges(of: ChangeKinds(parsing: failOn)) { status = .same }
+        // git goes on to the next file only after an external diff that exits 0.
+        if gitPath != nil { status = .same }
+        if quiet { return (status, result as Any) }
+        let changeset = try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
+            ?? result.changeset
 
-        let status: ExitStatus = changeset.isEmpty ? .same : .different
         if format == .replay {
             progress?.stop()
             try replay(result.replay(oldName: old, newName: new, limit: animateLimit), status: status)
             return (status, result as Any)
         }
-        let context = RenderContext(oldName: old, newName: new)
+        let context = displayContext
         let renderer: any ChangesetRenderer
         switch format {
-        case .json: renderer = JSONChangesetRenderer(context: context)
+        case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
         case .jsonpatch: renderer = JSONPatchRenderer()
-        case .patch, .replay: renderer = PatchRenderer(context: context, style: TextStyle(colored: useColor))
+        case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
+        case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
+        case .patch, .replay:
+            renderer = stat ? StatRenderer(context: context) : PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
         progress?.stop()  // before anything reaches the terminal
         try Output.write(to: output) { stream in
@@ -230,7 +302,7 @@ struct DiffCommand: ParsableCommand, Executable {
             let (width, height) = ReplayPlayer.size(of: STDOUT_FILENO)
             try Output.write(to: record) { stream in
                 ReplayPlayer.record(replay, limit: animateLimit, scale: scale, width: width, height: height,
-                                    style: TextStyle(colored: colored), title: "listdiff \(old) \(new)", to: &stream)
+                                    style: TextStyle(colored: colored), title: SafeText.escape("listdiff \(old) \(new)"), to: &stream)
             }
             return
         }
@@ -238,6 +310,13 @@ struct DiffCommand: ParsableCommand, Executable {
             throw ListDiffError("--format replay needs a terminal on standard output; --record FILE.cast records it without one")
         }
         ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
+    }
+
+    /// The names output shows: as given, or under git, the path as git shows it.
+    var displayContext: RenderContext {
+        guard let gitPath else { return RenderContext(oldName: old, newName: new) }
+        return RenderContext(oldName: old == "/dev/null" ? old : "a/" + gitPath,
+                             newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
     }
 
     var useColor: Bool {

@@ -23,6 +23,14 @@ struct ListDiff: ParsableCommand {
     )
 }
 
+/// The command line as the completion scripts see it: the diff's options at the top level,
+/// where `diff` is implied (`listdiff --format <TAB>`), and the subcommands.
+struct CompletionRoot: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self])
+
+    @OptionGroup var options: DiffOptions
+}
+
 /// A subcommand that runs and says how it went; errors are thrown as `ListDiffError`.
 protocol Executable {
     /// Returns the exit status and whatever big values the run built, so that the caller
@@ -40,7 +48,9 @@ enum Main {
         listdiff_fix_mmap_threshold(128 << 10)
         let command: any ParsableCommand
         do {
-            command = try ListDiff.parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if arguments.first == "--generate-completion-script" { CompletionRoot.main(arguments) }
+            command = try ListDiff.parseAsRoot(GitCall.rewrite(arguments) ?? arguments)
         } catch {
             // --help and --version succeed; every usage error is trouble (2), as in diff(1).
             let code = ListDiff.exitCode(for: error)
@@ -49,7 +59,10 @@ enum Main {
                 exit(ExitStatus.same.rawValue)
             }
             var stderr = FileStream(fd: STDERR_FILENO)
-            stderr.write("listdiff: " + ListDiff.fullMessage(for: error).replacingFirst("Error: ", with: "error: ") + "\n")
+            // Usage errors quote the arguments: escaped line by line, as every error is.
+            let message = ListDiff.fullMessage(for: error).replacingFirst("Error: ", with: "error: ")
+            stderr.write("listdiff: " + message.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { SafeText.escape(String($0)) }.joined(separator: "\n") + "\n")
             stderr.flush()
             exit(ExitStatus.trouble.rawValue)
         }

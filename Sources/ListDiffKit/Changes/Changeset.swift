@@ -143,6 +143,11 @@ public struct Changeset: Sendable {
     public var newSections: SectionOutline
     /// Set when the changeset was read from a file.
     public var origin: Origin?
+    /// Set when only some kinds of change were kept (`showing(_:)`): such a changeset
+    /// describes, it does not apply.
+    public var shown: ChangeKinds?
+    /// Every section change, when `showing(_:)` left some out (for the counts).
+    var allSections: [SectionChange]?
 
     public init(algorithm: String, key: IdentityKey, oldCount: Int, newCount: Int, changes: [Change], summary: Summary) {
         self.algorithm = algorithm

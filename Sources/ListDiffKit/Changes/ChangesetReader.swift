@@ -101,6 +101,12 @@ public struct ChangesetReader: Sendable {
             throw cursor.error("the changeset has section changes but its layout is a plain list")
         }
 
+        if let (_, at) = fields["shown"] {
+            throw at.error("this changeset holds only some kinds of change (made with --show); apply needs the whole changeset")
+        }
+        if fields["changes"] == nil, let (_, at) = fields["fields"] {
+            throw at.error("this is a summary (made with --stat); apply needs the changeset with its changes")
+        }
         let (changesValue, changesAt) = try fields.required("changes")
         guard case .array(let items) = changesValue else { throw changesAt.error("\"changes\" must be an array") }
         var changes: [Change] = []

@@ -49,13 +49,13 @@ struct Engine: Sendable {
     ///   input, a layout that holds no records, a record without a usable key, a key found
     ///   twice, two inputs of different shapes; or an algorithm's refusal.
     func diff(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat) throws(ListDiffError) -> Changeset {
-        try diffKeepingOld(old: old, oldFormat, new: new, newFormat).changeset
+        try diffKeepingSides(old: old, oldFormat, new: new, newFormat).changeset
     }
 
-    /// The changeset, and OLD as scanned: its records can be read again afterwards (for
-    /// what a replay shows).
-    func diffKeepingOld(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
-        throws(ListDiffError) -> (changeset: Changeset, old: Side)
+    /// The changeset, and both inputs as scanned: OLD's records can be read again afterwards
+    /// (for what a replay shows), and either's records located (for annotations).
+    func diffKeepingSides(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
+        throws(ListDiffError) -> (changeset: Changeset, old: Side, new: Side)
     {
         var hashing = keyHashing
         do throws(ListDiffError) {
@@ -126,13 +126,27 @@ struct Engine: Sendable {
 
         func occurrence(_ r: Int) -> Int? { occurrences.map { Int($0[r]) } }
 
+        /// Finds the line and column of the records at some positions, in one pass over the
+        /// file. It holds the records' places, not the rest of the side.
+        var locator: @Sendable ([RecordPosition]) -> [SourceLocation?] {
+            let records = records, starts = sectionStarts, count = count
+            return { positions in
+                let offsets = positions.map { p -> Int? in
+                    let start = starts.isEmpty ? (p.section == 0 ? 0 : nil) : p.section < starts.count ? starts[p.section] : nil
+                    guard let start, p.index >= 0, start + p.index < count else { return nil }
+                    return records.starts[start + p.index]
+                }
+                return SourceLocation.of(offsets: offsets, in: records.file.bytes)
+            }
+        }
+
         func error(at record: Int, _ message: String) -> ListDiffError {
             ListDiffError(file: file.name, location: records.location(record), message)
         }
     }
 
     func attempt(_ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
-                 _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side)?
+                 _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side, Side)?
     {
         progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
         // A YAML input is parsed on one core: then OLD and NEW are scanned at once. Either
@@ -182,7 +196,7 @@ struct Engine: Sendable {
     /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
     /// takes the k-th in OLD.
     func attemptMatching(_ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
-                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side)?
+                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side, Side)?
     {
         progress?.lap("index OLD")
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
@@ -260,7 +274,7 @@ struct Engine: Sendable {
 
     /// Sections, moves, the compare and the changeset, once records are matched.
     func finish(_ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
-                copies: PageBuffer<Bool>) throws(ListDiffError) -> (Changeset, Side)?
+                copies: PageBuffer<Bool>) throws(ListDiffError) -> (Changeset, Side, Side)?
     {
         progress?.enter(.comparing)
         // From here on the inputs are read here and there: a fault reads one page, not ahead.
@@ -298,7 +312,7 @@ struct Engine: Sendable {
                                                         new: Fingerprint.string(newSide.fingerprint))
         progress?.lap("compare")
         progress?.enter(.writing)
-        return (changeset, oldSide)
+        return (changeset, oldSide, newSide)
     }
 
     /// The algorithm's matching over identities (every record its own symbol, a NEW record

@@ -12,25 +12,34 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The location of byte `offset` in `bytes`, counting lines by `\n` and columns by scalars.
     static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> SourceLocation {
-        var line = 1
-        var column = 1
-        var i = 0
-        let end = min(offset, bytes.count)
-        while i < end {
-            let b = bytes[i]
-            if b == 0x0A {
-                line += 1
-                column = 1
-            } else if b & 0xC0 != 0x80 {
-                column += 1
+        of(offsets: [offset], in: bytes)[0]!
+    }
+
+    /// The locations of many offsets at once, in one pass over `bytes` (nil stays nil).
+    static func of(offsets: [Int?], in bytes: UnsafeBufferPointer<UInt8>) -> [SourceLocation?] {
+        let order = offsets.indices.filter { offsets[$0] != nil }.sorted { offsets[$0]! < offsets[$1]! }
+        var out = [SourceLocation?](repeating: nil, count: offsets.count)
+        var line = 1, column = 1, i = 0
+        for k in order {
+            let end = min(offsets[k]!, bytes.count)
+            while i < end {
+                let b = bytes[i]
+                if b == 0x0A {
+                    line += 1
+                    column = 1
+                } else if b & 0xC0 != 0x80 {
+                    column += 1
+                }
+                i += 1
             }
-            i += 1
+            out[k] = SourceLocation(line: line, column: column)
         }
-        return SourceLocation(line: line, column: column)
+        return out
     }
 }
 
-/// Every error listdiff reports: one line, `file:line:column: error: message` where a place applies.
+/// Every error listdiff reports: one line, `file:line:column: error: message` where a place
+/// applies. The description escapes control characters (`SafeText`), so that it stays one line.
 public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable {
     public var file: String?
     public var location: SourceLocation?
@@ -49,7 +58,8 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
             if let location { prefix += "\(location.line):\(location.column):" }
             prefix += " "
         }
-        return prefix + "error: " + message
+        // One line, whatever the file name or the quoted input hold.
+        return SafeText.escape(prefix + "error: " + message)
     }
 
     /// The same error, attributed to `file` if it has no file yet.

@@ -8,9 +8,13 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     public static let schemaVersion = 1
 
     public let context: RenderContext
+    /// Counts only (`--stat`): the header, the summary, the section changes and how often each
+    /// field changed, without `changes` and `stages`.
+    public var statOnly = false
 
-    public init(context: RenderContext) {
+    public init(context: RenderContext, statOnly: Bool = false) {
         self.context = context
+        self.statOnly = statOnly
     }
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
@@ -69,6 +73,24 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             Self.write(op, to: &buffer)
         }
         buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
+        if let shown = changeset.shown {
+            buffer.append(",\n  \"shown\": ")
+            buffer.append(value: .array(shown.names.map { .string($0) }))
+        }
+        if statOnly {
+            let counts = changeset.fieldCounts
+            buffer.append(",\n  \"fields\": [")
+            for (n, field) in counts.enumerated() {
+                buffer.append(n == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ")
+                buffer.append(string: field.path)
+                buffer.append(", \"updated\": ")
+                buffer.append(int: field.count)
+                buffer.append("}")
+            }
+            buffer.append(counts.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
+            flush(&buffer)
+            return
+        }
         // The changes, then the stages, in blocks rendered on every core at once, a wave at a
         // time, and written in order: the memory held is a wave's, whatever the changeset's size.
         buffer.append(",\n  \"changes\": [")

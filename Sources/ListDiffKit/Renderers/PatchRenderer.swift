@@ -12,7 +12,8 @@
 ///     1 inserted, 1 deleted, 1 moved, 1 updated, 10 unchanged
 ///
 /// `#n` is a 0-based index (old for `-`, new for `+`, old → new for `>`). Nothing is
-/// written when the lists are the same, as with diff(1).
+/// written when the lists are the same, as with diff(1). Everything quoted from the
+/// inputs goes through `SafeText`, so no record can act on the terminal.
 public struct PatchRenderer: ChangesetRenderer {
     public let context: RenderContext
     public let style: TextStyle
@@ -23,9 +24,9 @@ public struct PatchRenderer: ChangesetRenderer {
     }
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
-        guard !changeset.isEmpty else { return }
-        out.write(style.paint("--- \(context.oldName)", .bold) + "\n")
-        out.write(style.paint("+++ \(context.newName)", .bold) + "\n")
+        guard changeset.differs else { return }
+        out.write(style.paint("--- \(SafeText.escape(context.oldName))", .bold) + "\n")
+        out.write(style.paint("+++ \(SafeText.escape(context.newName))", .bold) + "\n")
         if !changeset.layout.isSectioned {
             for change in changeset.changes { out.write(line(change, changeset)) }
             out.write(Self.summaryLine(changeset.summary) + "\n")
@@ -33,28 +34,17 @@ public struct PatchRenderer: ChangesetRenderer {
         }
         // Sections: the layout, the section changes, then record changes under the header of
         // the section they belong to (deletes: the old section; the rest: the new one).
-        out.write(style.paint("# \(changeset.layout)", .bold) + "\n")
+        out.write(style.paint(SafeText.escape("# \(changeset.layout)"), .bold) + "\n")
         for op in changeset.sections { out.write(line(op)) }
-        let oldNames = changeset.oldSections.names, newNames = changeset.newSections.names
-        var groups: [[Change]] = Array(repeating: [], count: newNames.count)
-        var goneGroups: [Int: [Change]] = [:]
+        let homes = changeset.changesBySection
         let target = changeset.oldSectionTargets
-        for change in changeset.changes {
-            if change.operation == .delete, let o = change.old {
-                if let t = target[o.section] { groups[t].append(change) } else { goneGroups[o.section, default: []].append(change) }
-            } else if let n = change.new, n.section < groups.count {
-                groups[n.section].append(change)
-            }
-        }
-        let homes = groups.enumerated().map { (newNames[$0.offset], $0.element) }
-            + goneGroups.keys.sorted().map { (oldNames[$0], goneGroups[$0]!) }
-        for (name, changes) in homes where !changes.isEmpty {
-            out.write(style.paint("@ \(JSONWriter.compact(name ?? .null))", .bold) + "\n")
+        for (name, changes) in homes {
+            out.write(style.paint(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))"), .bold) + "\n")
             for change in changes { out.write(line(change, changeset)) }
         }
-        out.write(Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.sections) + "\n")
-        for (name, changes) in homes where !changes.isEmpty {
-            out.write("  \(JSONWriter.compact(name ?? .null)): \(Self.groupSummary(changes, target: target))\n")
+        out.write(Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
+        for (name, changes) in homes {
+            out.write("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(Self.groupSummary(changes, target: target))\n")
         }
     }
 
@@ -65,9 +55,9 @@ public struct PatchRenderer: ChangesetRenderer {
             guard let p else { return "?" }
             return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
         }
-        let key = keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
+        let key = SafeText.escape(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
         // A scalar keyed by itself is all said by its key.
-        let body = change.keyedBySelf ? "" : " " + JSONWriter.compact(change.value ?? .null)
+        let body = change.keyedBySelf ? "" : " " + SafeText.escape(JSONWriter.compact(change.value ?? .null))
         switch change.operation {
         case .delete:
             return style.paint("- \(key) #\(at(change.old))\(body)", .red) + "\n"
@@ -78,7 +68,7 @@ public struct PatchRenderer: ChangesetRenderer {
             if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
                changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
             {
-                text += " (from \(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null)))"
+                text += " (from \(SafeText.escape(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null))))"
             }
             return style.paint(text, .cyan) + "\n"
         case .update:
@@ -87,11 +77,11 @@ public struct PatchRenderer: ChangesetRenderer {
     }
 
     func line(_ op: SectionChange) -> String {
-        let name = JSONWriter.compact(op.name)
+        let name = SafeText.escape(JSONWriter.compact(op.name))
         switch op.operation {
         case .delete: return style.paint("-§ \(name) #\(op.old ?? 0)", .red) + "\n"
         case .insert:
-            let header = op.value.map { " " + JSONWriter.compact($0) } ?? ""
+            let header = op.value.map { " " + SafeText.escape(JSONWriter.compact($0)) } ?? ""
             return style.paint("+§ \(name) #\(op.new ?? 0)\(header)", .green) + "\n"
         case .move: return style.paint(">§ \(name) #\(op.old ?? 0) → #\(op.new ?? 0)", .cyan) + "\n"
         case .update: return fieldLines(style.paint("~§ \(name) ", .yellow), op.fields)
@@ -104,10 +94,10 @@ public struct PatchRenderer: ChangesetRenderer {
         var text = ""
         for field in fields {
             text += lead
-            text += (field.path.isEmpty ? "(record)" : field.path) + ": "
-            text += style.paint(field.old.map(JSONWriter.compact) ?? "(none)", .red)
+            text += (field.path.isEmpty ? "(record)" : SafeText.escape(field.path)) + ": "
+            text += style.paint(field.old.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .red)
             text += " → "
-            text += style.paint(field.new.map(JSONWriter.compact) ?? "(none)", .green)
+            text += style.paint(field.new.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .green)
             text += "\n"
         }
         return text
@@ -135,5 +125,27 @@ public struct PatchRenderer: ChangesetRenderer {
 
     public static func summaryLine(_ s: Changeset.Summary) -> String {
         "\(s.inserted) inserted, \(s.deleted) deleted, \(s.moved) moved, \(s.updated) updated, \(s.unchanged) unchanged"
+    }
+}
+
+extension Changeset {
+    /// The record changes grouped under the section they belong to (deletes: their old
+    /// section's place in NEW; the rest: their new section), NEW's sections in order, then
+    /// the sections that are gone. Sections without changes are left out.
+    public var changesBySection: [(name: Value?, changes: [Change])] {
+        let oldNames = oldSections.names, newNames = newSections.names
+        let target = oldSectionTargets
+        var groups: [[Change]] = Array(repeating: [], count: newNames.count)
+        var gone: [Int: [Change]] = [:]
+        for change in changes {
+            if change.operation == .delete, let o = change.old {
+                if o.section < target.count, let t = target[o.section] { groups[t].append(change) } else { gone[o.section, default: []].append(change) }
+            } else if let n = change.new, n.section < groups.count {
+                groups[n.section].append(change)
+            }
+        }
+        let homes = groups.enumerated().map { (name: newNames[$0.offset], changes: $0.element) }
+            + gone.keys.sorted().map { (name: $0 < oldNames.count ? oldNames[$0] : nil, changes: gone[$0]!) }
+        return homes.filter { !$0.changes.isEmpty }
     }
 }

@@ -470,6 +470,8 @@ public struct Replay: Sendable {
     /// Cut to `width` characters, with an ellipsis where the text was cut.
     static func cut(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
+        // Everything on screen passes here: what the inputs hold is escaped first.
+        let text = SafeText.escape(text)
         if text.count <= width { return text }
         return String(text.prefix(width - 1)) + "…"
     }

@@ -1,0 +1,106 @@
+/// A report in GitHub-flavoured Markdown, for pull-request comments and
+/// `$GITHUB_STEP_SUMMARY` (`--format markdown`): a heading naming both files, a table of
+/// counts, then the changes grouped by kind, each update with a table of its fields.
+///
+/// A group of more than `limit` changes is folded in `<details>`, shows its first `limit`
+/// and says how many were left out, so that a big diff still fits in a comment.
+///
+/// Everything quoted from the inputs is escaped (`cell(_:)`): it can neither end a table
+/// cell, nor start emphasis, a link or HTML, nor hold a line break or a control character.
+/// Unlike the patch, the report is written when the lists are the same too (it says so).
+public struct MarkdownRenderer: ChangesetRenderer {
+    public let context: RenderContext
+    public var limit: Int
+    /// Quoted values longer than this many characters are cut, with `…`.
+    public var cellLimit = 300
+
+    public init(context: RenderContext, limit: Int = 50) {
+        self.context = context
+        self.limit = limit
+    }
+
+    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
+        out.write("### listdiff: \(Self.cell(context.oldName)) → \(Self.cell(context.newName))\n\n")
+        let s = changeset.summary
+        out.write("| inserted | deleted | moved | updated | unchanged |\n| ---: | ---: | ---: | ---: | ---: |\n")
+        out.write("| \(s.inserted) | \(s.deleted) | \(s.moved) | \(s.updated) | \(s.unchanged) |\n")
+        if !changeset.differs {
+            out.write("\nNo differences.\n")
+            return
+        }
+        if let shown = changeset.shown {
+            out.write("\nShown: \(shown.names.joined(separator: ", ")) (--show).\n")
+        }
+        let keys = KeyFormatter(changeset.key)
+        let sectioned = changeset.layout.isSectioned
+        func at(_ p: RecordPosition?) -> String {
+            guard let p else { return "" }
+            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
+        }
+        func key(_ change: Change) -> String {
+            cell(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
+        }
+        func value(_ v: Value?) -> String { v.map { cell(JSONWriter.compact($0)) } ?? "*(none)*" }
+
+        if sectioned, !changeset.sections.isEmpty {
+            out.write("\n#### Sections (\(changeset.sections.count))\n\n| change | section | from | to |\n| --- | --- | ---: | ---: |\n")
+            for op in changeset.sections {
+                out.write("| \(op.operation.past) | \(value(op.name)) | \(op.old.map(String.init) ?? "") | \(op.new.map(String.init) ?? "") |\n")
+            }
+        }
+        var groups: [Change.Operation: [Change]] = [:]
+        for change in changeset.changes { groups[change.operation, default: []].append(change) }
+        for operation in [Change.Operation.insert, .delete, .move, .update] {
+            guard let changes = groups[operation], !changes.isEmpty else { continue }
+            let title = operation.past.prefix(1).uppercased() + operation.past.dropFirst()
+            out.write("\n#### \(title) (\(changes.count))\n\n")
+            let folded = changes.count > limit
+            if folded { out.write("<details><summary>The first \(limit) of \(changes.count)</summary>\n\n") }
+            let shown = changes.prefix(max(0, limit))
+            switch operation {
+            case .insert, .delete:
+                out.write("| key | at | record |\n| --- | ---: | --- |\n")
+                for change in shown {
+                    let record = change.keyedBySelf ? "" : value(change.value)
+                    out.write("| \(key(change)) | \(at(operation == .insert ? change.new : change.old)) | \(record) |\n")
+                }
+            case .move:
+                out.write("| key | from | to |\n| --- | ---: | ---: |\n")
+                for change in shown { out.write("| \(key(change)) | \(at(change.old)) | \(at(change.new)) |\n") }
+            case .update:
+                for (n, change) in shown.enumerated() {
+                    out.write(n == 0 ? "" : "\n")
+                    out.write("**\(key(change))** (at \(at(change.old)))\n\n| field | old | new |\n| --- | --- | --- |\n")
+                    if change.fields.isEmpty { out.write("| *(member order)* | | |\n") }
+                    for field in change.fields {
+                        out.write("| \(field.path.isEmpty ? "*(record)*" : cell(field.path)) | \(value(field.old)) | \(value(field.new)) |\n")
+                    }
+                }
+            }
+            if folded {
+                out.write("\n\(changes.count - shown.count) more \(operation.past) left out (--limit \(limit)).\n\n</details>\n")
+            }
+        }
+    }
+
+    func cell(_ text: String) -> String {
+        let cut = text.count > cellLimit ? String(text.prefix(cellLimit)) + "…" : text
+        return Self.cell(cut)
+    }
+
+    /// Text as a table cell or inline text: control characters escaped (`SafeText`), then a
+    /// backslash before each character Markdown could read as syntax, so that it all shows
+    /// as written: `\`, `` ` ``, `*`, `_`, `[`, `]`, `<`, `>`, `|`, `&`, `~`, `!`, `#`, `$` (math on GitHub).
+    public static func cell(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        for c in SafeText.escape(text) {
+            switch c {
+            case "\\", "`", "*", "_", "[", "]", "<", ">", "|", "&", "~", "!", "#", "$": out.append("\\")
+            default: break
+            }
+            out.append(c)
+        }
+        return out
+    }
+}
