@@ -201,9 +201,10 @@ struct DiffOptions: ParsableArguments {
         if old == "-" && new == "-" {
             throw ValidationError("only one of OLD and NEW can be standard input ('-')")
         }
-        if speed <= 0 || !speed.isFinite { throw ValidationError("--speed must be a positive number") }
-        if let duration, duration <= 0 || !duration.isFinite { throw ValidationError("--duration must be a positive number of seconds") }
-        if animateLimit < 0 { throw ValidationError("--animate-limit must be 0 or more") }
+        // Ranges, so that no arithmetic on them can overflow.
+        if !(0.01...100).contains(speed) { throw ValidationError("--speed must be a number from 0.01 to 100") }
+        if let duration, !(0.1...3600).contains(duration) { throw ValidationError("--duration must be from 0.1 to 3600 seconds") }
+        if !(0...1_000_000).contains(animateLimit) { throw ValidationError("--animate-limit must be from 0 to 1000000") }
         if format != .replay, record != nil || duration != nil || speed != 1 {
             throw ValidationError("--record, --speed and --duration go with --format replay")
         }
@@ -221,7 +222,7 @@ struct DiffOptions: ParsableArguments {
         }
         if stat, ![.patch, .json].contains(format) { throw ValidationError("--stat goes with -f patch or -f json") }
         if show != nil, format == .replay { throw ValidationError("--show filters what is printed; --format replay plays every change") }
-        if limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
         for kinds in [failOn, show].compactMap({ $0 }) {
             do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
         }
@@ -296,6 +297,7 @@ struct DiffOptions: ParsableArguments {
 
     /// Plays the replay on the terminal, or records it with --record.
     func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
+        try ReplayPlayer.checkEnvironment()
         let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
         let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
         if let record {

@@ -59,10 +59,12 @@ enum Main {
                 exit(ExitStatus.same.rawValue)
             }
             var stderr = FileStream(fd: STDERR_FILENO)
-            // Usage errors quote the arguments: escaped line by line, as every error is.
-            let message = ListDiff.fullMessage(for: error).replacingFirst("Error: ", with: "error: ")
-            stderr.write("listdiff: " + message.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { SafeText.escape(String($0)) }.joined(separator: "\n") + "\n")
+            // One line, escaped as every error is (usage errors quote the arguments), with
+            // the way to the full usage; --help prints it.
+            let message = ListDiff.message(for: error).split(separator: "\n")
+                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " ")
+            let text = "error: " + message.replacingFirst("Error: ", with: "") + " (see 'listdiff --help')"
+            stderr.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n")
             stderr.flush()
             exit(ExitStatus.trouble.rawValue)
         }
@@ -77,6 +79,7 @@ enum Main {
             }
         }
         do {
+            try InputLimit.configure()
             let (status, retained) = try executable.execute()
             withExtendedLifetime(retained) { exit(status.rawValue) }
         } catch {
@@ -93,5 +96,35 @@ enum Main {
 extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         hasPrefix(target) ? replacement + dropFirst(target.count) : self
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+}
+
+/// `LISTDIFF_MAX_INPUT_SIZE`: the most bytes one input may hold, as a number of bytes with an
+/// optional K, M, G or T (powers of 1024). Default 64G.
+enum InputLimit {
+    static func configure() throws(ListDiffError) {
+        guard let text = Terminal.environment("LISTDIFF_MAX_INPUT_SIZE"), !text.isEmpty else { return }
+        guard let bytes = parse(text) else {
+            throw ListDiffError("LISTDIFF_MAX_INPUT_SIZE must be a number of bytes, with K, M, G or T if you like, up to 1024T (it is '\(text.prefix(40))')")
+        }
+        InputFile.maxBytes.store(bytes, ordering: .relaxed)
+    }
+
+    static func parse(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "T": 40]
+        var digits = Substring(text)
+        var shift = 0
+        if let last = digits.last?.uppercased().first, let s = units[last] {
+            shift = s
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int(digits), n >= 0, n <= (1 << 50) >> shift else { return nil }
+        return n << shift
     }
 }

@@ -53,14 +53,28 @@ struct FileStream: TextOutputStream {
 }
 
 /// Writes the output file next to its target and renames it into place, so that a
-/// failed run never leaves a partial file, and a symbolic link at the target is replaced, not followed.
+/// failed run never leaves a partial file, and a symbolic link at the target is replaced, not
+/// followed. A new file gets the mode the umask allows; a file replaced keeps its mode and,
+/// where allowed, its owner. A target that is not a regular file (a device such as
+/// /dev/null, a FIFO) is written in place, never replaced.
 struct AtomicFile {
     let path: String
-    let temporary: String
+    /// The temporary file, or nil when writing in place.
+    let temporary: String?
     let fd: Int32
 
     init(path: String) throws(ListDiffError) {
         self.path = path
+        var existing = stat()
+        let exists = stat(path, &existing) == 0
+        if exists, (existing.st_mode & S_IFMT) != S_IFREG {
+            if (existing.st_mode & S_IFMT) == S_IFDIR { throw ListDiffError(file: path, "cannot write: it is a directory") }
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(errno)))") }
+            self.fd = fd
+            temporary = nil
+            return
+        }
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var template = Array(((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -68,8 +82,17 @@ struct AtomicFile {
             throw ListDiffError(file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
-        self.temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        fchmod(fd, 0o644)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        self.temporary = temporary
+        Cleanup.remove(onSignal: temporary)
+        if exists {
+            fchmod(fd, existing.st_mode & 0o7777)
+            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            fchmod(fd, 0o666 & ~mask)
+        }
     }
 
     func commit(_ stream: FileStream) throws(ListDiffError) {
@@ -77,21 +100,59 @@ struct AtomicFile {
             discard()
             throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(failed)))")
         }
+        guard let temporary else {
+            guard close(fd) == 0 else { throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(errno)))") }
+            return
+        }
         guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
+            Cleanup.remove(onSignal: nil)
             throw ListDiffError(file: path, "cannot write: \(reason)")
         }
+        Cleanup.remove(onSignal: nil)
     }
 
     func discard() {
         close(fd)
-        unlink(temporary)
+        if let temporary {
+            unlink(temporary)
+            Cleanup.remove(onSignal: nil)
+        }
     }
 }
 
+/// Removes the output's temporary file when SIGINT, SIGTERM or SIGHUP ends the run, which
+/// then exits with 128 + the signal's number, as a shell reports it.
+enum Cleanup {
+    static func remove(onSignal path: String?) {
+        let old = cleanupPath
+        cleanupPath = nil
+        old?.deallocate()
+        guard let path else { return }
+        let bytes = Array(path.utf8CString)
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+        copy.initialize(from: bytes, count: bytes.count)
+        cleanupPath = copy
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            if let path = cleanupPath { unlink(path) }
+            _exit(128 + signal)
+        }
+        for signal in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(signal, handler) }
+        // A parent may have left them blocked, and a blocked signal would leave the file behind.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signal) }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+}
+
+// Read by the signal handler: the temporary file's path while one exists.
+nonisolated(unsafe) var cleanupPath: UnsafeMutablePointer<CChar>?
+
 enum Output {
-    /// Writes to `path` atomically, or to standard output when there is no path.
+    /// Writes to `path` atomically, or to standard output when there is no path. A failed
+    /// write is an error (a closed pipe ends the run quietly, by SIGPIPE, before that).
     static func write(to path: String?, _ body: (inout FileStream) throws(ListDiffError) -> Void) throws(ListDiffError) {
         if let path {
             let file = try AtomicFile(path: path)
@@ -108,6 +169,9 @@ enum Output {
             var stream = FileStream(fd: STDOUT_FILENO)
             try body(&stream)
             stream.flush()
+            if let failed = stream.failed {
+                throw ListDiffError("cannot write to standard output: \(String(cString: strerror(failed)))")
+            }
         }
     }
 }

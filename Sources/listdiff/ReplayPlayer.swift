@@ -11,15 +11,30 @@ enum ReplayPlayer {
     static let enter = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
     static let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
+    /// The sizes a screen may have: a terminal's beyond them is cut to them.
+    static let widths = 10...1000, heights = 3...1000
+
     /// Terminal size from the kernel, or `COLUMNS`/`LINES`, or 80×24.
     static func size(of fd: Int32) -> (width: Int, height: Int) {
         var ws = winsize()
         if ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            return (Int(ws.ws_col), Int(ws.ws_row))
+            return (min(max(Int(ws.ws_col), widths.lowerBound), widths.upperBound),
+                    min(max(Int(ws.ws_row), heights.lowerBound), heights.upperBound))
         }
+        // Checked first by `checkEnvironment()`.
         let width = Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
         let height = Terminal.environment("LINES").flatMap { Int($0) } ?? 24
-        return (max(width, 10), max(height, 3))
+        return (min(max(width, widths.lowerBound), widths.upperBound), min(max(height, heights.lowerBound), heights.upperBound))
+    }
+
+    /// `COLUMNS` and `LINES`, when set, must be sizes a screen may have.
+    static func checkEnvironment() throws(ListDiffError) {
+        for (name, range) in [("COLUMNS", widths), ("LINES", heights)] {
+            guard let text = Terminal.environment(name), !text.isEmpty else { continue }
+            guard let value = Int(text), range.contains(value) else {
+                throw ListDiffError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is '\(text.prefix(40))')")
+            }
+        }
     }
 
     /// What one frame writes: from the top left, each line cleared to its end, the rest cleared.

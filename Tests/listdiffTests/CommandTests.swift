@@ -22,10 +22,11 @@ enum Binary {
         return dir.appendingPathComponent("listdiff")
     }()
 
+    /// Runs the binary, or `executable` (a shell running it, say) when given.
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    in directory: URL = repository) throws -> Run {
+                    in directory: URL = repository, executable: String? = nil) throws -> Run {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = executable.map(URL.init(fileURLWithPath:)) ?? url
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment

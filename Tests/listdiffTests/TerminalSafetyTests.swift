@@ -117,3 +117,26 @@ import Testing
         #expect(own.contains(#""\u001b]0;owned\u0007""#))
     }
 }
+
+/// The same hostile files shown on a real terminal (tmux): the title stays, the screen is
+/// not cleared, and the text shows escaped.
+@Suite(.serialized) struct TerminalTitleTests {
+    @Test func aHostileFileLeavesTheTerminalAsItWas() throws {
+        let dir = try TerminalSafetyTests().files()
+        let command = "'\(Binary.url.path)' --color always old.json new.json"
+        let out = try Tmux.script("""
+            t new-session -d -s s -x 200 -y 50 "printf 'before\\\\n'; \(command); echo EXIT=\\$?; sleep 60" </dev/null >/dev/null 2>&1
+            t set-option -t s -g set-titles on
+            wait_for 'screen | grep -q EXIT='
+            echo "== title $(t display -p -t s '#{pane_title}')"
+            echo "== screen"; screen
+            """, in: dir)
+        let screen = Tmux.section(out, "== screen")
+        #expect(screen.first == "before", "the screen was not cleared: \(out)")
+        let title = out.split(separator: "\n").first { $0.hasPrefix("== title") } ?? ""
+        #expect(title.hasPrefix("== title"), "\(out)")
+        #expect(!title.contains("owned"), "the file did not retitle the terminal: \(title)")
+        #expect(screen.contains { $0.contains(#"id="\u001b]0;owned\u0007""#) })
+        #expect(screen.contains("EXIT=1"))
+    }
+}

@@ -22,6 +22,12 @@ public final class MappedFile: @unchecked Sendable {
     public init(_ path: String) throws(ListDiffError) {
         name = path
         let (fd, info) = try InputFile.open(path)
+        if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG {
+            do throws(ListDiffError) { try InputFile.checkSize(Int(info.st_size), name: path) } catch {
+                close(fd)
+                throw error
+            }
+        }
         if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
            let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
         {
@@ -33,6 +39,7 @@ public final class MappedFile: @unchecked Sendable {
             bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
             mapped = true
             _ = Self.guarded
+            try InputFile.checkStart(bytes, name: path)
             return
         }
         defer { if fd != STDIN_FILENO { close(fd) } }

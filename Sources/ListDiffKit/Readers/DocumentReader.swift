@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The formats listdiff reads.
 public enum InputFormat: String, Sendable, CaseIterable {
@@ -37,6 +38,30 @@ public enum InputFormat: String, Sendable, CaseIterable {
 /// Reads a whole input into memory: a regular file, `-` for standard input, or any
 /// stream (pipes, FIFOs, `<(process substitution)`), with plain `read(2)` calls.
 public enum InputFile {
+    /// The most bytes one input may hold (64 GiB unless set): a bound on what a device or an
+    /// endless stream can make listdiff read.
+    public static let maxBytes = Atomic<Int>(64 << 30)
+
+    /// How far into an input `checkStart` looks.
+    static let startLength = 1 << 16
+
+    /// Refuses an input whose start holds a NUL byte: no JSON, NDJSON or YAML text does, and
+    /// /dev/zero, binary files and random bytes do at once.
+    static func checkStart(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(ListDiffError) {
+        let start = UnsafeBufferPointer(rebasing: bytes.prefix(startLength))
+        guard let base = start.baseAddress, let nul = memchr(base, 0, start.count) else { return }
+        let offset = UnsafeRawPointer(nul) - UnsafeRawPointer(base)
+        throw ListDiffError(file: name, location: SourceLocation.of(offset: offset, in: start),
+                            "holds a NUL byte, which no JSON, NDJSON or YAML text holds")
+    }
+
+    static func checkSize(_ count: Int, name: String) throws(ListDiffError) {
+        let limit = maxBytes.load(ordering: .relaxed)
+        if count > limit {
+            throw ListDiffError(file: name, "holds more than \(limit) bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)")
+        }
+    }
+
     public static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
         let (fd, _) = try open(path)
         defer { if fd != STDIN_FILENO { close(fd) } }
@@ -68,9 +93,16 @@ public enum InputFile {
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
             capacity = Int(info.st_size) + 1
         }
+        try checkSize(capacity - 1, name: path)
         var bytes = [UInt8](repeating: 0, count: capacity)
         var count = 0
+        var checked = false
         while true {
+            if !checked, count >= startLength {
+                try bytes.withUnsafeBufferPointer { b throws(ListDiffError) in try checkStart(UnsafeBufferPointer(rebasing: b[..<count]), name: path) }
+                checked = true
+            }
+            try checkSize(count, name: path)
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
             let n = bytes.withUnsafeMutableBytes { buffer in
                 Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
@@ -83,6 +115,7 @@ public enum InputFile {
             count += n
         }
         bytes.removeSubrange(count...)
+        if !checked { try bytes.withUnsafeBufferPointer { b throws(ListDiffError) in try checkStart(b, name: path) } }
         return bytes
     }
 

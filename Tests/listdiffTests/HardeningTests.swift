@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// Hostile inputs, options and outputs: each gets exit status 2 and one line on standard
+/// error, nothing on standard output, and nothing left on disk.
+@Suite struct HardeningTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    func expectOneLine(_ run: Run, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.status == 2, "\(run.stderr)", sourceLocation: sourceLocation)
+        #expect(run.stdout == "", sourceLocation: sourceLocation)
+        #expect(run.stderr.hasSuffix("\n") && run.stderr.dropLast().contains("\n") == false, "\(run.stderr)",
+                sourceLocation: sourceLocation)
+        #expect(run.stderr.contains(message), "\(run.stderr)", sourceLocation: sourceLocation)
+    }
+
+    func bash(_ script: String, in directory: URL) throws -> Run {
+        try Binary.run(["-c", script], environment: ["LISTDIFF": Binary.url.path], in: directory, executable: "/bin/bash")
+    }
+
+    @Test func optionsAndEnvironmentHaveRanges() throws {
+        let pair = ["-f", "replay", "--record", "/tmp/unused.cast", "people-old.json", "people-new.json"]
+        for (extra, message) in [(["--speed", "1e-300"], "--speed must be a number from 0.01 to 100"),
+                                 (["--speed", "nan"], "--speed must be"),
+                                 (["--duration", "1e308"], "--duration must be from 0.1 to 3600 seconds"),
+                                 (["--animate-limit=-1"], "--animate-limit must be from 0 to 1000000")]
+        {
+            expectOneLine(try Binary.run(extra + pair, in: Self.examples), message)
+        }
+        expectOneLine(try Binary.run(pair, environment: ["LINES": "2000000000"], in: Self.examples),
+                      "LINES must be a whole number from 3 to 1000 (it is '2000000000')")
+        expectOneLine(try Binary.run(pair, environment: ["COLUMNS": "wide"], in: Self.examples), "COLUMNS must be")
+        expectOneLine(try Binary.run(["--limit=-5", "people-old.json", "people-new.json"], in: Self.examples), "--limit must be")
+        expectOneLine(try Binary.run(["people-old.json", "people-new.json"], environment: ["LISTDIFF_MAX_INPUT_SIZE": "lots"], in: Self.examples),
+                      "LISTDIFF_MAX_INPUT_SIZE must be a number of bytes")
+    }
+
+    @Test func usageErrorsAreOneLine() throws {
+        for (arguments, message) in [(["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff --help')"),
+                                     (["a"], "Missing expected argument '<new>'"),
+                                     (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - json")]
+        {
+            expectOneLine(try Binary.run(arguments, in: Self.examples), message)
+        }
+    }
+
+    @Test func endlessAndBinaryInputsAreRefusedAtOnce() throws {
+        let dir = try temporaryDirectory()
+        let sparse = dir.appendingPathComponent("sparse.json")
+        FileManager.default.createFile(atPath: sparse.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: sparse)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let new = Self.examples.appendingPathComponent("people-new.json").path
+        for arguments in [["/dev/zero", new], ["/dev/urandom", new], ["apply", new, "/dev/zero"], [sparse.path, new]] {
+            let start = Date()
+            let run = try Binary.run(arguments, in: dir)
+            expectOneLine(run, "error: holds a NUL byte, which no JSON, NDJSON or YAML text holds")
+            #expect(Date().timeIntervalSince(start) < 5, "\(arguments)")
+        }
+        // From a file through the shell: the binary stops reading early, and a pipe written
+        // from here would then end this process with SIGPIPE.
+        try String(repeating: "[", count: 200_000).write(to: dir.appendingPathComponent("deep.json"), atomically: true, encoding: .utf8)
+        let limited = try bash("LISTDIFF_MAX_INPUT_SIZE=100K \"$LISTDIFF\" - '\(new)' < deep.json", in: dir)
+        expectOneLine(limited, "-: error: holds more than 102400 bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)")
+        let mapped = try Binary.run([new, new], environment: ["LISTDIFF_MAX_INPUT_SIZE": "100"], in: dir)
+        expectOneLine(mapped, "holds more than 100 bytes")
+        #expect(try Binary.run([new, new], environment: ["LISTDIFF_MAX_INPUT_SIZE": "1k"], in: dir).status == 0)
+    }
+
+    @Test func failedWritesAreErrors() throws {
+        for format in ["patch", "json", "markdown"] {
+            let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)
+            expectOneLine(run, "listdiff: error: cannot write to standard output: No space left on device")
+        }
+        let apply = try bash("\"$LISTDIFF\" apply people-old.json people-changes.json > /dev/full", in: Self.examples)
+        expectOneLine(apply, "cannot write to standard output")
+        let closed = try bash("\"$LISTDIFF\" people-old.json people-new.json >&-", in: Self.examples)
+        expectOneLine(closed, "cannot write to standard output")
+    }
+
+    @Test func outputOntoADeviceOrFIFOWritesInPlace() throws {
+        let dir = try temporaryDirectory()
+        let e = Self.examples.path
+        let run = try bash("""
+            "$LISTDIFF" -o /dev/null '\(e)/people-old.json' '\(e)/people-new.json'; echo "status $?"
+            [ -c /dev/null ] && echo "/dev/null is a device"
+            mkfifo pipe
+            cat pipe > read.txt & reader=$!
+            "$LISTDIFF" -o pipe '\(e)/people-old.json' '\(e)/people-new.json'; echo "status $?"
+            wait $reader
+            [ -p pipe ] && echo "pipe is a FIFO"
+            ls -A | grep -c listdiff- || true
+            """, in: dir)
+        #expect(run.stdout == "status 1\n/dev/null is a device\nstatus 1\npipe is a FIFO\n0\n", "\(run.stderr)")
+        let read = try String(contentsOf: dir.appendingPathComponent("read.txt"), encoding: .utf8)
+        #expect(read.hasPrefix("--- "))
+        #expect(read.hasSuffix("1 inserted, 1 deleted, 1 moved, 2 updated, 3 unchanged\n"))
+    }
+
+    @Test func outputFilesHonourTheUmaskAndKeepTheirMode() throws {
+        let dir = try temporaryDirectory()
+        let e = Self.examples.path
+        let run = try bash("""
+            (umask 077; "$LISTDIFF" -o new.txt '\(e)/people-old.json' '\(e)/people-new.json')
+            (umask 022; "$LISTDIFF" -o open.txt '\(e)/people-old.json' '\(e)/people-new.json')
+            printf x > kept.txt; chmod 640 kept.txt
+            (umask 000; "$LISTDIFF" -o kept.txt '\(e)/people-old.json' '\(e)/people-new.json')
+            stat -c '%n %a' new.txt open.txt kept.txt
+            """, in: dir)
+        #expect(run.stdout == "new.txt 600\nopen.txt 644\nkept.txt 640\n", "\(run.stderr)")
+    }
+
+    @Test func aSignalDuringTheWriteLeavesNoTemporary() throws {
+        let dir = try temporaryDirectory()
+        // Every record inserted: a changeset of tens of MB, long enough to catch mid-write.
+        var text = "["
+        for i in 0..<300_000 { text += (i == 0 ? "" : ",\n") + "{\"id\": \(i), \"name\": \"record number \(i)\", \"tags\": [\"a\", \"b\"]}" }
+        try (text + "]").write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        try "[]".write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        let run = try bash("""
+            "$LISTDIFF" -f json -o out.json old.json new.json & pid=$!
+            n=0; until ls -A | grep -q '^\\.listdiff-'; do n=$((n+1)); [ $n -gt 20000 ] && break; done
+            # Stopped at once, so that the write cannot end first; the signal waits for CONT.
+            kill -STOP $pid
+            ls -A | grep -c '^\\.listdiff-'
+            kill -TERM $pid; kill -CONT $pid; wait $pid; echo "status $?"
+            ls -A | grep -c '^\\.listdiff-'; [ -e out.json ] && echo "out.json exists" || echo "no out.json"
+            """, in: dir)
+        #expect(run.stdout == "1\nstatus 143\n0\nno out.json\n", "\(run.stderr)")
+    }
+}
