@@ -68,6 +68,16 @@ import Testing
         #expect(try Binary.run([new, new], environment: ["LISTDIFF_MAX_INPUT_SIZE": "1k"], in: dir).status == 0)
     }
 
+    @Test func quotedInputIsCutToAReadableLength() throws {
+        let dir = try temporaryDirectory()
+        let key = String(repeating: "x", count: 100_000)
+        try "[{\"id\": \"\(key)\"}, {\"id\": \"\(key)\"}]".write(to: dir.appendingPathComponent("big.json"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["big.json", "big.json"], in: dir)
+        expectOneLine(run, "big.json:1:")
+        #expect(run.stderr.count < 1100)
+        #expect(run.stderr.hasSuffix("xxx… (cut)\n"))
+    }
+
     @Test func failedWritesAreErrors() throws {
         for format in ["patch", "json", "markdown"] {
             let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)

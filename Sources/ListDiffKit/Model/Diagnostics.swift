@@ -51,6 +51,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         self.message = message
     }
 
+    /// The most characters an error's line shows.
+    static let longest = 1000
+
     public var description: String {
         var prefix = ""
         if let file {
@@ -58,8 +61,10 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
             if let location { prefix += "\(location.line):\(location.column):" }
             prefix += " "
         }
-        // One line, whatever the file name or the quoted input hold.
-        return SafeText.escape(prefix + "error: " + message)
+        // One line, whatever the file name or the quoted input hold, and of a readable
+        // length: a message quoting a huge key or value is cut.
+        let text = SafeText.escape(prefix + "error: " + message)
+        return text.count <= Self.longest ? text : String(text.prefix(Self.longest)) + "… (cut)"
     }
 
     /// The same error, attributed to `file` if it has no file yet.
