@@ -45,3 +45,9 @@ let package = Package(
         ),
     ]
 )
+
+// The fuzz targets (Fuzz/run builds them with -sanitize=fuzzer, which supplies main): not
+// part of the ordinary build.
+if Context.environment["LISTDIFF_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "listdiff-fuzz", dependencies: ["ListDiffKit"], path: "Fuzz/Targets"))
+}

@@ -511,6 +511,10 @@ struct YAMLScanState {
     mutating func scalar(_ event: YAMLRawEvent) throws(ListDiffError) {
         var placement = place(kind: 0, event)
         if placement.isKey {
+            // An anchored key can be aliased later, as a key or as a value.
+            if let anchor = event.anchor, let value = (try? YAMLScalar.resolve(event, build: true))?.2 {
+                anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
+            }
             try mappingKey(event)
             return
         }

@@ -70,7 +70,10 @@ struct YAMLTreeBuilder {
         self.reader = reader
         self.bytes = bytes
         self.parser = LibYAMLParser(bytes: bytes)
-        for (i, b) in bytes.enumerated() where b == 0x0A { lineStarts.append(i + 1) }
+        // Lines as libyaml counts them: a line ends at LF, CR LF, or a CR on its own.
+        for (i, b) in bytes.enumerated() where b == 0x0A || (b == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A)) {
+            lineStarts.append(i + 1)
+        }
     }
 
     /// Byte offset of a 0-based line and a column counted in characters.
