@@ -78,6 +78,23 @@ import Testing
         #expect(run.stderr.hasSuffix("xxx… (cut)\n"))
     }
 
+    @Test func insertsAndUpdatesMustBringTheirKey() throws {
+        let dir = try temporaryDirectory()
+        let changes = try String(contentsOf: Self.examples.appendingPathComponent("people-changes.json"), encoding: .utf8)
+        let old = Self.examples.appendingPathComponent("people-old.json").path
+        for (from, to, message) in [
+            (#""value": {"id":8,"#, #""value": {"id":99,"#, "18:5: error: the insert of id=8 brings a record keyed id=99"),
+            (#""value": {"id":3,"#, #""value": {"ident":3,"#, "error: the update of id=3 brings a record without a usable key"),
+        ] {
+            let edited = changes.replacingOccurrences(of: from, with: to)
+            #expect(edited != changes)
+            try edited.write(to: dir.appendingPathComponent("edited.json"), atomically: true, encoding: .utf8)
+            for force in [[], ["--force"]] {
+                expectOneLine(try Binary.run(["apply"] + force + [old, "edited.json"], in: dir), message)
+            }
+        }
+    }
+
     @Test func failedWritesAreErrors() throws {
         for format in ["patch", "json", "markdown"] {
             let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)

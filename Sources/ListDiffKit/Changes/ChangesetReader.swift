@@ -115,7 +115,7 @@ public struct ChangesetReader: Sendable {
         locations.reserveCapacity(items.count)
         var summary = Changeset.Summary()
         for (item, at) in changesAt.elements(of: items) {
-            let change = try decodeChange(item, at: at)
+            let change = try decodeChange(item, at: at, identity: key)
             switch change.operation {
             case .insert: summary.inserted += 1
             case .delete: summary.deleted += 1
@@ -251,7 +251,7 @@ public struct ChangesetReader: Sendable {
         return count
     }
 
-    func decodeChange(_ value: Value, at: Cursor) throws(ListDiffError) -> Change {
+    func decodeChange(_ value: Value, at: Cursor, identity: IdentityKey) throws(ListDiffError) -> Change {
         guard case .object(let object) = value else { throw at.error("a change must be an object; this is \(value.typeName.withArticle)") }
         let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the change has no \"op\"") }
@@ -276,6 +276,19 @@ public struct ChangesetReader: Sendable {
         if needsNew, new == nil { throw at.error("the \(opName) has no \"new\" position") }
         let record = fields["value"]?.0
         if op == .insert || op == .update, record == nil { throw at.error("the \(opName) has no \"value\"") }
+        // The record an insert or update brings must carry the change's key, as the record a
+        // delete, move or update names in OLD must (which apply checks against OLD).
+        if let record, op == .insert || op == .update {
+            let spelled = KeyFormatter(identity).format(key, selfKeyed: key.isScalar && record.isScalar)
+            switch identity.identify(record) {
+            case .success(let (written, _)) where written == key: break
+            case .success(let (written, _)):
+                let found = KeyFormatter(identity).format(written, selfKeyed: record.isScalar)
+                throw at.error("the \(opName) of \(spelled) brings a record keyed \(found): the changeset was edited or is inconsistent")
+            case .failure(let failure):
+                throw at.error("the \(opName) of \(spelled) brings a record without a usable key (\(failure.message(place: "its value")))")
+            }
+        }
         var occurrence: Int?
         if let (value, c) = fields["occurrence"] {
             guard case .number(let n) = value, let k = Int(n.text), k >= 0 else {
