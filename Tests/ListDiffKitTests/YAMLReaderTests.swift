@@ -41,6 +41,28 @@ import Testing
         #expect(Value.array(items) == Value.array(want))
     }
 
+    @Test func octalAndHexadecimalIntegersAreExactAndBounded() throws {
+        #expect(YAMLNumbers.convert(ArraySlice(Array("ff".utf8)), radix: 16) == "255")
+        #expect(YAMLNumbers.convert(ArraySlice(Array("0000777".utf8)), radix: 8) == "511")
+        #expect(YAMLNumbers.convert(ArraySlice(Array("0".utf8)), radix: 16) == "0")
+        #expect(YAMLNumbers.convert(ArraySlice(Array("8".utf8)), radix: 8) == nil)
+        // 16^40 and 8^50 - 1, across many nine-digit limbs.
+        #expect(YAMLNumbers.convert(ArraySlice(Array(("1" + String(repeating: "0", count: 40)).utf8)), radix: 16)
+            == "1461501637330902918203684832716283019655932542976")
+        #expect(YAMLNumbers.convert(ArraySlice(Array(String(repeating: "7", count: 50).utf8)), radix: 8)
+            == "1427247692705959881058285969449495136382746623")
+        // A hexadecimal value and its decimal spelling are one number.
+        let hex = String(repeating: "F", count: 4096)
+        let value = try load("- 0x\(hex)\n- 0x\(hex)0\n")
+        guard case .array(let items) = value, case .number(let n) = items[0], case .string(let s) = items[1] else {
+            Issue.record("\(value)")
+            return
+        }
+        // 16^4096 - 1 has 4933 decimal digits (these are its first 60); one digit more is a string.
+        #expect(n.text.count == 4933 && n.text.hasPrefix("118973149535723176508575932662800713076344468709651023747267"))
+        #expect(s == "0x" + hex + "0")
+    }
+
     @Test func duplicateKeysAreRefusedWithBothPlaces() {
         #expect {
             _ = try load("a: 1\nb: 2\na: 3\n")

@@ -2,7 +2,7 @@
 ///
 /// - Scalars resolve by the YAML 1.2 core schema: `null`/`~`/empty, `true`/`false` (three
 ///   spellings each), decimal, `0o` octal and `0x` hexadecimal integers (written back in
-///   decimal), floats, `.inf`, `.nan`; `yes`, `no`, `on` and `off` stay strings. Quoted
+///   decimal; beyond 4096 digits, strings), floats, `.inf`, `.nan`; `yes`, `no`, `on` and `off` stay strings. Quoted
 ///   scalars are strings. `!!str`, `!!int`, `!!float`, `!!bool` and `!!null` are honoured;
 ///   other tags are kept as their plain content.
 /// - Anchors and aliases are expanded, within a budget of `maxAliasExpansion` nodes in all,
@@ -285,23 +285,58 @@ enum YAMLNumbers {
         return out + exponent
     }
 
-    /// An unsigned integer in base 8 or 16 as decimal text, of any length.
+    /// The most significant digits an octal or hexadecimal integer may have to be read as a
+    /// number; a longer one reads as a string. The conversion to decimal takes time that
+    /// grows with the square of the length, so the length is bounded.
+    static let maxRadixDigits = 4096
+
+    /// An unsigned integer in base 8 or 16 as decimal text, or nil when it is not one or is
+    /// longer than `maxRadixDigits`.
     static func convert(_ digits: ArraySlice<UInt8>, radix: Int) -> String? {
-        var decimal: [Int] = [0]  // little-endian base-10 digits
+        var values: [UInt64] = []
+        values.reserveCapacity(digits.count)
         for c in digits {
-            guard let d = Int(String(Unicode.Scalar(c)), radix: radix) else { return nil }
-            var carry = d
-            for k in decimal.indices {
-                let v = decimal[k] * radix + carry
-                decimal[k] = v % 10
-                carry = v / 10
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            guard Int(d) < radix else { return nil }
+            if values.isEmpty, d == 0 { continue }
+            values.append(UInt64(d))
+        }
+        guard values.count <= maxRadixDigits else { return nil }
+        // Little-endian limbs of nine decimal digits; the digits taken a chunk at a time, so
+        // that limb × radix^chunk + carry stays within 64 bits.
+        let base: UInt64 = 1_000_000_000
+        let chunk = radix == 16 ? 8 : 10
+        var limbs: [UInt64] = [0]
+        var i = 0
+        while i < values.count {
+            let end = min(values.count, i + chunk)
+            var multiplier: UInt64 = 1, carry: UInt64 = 0
+            for k in i..<end {
+                multiplier *= UInt64(radix)
+                carry = carry * UInt64(radix) + values[k]
+            }
+            for k in limbs.indices {
+                let v = limbs[k] * multiplier + carry
+                limbs[k] = v % base
+                carry = v / base
             }
             while carry > 0 {
-                decimal.append(carry % 10)
-                carry /= 10
+                limbs.append(carry % base)
+                carry /= base
             }
+            i = end
         }
-        while decimal.count > 1, decimal.last == 0 { decimal.removeLast() }
-        return String(decimal.reversed().map { Character(String($0)) })
+        var out = String(limbs.last!)
+        for limb in limbs.dropLast().reversed() {
+            let text = String(limb)
+            out += String(repeating: "0", count: 9 - text.count) + text
+        }
+        return out
     }
 }
