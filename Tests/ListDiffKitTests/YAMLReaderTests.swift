@@ -51,7 +51,7 @@ import Testing
             == "1461501637330902918203684832716283019655932542976")
         #expect(YAMLNumbers.convert(ArraySlice(Array(String(repeating: "7", count: 50).utf8)), radix: 8)
             == "1427247692705959881058285969449495136382746623")
-        // A hexadecimal value and its decimal spelling are one number.
+        // The longest hexadecimal integer read as a number, and one digit more.
         let hex = String(repeating: "F", count: 4096)
         let value = try load("- 0x\(hex)\n- 0x\(hex)0\n")
         guard case .array(let items) = value, case .number(let n) = items[0], case .string(let s) = items[1] else {
@@ -61,6 +61,15 @@ import Testing
         // 16^4096 - 1 has 4933 decimal digits (these are its first 60); one digit more is a string.
         #expect(n.text.count == 4933 && n.text.hasPrefix("118973149535723176508575932662800713076344468709651023747267"))
         #expect(s == "0x" + hex + "0")
+    }
+
+    @Test func aliasesAreBudgetedByTheirTextToo() throws {
+        let text = "- &a \"" + String(repeating: "x", count: 100) + "\"\n- *a\n- *a\n- *a\n"
+        #expect(throws: Never.self) { try YAMLReader(maxAliasBytes: 300).read(Array(text.utf8), name: "t.yaml") }
+        #expect(throws: ListDiffError(file: "t.yaml", location: SourceLocation(line: 4, column: 3),
+                                      "aliases expand to more than 250 bytes of text; refusing (possible alias bomb)")) {
+            try YAMLReader(maxAliasBytes: 250).read(Array(text.utf8), name: "t.yaml")
+        }
     }
 
     @Test func duplicateKeysAreRefusedWithBothPlaces() {

@@ -95,6 +95,18 @@ import Testing
         }
     }
 
+    @Test func aliasesOfBigScalarsAreRefusedByTheirBytes() throws {
+        let dir = try temporaryDirectory()
+        // A 1 MB scalar and 2000 aliases of it: a 2 MB file that would expand to 2 GB.
+        var text = "- {id: 1, v: &a \"" + String(repeating: "x", count: 1_000_000) + "\"}\n"
+        for i in 2...2000 { text += "- {id: \(i), v: *a}\n" }
+        try text.write(to: dir.appendingPathComponent("bomb.yaml"), atomically: true, encoding: .utf8)
+        let start = Date()
+        let run = try Binary.run(["bomb.yaml", "bomb.yaml"], in: dir)
+        expectOneLine(run, "bomb.yaml:18:15: error: aliases expand to more than 16777216 bytes of text; refusing (possible alias bomb)")
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
     @Test func failedWritesAreErrors() throws {
         for format in ["patch", "json", "markdown"] {
             let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)

@@ -202,6 +202,7 @@ struct YAMLScanState {
     var tagDirectives = false
     var anchors: [String: YAMLAnchor] = [:]
     var expanded = 0
+    var expandedBytes = 0
     /// The record being read: where it starts, what of its key was found.
     var recordStart = 0
     var finding = KeyFinding()
@@ -282,6 +283,11 @@ struct YAMLScanState {
             if expanded > scan.reader.maxAliasExpansion {
                 throw error(event.start.line, event.start.column,
                             "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
+            }
+            expandedBytes += anchored.value.textBytes
+            if expandedBytes > scan.reader.maxAliasBytes {
+                throw error(event.start.line, event.start.column,
+                            "aliases expand to more than \(scan.reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
             }
             standalone = false
             replaying += 1

@@ -5,7 +5,8 @@
 ///   decimal; beyond 4096 digits, strings), floats, `.inf`, `.nan`; `yes`, `no`, `on` and `off` stay strings. Quoted
 ///   scalars are strings. `!!str`, `!!int`, `!!float`, `!!bool` and `!!null` are honoured;
 ///   other tags are kept as their plain content.
-/// - Anchors and aliases are expanded, within a budget of `maxAliasExpansion` nodes in all,
+/// - Anchors and aliases are expanded, within a budget of `maxAliasExpansion` nodes and
+///   `maxAliasBytes` bytes of text in all,
 ///   so a "billion laughs" document is refused instead of exhausting memory.
 /// - Nesting deeper than `maxDepth` is refused while parsing, before any tree is built.
 /// - Duplicate mapping keys are refused, with the place of both.
@@ -14,8 +15,12 @@
 public struct YAMLReader: Sendable {
     public var maxDepth: Int
     public var maxAliasExpansion: Int
+    /// The most text (strings, numbers and member names, in bytes) aliases may add in all: a
+    /// node budget alone lets a few aliases of a huge scalar expand without end.
+    public var maxAliasBytes: Int
 
-    public init(maxDepth: Int = 1000, maxAliasExpansion: Int = 1_000_000) {
+    public init(maxDepth: Int = 1000, maxAliasExpansion: Int = 1_000_000, maxAliasBytes: Int = 16 << 20) {
+        self.maxAliasBytes = maxAliasBytes
         self.maxDepth = maxDepth
         self.maxAliasExpansion = maxAliasExpansion
     }
@@ -65,6 +70,7 @@ struct YAMLTreeBuilder {
     var offsets: [Int] = []
     var anchors: [String: (value: Value, nodes: Int)] = [:]
     var expanded = 0
+    var expandedBytes = 0
 
     init(reader: YAMLReader, bytes: [UInt8]) {
         self.reader = reader
@@ -105,6 +111,10 @@ struct YAMLTreeBuilder {
                 expanded += anchored.nodes
                 if expanded > reader.maxAliasExpansion {
                     throw ListDiffError(location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
+                }
+                expandedBytes += anchored.value.textBytes
+                if expandedBytes > reader.maxAliasBytes {
+                    throw ListDiffError(location: here, "aliases expand to more than \(reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
                 }
                 // Nesting through an alias counts against the same limit as nesting written out.
                 if stack.count + anchored.value.containerDepth > reader.maxDepth {
@@ -338,5 +348,19 @@ enum YAMLNumbers {
             out += String(repeating: "0", count: 9 - text.count) + text
         }
         return out
+    }
+}
+
+extension Value {
+    /// The bytes of text a value holds: strings, numbers as written, and member names (what
+    /// an alias to it adds to a document).
+    var textBytes: Int {
+        switch self {
+        case .string(let s): return s.utf8.count
+        case .number(let n): return n.text.utf8.count
+        case .array(let items): return items.reduce(0) { $0 + $1.textBytes }
+        case .object(let object): return object.members.reduce(0) { $0 + $1.key.utf8.count + $1.value.textBytes }
+        default: return 0
+        }
     }
 }
