@@ -107,6 +107,22 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 5)
     }
 
+    /// The deepest record diff accepts comes back through apply: the changeset's own wrapping
+    /// does not count against the limit.
+    @Test func whateverDiffAcceptsApplyAccepts() throws {
+        let dir = try temporaryDirectory()
+        let deepest = String(repeating: "[", count: 998) + "1" + String(repeating: "]", count: 998)
+        try #"[{"id": 1, "v": 0}]"#.write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try "[{\"id\": 1, \"v\": \(deepest)}]".write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        try "[{\"id\": 1, \"v\": [\(deepest)]}]".write(to: dir.appendingPathComponent("deeper.json"), atomically: true, encoding: .utf8)
+        #expect(try Binary.run(["-f", "json", "-o", "changes.json", "old.json", "new.json"], in: dir).status == 1)
+        let applied = try Binary.run(["apply", "-o", "result.json", "old.json", "changes.json"], in: dir)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(try Binary.run(["-q", "new.json", "result.json"], in: dir).status == 0)
+        // One level more is refused by diff itself.
+        expectOneLine(try Binary.run(["old.json", "deeper.json"], in: dir), "deeper.json:1:1015: error: nesting is deeper than the limit of 1000")
+    }
+
     @Test func failedWritesAreErrors() throws {
         for format in ["patch", "json", "markdown"] {
             let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)

@@ -1,10 +1,15 @@
 /// Reads a changeset written by `JSONChangesetRenderer` (schema version 1) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
 public struct ChangesetReader: Sendable {
+    /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a
+    /// value in (the changeset, its changes, a change, its fields, a field), so that whatever
+    /// diff accepted, apply reads.
+    public var maxDepth = JSONReader().maxDepth + 8
+
     public init() {}
 
     public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
-        let (root, source) = try JSONReader().read(bytes, name: name)
+        let (root, source) = try JSONReader(maxDepth: maxDepth).read(bytes, name: name)
         var cursor = Cursor(source: source, preorder: 0)
         return try decode(root, at: &cursor)
     }
@@ -172,7 +177,7 @@ public struct ChangesetReader: Sendable {
     func header(_ bytes: [UInt8], name: String) -> (key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout)? {
         // Where the "changes" member starts, found by the parser's own walk of the members.
         let cut: Int? = bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, maxDepth: 1000)
+            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
             parser.recordsOffsets = false
             parser.skipByteOrderMark()
             parser.skipWhitespace()
@@ -198,7 +203,7 @@ public struct ChangesetReader: Sendable {
         while let last = prefix.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { prefix.removeLast() }
         guard prefix.last == UInt8(ascii: ",") else { return nil }
         prefix[prefix.count - 1] = UInt8(ascii: "}")
-        guard let (root, source) = try? JSONReader().read(prefix, name: name), case .object(let object) = root else { return nil }
+        guard let (root, source) = try? JSONReader(maxDepth: maxDepth).read(prefix, name: name), case .object(let object) = root else { return nil }
         let cursor = Cursor(source: source, preorder: 0)
         let fields = cursor.fields(of: object)
         guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
