@@ -517,9 +517,18 @@ struct YAMLScanState {
     mutating func scalar(_ event: YAMLRawEvent) throws(ListDiffError) {
         var placement = place(kind: 0, event)
         if placement.isKey {
-            // An anchored key can be aliased later, as a key or as a value.
-            if let anchor = event.anchor, let value = (try? YAMLScalar.resolve(event, build: true))?.2 {
-                anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
+            // A tagged key is checked against its tag, as the reader checks it; an anchored
+            // key can be aliased later, as a key or as a value.
+            if event.tag != nil || event.anchor != nil {
+                let resolved: (Hash128, NodeKind, Value?)
+                do {
+                    resolved = try YAMLScalar.resolve(event, build: true)
+                } catch {
+                    throw error.inFile(scan.file.name)
+                }
+                if let anchor = event.anchor, let value = resolved.2 {
+                    anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
+                }
             }
             try mappingKey(event)
             return
