@@ -6,35 +6,12 @@ import Testing
 @Suite struct ShellTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
-    /// Runs a bash script in `directory`; stdout, stderr and the status.
-    func bash(_ script: String, in directory: URL, environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = directory
-        var env = ProcessInfo.processInfo.environment
-        // The test's git must not read the user's configuration.
-        env["HOME"] = directory.path
-        env["GIT_CONFIG_NOSYSTEM"] = "1"
-        env["GIT_PAGER"] = "cat"
-        env["LISTDIFF"] = Binary.url.path
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let dir = try temporaryDirectory()
-        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return Run(status: process.terminationStatus, stdout: try String(contentsOf: outURL, encoding: .utf8),
-                   stderr: try String(contentsOf: errURL, encoding: .utf8))
+    /// Runs a bash script in `directory`, with `$LISTDIFF` the binary; git reads none of the
+    /// user's configuration.
+    func bash(_ script: String, in directory: URL) throws -> Run {
+        try Binary.run(["-c", script], environment: ["HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_PAGER": "cat",
+                                                     "LISTDIFF": Binary.url.path],
+                       in: directory, executable: "/bin/bash")
     }
 
     /// A repository with a first commit, then a changed, an added and a deleted file.

@@ -13,6 +13,13 @@ public struct RecordPosition: Sendable, Hashable, Comparable, CustomStringConver
     }
 
     public var description: String { "[\(section), \(index)]" }
+
+    /// How people read a position: `4`, or `1.4` (section 1, index 4) in sectioned files; `none`
+    /// when there is no position.
+    public static func spelling(_ p: RecordPosition?, sectioned: Bool, none: String = "?") -> String {
+        guard let p else { return none }
+        return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
+    }
 }
 
 /// One changed field of an updated record. `old == nil` means the field was added,

@@ -36,10 +36,7 @@ public struct GitHubRenderer: ChangesetRenderer {
         for (i, place) in zip(inOld, locate(inOld.map { changes[$0].old ?? RecordPosition(index: -1) }, false)) { places[i] = place }
         let keys = KeyFormatter(changeset.key)
         let sectioned = changeset.layout.isSectioned
-        func at(_ p: RecordPosition?) -> String {
-            guard let p else { return "?" }
-            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
-        }
+        func at(_ p: RecordPosition?) -> String { RecordPosition.spelling(p, sectioned: sectioned) }
         for (change, place) in zip(changes, places) {
             let key = SafeText.escape(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
             let file = change.operation == .delete ? context.oldName : context.newName

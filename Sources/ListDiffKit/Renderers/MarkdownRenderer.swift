@@ -33,10 +33,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
         }
         let keys = KeyFormatter(changeset.key)
         let sectioned = changeset.layout.isSectioned
-        func at(_ p: RecordPosition?) -> String {
-            guard let p else { return "" }
-            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
-        }
+        func at(_ p: RecordPosition?) -> String { RecordPosition.spelling(p, sectioned: sectioned, none: "") }
         func key(_ change: Change) -> String {
             cell(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
         }

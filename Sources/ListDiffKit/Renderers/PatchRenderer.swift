@@ -51,10 +51,7 @@ public struct PatchRenderer: ChangesetRenderer {
     func line(_ change: Change, _ changeset: Changeset) -> String {
         let keys = KeyFormatter(changeset.key)
         let sectioned = changeset.layout.isSectioned
-        func at(_ p: RecordPosition?) -> String {
-            guard let p else { return "?" }
-            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
-        }
+        func at(_ p: RecordPosition?) -> String { RecordPosition.spelling(p, sectioned: sectioned) }
         let key = SafeText.escape(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
         // A scalar keyed by itself is all said by its key.
         let body = change.keyedBySelf ? "" : " " + SafeText.escape(JSONWriter.compact(change.value ?? .null))
