@@ -63,7 +63,9 @@ struct DiffCommand: ParsableCommand, Executable {
 
             The work is split over the cores the process may run on (taskset limits them); \
             the changeset does not depend on their number. Regular files are mapped into \
-            memory: a file that shrinks while it is read is refused (exit status 2).
+            memory: a file that shrinks while it is read is refused (exit status 2). A JSON \
+            object that gives a member name twice is refused with the place of both, \
+            because tools disagree on which one counts.
 
             Run by git as an external diff (GIT_EXTERNAL_DIFF=listdiff, or a diff driver's \
             command), listdiff recognises git's seven arguments, shows the file as a/PATH and \

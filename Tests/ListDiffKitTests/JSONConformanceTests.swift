@@ -13,6 +13,9 @@ import Testing
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
+    /// Every y case but two: an object that gives a member name twice is valid JSON
+    /// (RFC 8259 says names SHOULD be unique), but listdiff refuses it, because the tools
+    /// beside it disagree on which member counts (README, "Duplicate member names").
     @Test func acceptsEveryYCase() throws {
         let files = try Self.files("y_")
         #expect(files.count == 95)
@@ -22,7 +25,10 @@ import Testing
                 rejected.append("\(error)")
             }
         }
-        #expect(rejected == [])
+        #expect(rejected == [
+            #"y_object_duplicated_key.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
+            #"y_object_duplicated_key_and_value.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
+        ])
     }
 
     @Test func rejectsEveryNCaseWithAPosition() throws {

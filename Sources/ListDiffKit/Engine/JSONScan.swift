@@ -76,6 +76,13 @@ struct JSONScan {
                 document.join(later)
             }
             if let failure = document.failure { throw failure }
+            if next > 1 {
+                // Objects that spanned parts: each part saw only some of their names.
+                for section in document.sections where !section.members.isEmpty { try checkMembers(section) }
+                if case .objectOfLists = document.shape, document.containerEnd != nil {
+                    try JSONParser.checkNames(&document.containerNames, objectAt: document.containerOffset, in: bytes, maxDepth: maxDepth)
+                }
+            }
             if let end = document.containerEnd, !document.finished {
                 var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
                 parser.index = end
@@ -85,7 +92,7 @@ struct JSONScan {
             if release { file.release(0..<bytes.count) }
             return document.scanned
         } catch {
-            throw ListDiffError(file: file.name, location: SourceLocation.of(offset: error.offset, in: bytes), error.message)
+            throw error.error(file: file.name, in: bytes)
         }
     }
 
@@ -349,18 +356,21 @@ struct JSONScan {
         switch bytes[start] {
         case UInt8(ascii: "{"):
             if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
+                var names: [UInt64] = []
                 repeat {
                     try parser.nameStart()
                     let name = try parser.parseString()
+                    names.append(CanonicalHash.string(name).a)
                     try parser.colon()
                     if name.scalarEquals(step) {
-                        enclosures.append(.object)
+                        enclosures.append(.object(start: start, names: names))
                         return true
                     }
                     _ = try parser.hashValue()
                     parser.skipWhitespace()
                 } while try parser.separator(close: UInt8(ascii: "}"), "object")
                 parser.depth -= 1
+                try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
             }
             part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no member \"\(step)\"")
         case UInt8(ascii: "["):
@@ -414,16 +424,17 @@ struct JSONScan {
     func finish(_ parser: inout JSONParser, _ enclosures: [Enclosure]) throws(JSONParseFailure) {
         for enclosure in enclosures.reversed() {
             switch enclosure {
-            case .object:
+            case .object(let start, var names):
                 parser.skipWhitespace()
                 while try parser.separator(close: UInt8(ascii: "}"), "object") {
                     try parser.nameStart()
-                    _ = try parser.scanString()
+                    names.append(try parser.hashString().a)
                     try parser.colon()
                     _ = try parser.hashValue()
                     parser.skipWhitespace()
                 }
                 parser.depth -= 1
+                try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
             case .array:
                 parser.skipWhitespace()
                 while try parser.separator(close: UInt8(ascii: "]"), "array") {
@@ -575,6 +586,10 @@ struct JSONScan {
                     guard try parser.separator(close: UInt8(ascii: "}"), "object") else {
                         parser.depth -= 1
                         part.containerEnd = parser.index
+                        // Names in an earlier part are checked once the parts are joined.
+                        if part.sections.first?.began ?? true {
+                            try JSONParser.checkNames(&part.containerNames, objectAt: part.containerOffset, in: bytes, maxDepth: maxDepth)
+                        }
                         return
                     }
                     if try objectMember(&parser, &part, state) { position = .recordsOpened } else { position = .listClosed }
@@ -590,6 +605,8 @@ struct JSONScan {
                         parser.skipWhitespace()
                     }
                     parser.depth -= 1
+                    // A section object that began in an earlier part is checked once the parts are joined.
+                    if let section = part.sections.last, section.began { try checkMembers(section) }
                     if try nextElement(&parser, &part, state, items: items, lines: lines, first: false) {
                         position = .recordsOpened
                     } else {
@@ -627,6 +644,7 @@ struct JSONScan {
     func objectMember(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState) throws(JSONParseFailure) -> Bool {
         try parser.nameStart()
         let name = try parser.parseString()
+        part.containerNames.append(CanonicalHash.string(name).a)
         try parser.colon()
         let start = parser.index
         if start < bytes.count, bytes[start] == UInt8(ascii: "["), part.layoutProblem == nil {
@@ -705,14 +723,23 @@ struct JSONScan {
                 parser.skipWhitespace()
             } while try parser.separator(close: UInt8(ascii: "}"), "object")
             parser.depth -= 1
+            try checkMembers(section)
             state.addSection(&part, section)
         }
+    }
+
+    /// Refuses a section object with a member name given twice.
+    func checkMembers(_ section: ScannedSection) throws(JSONParseFailure) {
+        guard section.members.count > 1, section.notAnObject == nil else { return }
+        var names = section.members.map { CanonicalHash.string($0.key).a }
+        try JSONParser.checkNames(&names, objectAt: section.offset, in: bytes, maxDepth: maxDepth)
     }
 }
 
 /// An open value around the records' container, to finish reading after it.
 enum Enclosure: Sendable {
-    case object
+    /// An object from `start`, with the hashes of its member names before the step taken.
+    case object(start: Int, names: [UInt64])
     case array
     /// NDJSON: the line the container is in, from its start.
     case line(start: Int)
@@ -730,6 +757,8 @@ struct ScanPart: @unchecked Sendable {
     var containerEnd: Int?
     var failure: JSONParseFailure?
     var layoutProblem: LayoutProblem?
+    /// In an object of lists: the hashes of its member names, to find one given twice.
+    var containerNames: [UInt64] = []
     var firstUnkeyed: Int?
     var missingKeys = 0
     /// The head's: where the container is, what encloses it, the records' depth.
@@ -765,6 +794,7 @@ struct ScanPart: @unchecked Sendable {
             table.list = later.table.list
         }
         sections += later.sections.dropFirst()
+        containerNames += later.containerNames
         pausedAt = later.pausedAt
         containerEnd = later.containerEnd
         failure = later.failure

@@ -99,6 +99,15 @@ final class ScanMemory {
     /// Mixed into every key hash; another seed gives other hashes (see `KeyHashing`).
     let keyHashing: KeyHashing
 
+    /// The hashes of the names of the record being scanned, in order, to find a name given
+    /// twice.
+    private(set) var nameHashes = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
+    private var nameCapacity = 64
+    /// When at least 0: the last record scanned had this many members, all different, and
+    /// each name is at its place in `names`. A record whose names match all those places
+    /// has the same names, so it needs no check of its own.
+    var checkedNames = -1
+
     init(keyHashing: KeyHashing = KeyHashing()) {
         self.keyHashing = keyHashing
         names.initialize(repeating: Name(), count: Self.places)
@@ -109,6 +118,20 @@ final class ScanMemory {
         names.deinitialize(count: Self.places)
         names.deallocate()
         keyParts.deallocate()
+        nameHashes.deallocate()
+    }
+
+    /// Notes the hash of the name of member number `member`.
+    @inline(__always)
+    func noteName(_ member: Int, _ hash: UInt64) {
+        if member >= nameCapacity {
+            let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: nameCapacity * 2)
+            larger.update(from: nameHashes, count: nameCapacity)
+            nameHashes.deallocate()
+            nameHashes = larger
+            nameCapacity *= 2
+        }
+        nameHashes[member] = hash
     }
 
     /// A 64-bit hash of the record's identity, from its key parts' hashes: equal identities
@@ -140,9 +163,10 @@ final class ScanMemory {
         #endif
     }
 
-    /// Notes the plain name read at `place`.
-    func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, entry: Int?) {
-        guard place < Self.places, bytes.count <= 16 else { return }
+    /// Notes the plain name read at `place`; false when it is too long or too far to keep.
+    @discardableResult
+    func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, entry: Int?) -> Bool {
+        guard place < Self.places, bytes.count <= 16 else { return false }
         var name = Name()
         withUnsafeMutableBytes(of: &name.words) { words in
             if bytes.count > 0 { words.baseAddress!.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
@@ -153,6 +177,7 @@ final class ScanMemory {
         name.hash = hash
         name.entry = entry
         names[place] = name
+        return true
     }
 }
 
@@ -196,15 +221,18 @@ extension JSONParser {
 
     mutating func hashObject() throws(JSONParseFailure) -> Hash128 {
         var hasher = CanonicalHash.ObjectHasher()
+        let start = index, mark = names.count
         if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
         repeat {
             try nameStart()
             let name = try hashString()
+            names.append(name.a)
             try colon()
             hasher.add(key: name, value: try hashValue())
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "}"), "object")
         depth -= 1
+        try checkNames(from: mark, objectAt: start)
         return hasher.finish()
     }
 
@@ -236,6 +264,7 @@ extension JSONParser {
         var hasher = CanonicalHash.ObjectHasher()
         let single = keys.fieldCount == 1
         var finding = KeyFinding()
+        let objectStart = index
         if try openIsEmpty(close: UInt8(ascii: "}")) {
             status = finding.status(keys)
             return hasher.finish()
@@ -245,6 +274,11 @@ extension JSONParser {
         let n = bytes.count
         var i = index
         var member = 0
+        // Whether every name matched its place in `memory`, and whether every name is now
+        // at its place there (see `ScanMemory.checkedNames`).
+        var matchedAll = true, placedAll = true
+        let checked = memory.checkedNames
+        memory.checkedNames = -1
         while true {
             // The name: as the previous record's at this place, or read.
             let nameHash: Hash128
@@ -259,9 +293,12 @@ extension JSONParser {
                 let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
                 entry = keys.entry(0, named: name)
-                memory.remember(member, name, hash: nameHash, entry: entry)
+                matchedAll = false
+                if !memory.remember(member, name, hash: nameHash, entry: entry) { placedAll = false }
                 i = end &+ 1
             } else {
+                matchedAll = false
+                placedAll = false
                 index = i
                 try nameStart()
                 if let range = try scanString() {
@@ -304,6 +341,7 @@ extension JSONParser {
                 valueHash = try fastValueHash(p, at: &i, count: n)
             }
             hasher.add(key: nameHash, value: valueHash)
+            memory.noteName(member, nameHash.a)
             member &+= 1
             // A `,` and the next member, or the end.
             if i < n {
@@ -324,6 +362,10 @@ extension JSONParser {
         }
         index = i
         depth -= 1
+        if !(matchedAll && member == checked), member > 1, JSONParser.hasRepeat(memory.nameHashes, count: member) {
+            try JSONParser.refuseRepeatedName(in: bytes, objectAt: objectStart, maxDepth: maxDepth)
+        }
+        if placedAll { memory.checkedNames = member }
         status = finding.status(keys)
         guard status == .keyed else { return hasher.finish() }
         if Key.keepsBytes, !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
@@ -379,6 +421,7 @@ extension JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"):
             var hasher = CanonicalHash.ObjectHasher()
+            let start = index, mark = names.count
             if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
             repeat {
                 try nameStart()
@@ -391,11 +434,13 @@ extension JSONParser {
                     nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
                     e = scratch.withUnsafeBytes { keys.entry(level, named: $0) }
                 }
+                names.append(nameHash.a)
                 try colon()
                 hasher.add(key: nameHash, value: try member(e, &self))
                 skipWhitespace()
             } while try separator(close: UInt8(ascii: "}"), "object")
             depth -= 1
+            try checkNames(from: mark, objectAt: start)
             return hasher.finish()
         case UInt8(ascii: "["):
             var hasher = CanonicalHash.ArrayHasher()

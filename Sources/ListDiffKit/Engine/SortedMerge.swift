@@ -250,7 +250,7 @@ final class RecordStream {
             end = parser.index
             try parser.endOfLine(recordStart: start)
         } catch {
-            throw self.error(at: error.offset, error.message)
+            throw self.error(at: error.offset, error.message(location))
         }
         index += 1
         count += 1
@@ -285,7 +285,7 @@ final class RecordStream {
         do throws(JSONParseFailure) {
             return try JSONParser.value(in: UnsafeBufferPointer(buffer.rebased(0..<filled)), at: start, depth: 0, maxDepth: maxDepth)
         } catch {
-            throw self.error(at: error.offset, error.message)
+            throw self.error(at: error.offset, error.message(location))
         }
     }
 

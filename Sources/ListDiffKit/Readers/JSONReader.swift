@@ -40,8 +40,7 @@ public struct JSONReader: Sendable {
         case .success(let (values, offsets)):
             return (.array(values), SourceText(name: name, bytes: bytes, valueOffsets: offsets))
         case .failure(let failure):
-            let location = bytes.withUnsafeBufferPointer { SourceLocation.of(offset: failure.offset, in: $0) }
-            throw ListDiffError(file: name, location: location, failure.message)
+            throw bytes.withUnsafeBufferPointer { failure.error(file: name, in: $0) }
         }
     }
 
@@ -69,8 +68,7 @@ public struct JSONReader: Sendable {
         case .success(let parsed):
             return parsed
         case .failure(let failure):
-            let location = bytes.withUnsafeBufferPointer { SourceLocation.of(offset: failure.offset, in: $0) }
-            throw ListDiffError(file: name, location: location, failure.message)
+            throw bytes.withUnsafeBufferPointer { failure.error(file: name, in: $0) }
         }
     }
 }
@@ -78,6 +76,22 @@ public struct JSONReader: Sendable {
 struct JSONParseFailure: Error {
     var offset: Int
     var message: String
+    /// Another place the message refers to: the first of a member name given twice.
+    var first: Int? = nil
+
+    /// The message, with the line and column of `first` when there is one.
+    func message(_ locate: (Int) -> SourceLocation) -> String {
+        guard let first else { return message }
+        let place = locate(first)
+        return "\(message) (first at line \(place.line), column \(place.column))"
+    }
+
+    /// The error for a failure in `bytes`, the whole text of the file `name`.
+    func error(file name: String, in bytes: UnsafeBufferPointer<UInt8>) -> ListDiffError {
+        if first == nil { return ListDiffError(file: name, location: SourceLocation.of(offset: offset, in: bytes), message) }
+        let places = SourceLocation.of(offsets: [offset, first], in: bytes)
+        return ListDiffError(file: name, location: places[0], message { _ in places[1]! })
+    }
 }
 
 private let quote = UInt8(ascii: "\"")
@@ -93,6 +107,9 @@ struct JSONParser {
     var recordsOffsets = true
     /// Scratch space for strings with escapes.
     var scratch: [UInt8] = []
+    /// The hashes of the member names of the objects being read, innermost last, to find
+    /// a name given twice in one object (`checkNames`).
+    var names: [UInt64] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
@@ -206,17 +223,84 @@ struct JSONParser {
 
     mutating func parseObject() throws(JSONParseFailure) -> Value {
         var members: [Object.Member] = []
+        let start = index, mark = names.count
         if try openIsEmpty(close: UInt8(ascii: "}")) { return .object(Object(members)) }
         repeat {
             try nameStart()
             let key = try parseString()
+            names.append(CanonicalHash.string(key).a)
             try colon()
             let value = try parseValue()
             members.append(Object.Member(key: key, value: value))
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "}"), "object")
         depth -= 1
+        try checkNames(from: mark, objectAt: start)
         return .object(Object(members))
+    }
+
+    /// Refuses a member name given twice in the object at `start`, whose names' hashes are
+    /// `names[mark...]`, and forgets them. listdiff refuses such objects, as YAML does,
+    /// because tools disagree on which member counts: jq and Python take the last.
+    @inline(__always)
+    mutating func checkNames(from mark: Int, objectAt start: Int) throws(JSONParseFailure) {
+        let count = names.count - mark
+        guard count > 0 else { return }
+        if count > 1 {
+            let repeats = names.withUnsafeMutableBufferPointer { JSONParser.hasRepeat($0.baseAddress! + mark, count: count) }
+            if repeats { try JSONParser.refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth) }
+        }
+        names.removeSubrange(mark...)
+    }
+
+    /// Refuses a member name given twice in the object at `start`, whose names' hashes are
+    /// `names`; it may reorder them.
+    static func checkNames(_ names: inout [UInt64], objectAt start: Int, in bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int)
+        throws(JSONParseFailure)
+    {
+        guard names.count > 1 else { return }
+        let count = names.count
+        if names.withUnsafeMutableBufferPointer({ hasRepeat($0.baseAddress!, count: count) }) {
+            try refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth)
+        }
+    }
+
+    /// Whether two of the `count` hashes at `p` are equal. It may reorder them.
+    static func hasRepeat(_ p: UnsafeMutablePointer<UInt64>, count: Int) -> Bool {
+        if count <= 16 {
+            for i in 1..<count {
+                let h = p[i]
+                for j in 0..<i where p[j] == h { return true }
+            }
+            return false
+        }
+        var all = UnsafeMutableBufferPointer(start: p, count: count)
+        all.sort()
+        for i in 1..<count where all[i] == all[i - 1] { return true }
+        return false
+    }
+
+    /// Reads the names of the object at `start` again, exactly, and throws at the second of
+    /// a name given twice; returns when the hashes only collided.
+    static func refuseRepeatedName(in bytes: UnsafeBufferPointer<UInt8>, objectAt start: Int, maxDepth: Int) throws(JSONParseFailure) {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        parser.index = start
+        var seen: [[UInt8]: Int] = [:]
+        if try parser.openIsEmpty(close: UInt8(ascii: "}")) { return }
+        repeat {
+            try parser.nameStart()
+            let at = parser.index
+            let name = try parser.scanString().map { Array(bytes[$0]) } ?? parser.scratch
+            if let first = seen[name] {
+                let text = SafeText.escape(String(decoding: name, as: UTF8.self))
+                throw JSONParseFailure(offset: at, message: "duplicate member name \"\(text)\" in one object", first: first)
+            }
+            seen[name] = at
+            try parser.colon()
+            _ = try parser.hashValue()
+            parser.skipWhitespace()
+        } while try parser.separator(close: UInt8(ascii: "}"), "object")
     }
 
     /// At `[` or `{`: enters it; true (and left again) when it closes at once with `close`.
