@@ -223,16 +223,17 @@ extension JSONParser {
         var hasher = CanonicalHash.ObjectHasher()
         let start = index, mark = names.count
         if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
+        var firstName: UInt64 = 0, count = 0
         repeat {
             try nameStart()
             let name = try hashString()
-            names.append(name.a)
+            noteName(name.a, first: &firstName, count: &count)
             try colon()
             hasher.add(key: name, value: try hashValue())
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "}"), "object")
         depth -= 1
-        try checkNames(from: mark, objectAt: start)
+        if count > 1 { try checkNames(from: mark, objectAt: start) }
         return hasher.finish()
     }
 
@@ -423,6 +424,7 @@ extension JSONParser {
             var hasher = CanonicalHash.ObjectHasher()
             let start = index, mark = names.count
             if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
+            var firstName: UInt64 = 0, count = 0
             repeat {
                 try nameStart()
                 let nameHash: Hash128, e: Int?
@@ -434,13 +436,13 @@ extension JSONParser {
                     nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
                     e = scratch.withUnsafeBytes { keys.entry(level, named: $0) }
                 }
-                names.append(nameHash.a)
+                noteName(nameHash.a, first: &firstName, count: &count)
                 try colon()
                 hasher.add(key: nameHash, value: try member(e, &self))
                 skipWhitespace()
             } while try separator(close: UInt8(ascii: "}"), "object")
             depth -= 1
-            try checkNames(from: mark, objectAt: start)
+            if count > 1 { try checkNames(from: mark, objectAt: start) }
             return hasher.finish()
         case UInt8(ascii: "["):
             var hasher = CanonicalHash.ArrayHasher()

@@ -225,18 +225,32 @@ struct JSONParser {
         var members: [Object.Member] = []
         let start = index, mark = names.count
         if try openIsEmpty(close: UInt8(ascii: "}")) { return .object(Object(members)) }
+        var firstName: UInt64 = 0, count = 0
         repeat {
             try nameStart()
             let key = try parseString()
-            names.append(CanonicalHash.string(key).a)
+            noteName(CanonicalHash.string(key).a, first: &firstName, count: &count)
             try colon()
             let value = try parseValue()
             members.append(Object.Member(key: key, value: value))
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "}"), "object")
         depth -= 1
-        try checkNames(from: mark, objectAt: start)
+        if count > 1 { try checkNames(from: mark, objectAt: start) }
         return .object(Object(members))
+    }
+
+    /// Notes the hash of an object's member name: the first is kept in `first`, so that an
+    /// object of one member (the most common nested object) never touches `names`.
+    @inline(__always)
+    mutating func noteName(_ hash: UInt64, first: inout UInt64, count: inout Int) {
+        if count == 0 {
+            first = hash
+        } else {
+            if count == 1 { names.append(first) }
+            names.append(hash)
+        }
+        count += 1
     }
 
     /// Refuses a member name given twice in the object at `start`, whose names' hashes are
@@ -250,7 +264,7 @@ struct JSONParser {
             let repeats = names.withUnsafeMutableBufferPointer { JSONParser.hasRepeat($0.baseAddress! + mark, count: count) }
             if repeats { try JSONParser.refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth) }
         }
-        names.removeSubrange(mark...)
+        names.removeLast(count)
     }
 
     /// Refuses a member name given twice in the object at `start`, whose names' hashes are
