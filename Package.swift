@@ -3,6 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "listdiff",
+    // Synchronization (Atomic, Mutex) needs macOS 15; on Linux any Swift 6 toolchain serves.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "listdiff", targets: ["listdiff"]),
         .library(name: "ListDiffKit", targets: ["ListDiffKit"]),
@@ -28,11 +30,6 @@ let package = Package(
                 "CSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
-        ),
-        .executableTarget(
-            name: "listdiff-kernels",
-            dependencies: ["ListDiffKit"],
-            path: "Benchmarks/Kernels"
         ),
         .testTarget(
             name: "ListDiffKitTests",

@@ -12,10 +12,11 @@ enum Binary {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The binary sits beside the test bundle in the build folder.
+    /// The binary sits beside the test bundle in the build folder (on macOS, the bundle is
+    /// loaded into Xcode's runner; elsewhere, it is the running executable).
     static let url: URL = {
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
+        let tests = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL ?? Bundle.main.executableURL!
+        var dir = tests.resolvingSymlinksInPath().deletingLastPathComponent()
         while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("listdiff").path), dir.path != "/" {
             dir = dir.deletingLastPathComponent()
         }
@@ -495,7 +496,7 @@ enum Tmux {
             trap 't kill-server 2>/dev/null' EXIT
             # Descriptors this process was given beyond 0-2 (the test's pipe among them) must
             # not reach the tmux server and the programs in its panes.
-            for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null; done
+            for fd in $(seq 3 255); do eval "exec $fd>&-" 2>/dev/null; done
 
             """
         let process = Process()

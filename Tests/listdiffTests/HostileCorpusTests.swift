@@ -154,7 +154,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         defer { try? FileManager.default.removeItem(at: dir) }
         let files = hostile.files()
         for (name, bytes) in files {
-            FileManager.default.createFile(atPath: dir.appendingPathComponent(name).path, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: dir.appendingPathComponent(name).path, contents: Data(bytes)))
         }
         // The data limit (private memory, in KiB) turns a runaway allocation into a crash,
         // which this test reports; each input here is under about 1 MB.

@@ -2,7 +2,7 @@
 // as `listdiff` runs them) against Swift's own CollectionDifference (`difference(from:)`
 // plus `inferringMoves()`), on the same arrays, in the same run.
 //
-//     swift run -c release listdiff-kernels [--sizes 10000,100000,1000000]
+//     cd Benchmarks && swift run -c release listdiff-kernels [--sizes 10000,100000,1000000]
 import ListDiffKit
 
 struct Generator {
