@@ -17,7 +17,7 @@ struct ListDiff: ParsableCommand {
             its options. 'listdiff apply OLD CHANGESET' writes NEW back from OLD and a \
             changeset made by 'listdiff --format json'.
             """,
-        version: "0.2.0",
+        version: ListDiffVersion.current,
         subcommands: [DiffCommand.self, ApplyCommand.self],
         defaultSubcommand: DiffCommand.self
     )

@@ -134,28 +134,28 @@ import Testing
             == "c.json:1:1: error: a changeset is a JSON object (made by listdiff --format json); this is an array")
         #expect(try Self.refusal(#"{"version": 1}"#)?.description == #"c.json:1:1: error: the changeset has no "key" member"#)
         #expect(try Self.refusal(Self.edited(#""op": "move""#, #""op": "swap""#))?.description
-            == #"c.json:16:12: error: unknown op "swap"; expected "delete", "insert", "move" or "update""#)
+            == #"c.json:17:12: error: unknown op "swap"; expected "delete", "insert", "move" or "update""#)
         #expect(try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""old": [0, 1], "new": [0, "3"]"#))?.description
-            == #"c.json:16:52: error: "new" must be a position [section, index] of two whole numbers ≥ 0"#)
+            == #"c.json:17:52: error: "new" must be a position [section, index] of two whole numbers ≥ 0"#)
         #expect(try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""new": [0, 3]"#))?.description
-            == #"c.json:16:5: error: the move has no "old" position"#)
+            == #"c.json:17:5: error: the move has no "old" position"#)
         #expect(try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 4, "old": [0, 70]"#))?.description
-            == "c.json:14:5: error: the delete names old position [0, 70], beyond the old file's 7 records")
+            == "c.json:15:5: error: the delete names old position [0, 70], beyond the old file's 7 records")
     }
 
     @Test func refusesPositionsUsedTwiceOrOutOfPlace() throws {
         // Another record's place: its key says so.
         #expect(try Self.refusal(Self.edited(#""key": 4, "old": [0, 3]"#, #""key": 4, "old": [0, 4]"#))?.description
-            == "c.json:14:5: error: the delete of id=4 names old position 4, which holds id=5: the changeset was not made from this file")
+            == "c.json:15:5: error: the delete of id=4 names old position 4, which holds id=5: the changeset was not made from this file")
         // The moved record deleted too.
         #expect(try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 2, "old": [0, 1]"#))?.description
-            == "c.json:16:5: error: old position [0, 1] is deleted or moved twice")
+            == "c.json:17:5: error: old position [0, 1] is deleted or moved twice")
         // Two records into one place.
         #expect(try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 5]"#))?.description
-            == "c.json:18:5: error: new position [0, 5] is filled twice (also by change 3)")
+            == "c.json:19:5: error: new position [0, 5] is filled twice (also by change 3)")
         // A place beyond the end.
         #expect(try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 9]"#))?.description
-            == "c.json:16:5: error: new position [0, 9] is beyond the end of the new list (7 records)")
+            == "c.json:17:5: error: new position [0, 9] is beyond the end of the new list (7 records)")
     }
 }
 

@@ -84,6 +84,16 @@ func temporaryDirectory() throws -> URL {
         #expect(run.stdout == (try golden("people.json")))
     }
 
+    /// The release shown by `--version` is the one each changeset names as its generator.
+    @Test func versionIsNamedInOnePlace() throws {
+        let version = try Binary.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
+        let changeset = try Binary.run(["--format", "json", "people-old.json", "people-new.json"],
+                                       in: Binary.repository.appendingPathComponent("Examples"))
+        #expect(changeset.stdout.contains("\n  \"generator\": \"listdiff \(version.stdout.dropLast())\",\n"))
+    }
+
     @Test func jsonPatchFormat() throws {
         let run = try Binary.run(["--format", "jsonpatch", "people-old.json", "people-new.json"],
                                  in: Binary.repository.appendingPathComponent("Examples"))
@@ -397,7 +407,7 @@ func temporaryDirectory() throws -> URL {
         let text = try String(contentsOfFile: changes, encoding: .utf8)
         let cases: [(String, String)] = [
             (text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
-             "bad.json:16:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
+             "bad.json:17:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
             (text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
              "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"),
             (String(text.dropLast(10)), ""),

@@ -83,7 +83,7 @@ import Testing
         let changes = try String(contentsOf: Self.examples.appendingPathComponent("people-changes.json"), encoding: .utf8)
         let old = Self.examples.appendingPathComponent("people-old.json").path
         for (from, to, message) in [
-            (#""value": {"id":8,"#, #""value": {"id":99,"#, "18:5: error: the insert of id=8 brings a record keyed id=99"),
+            (#""value": {"id":8,"#, #""value": {"id":99,"#, "19:5: error: the insert of id=8 brings a record keyed id=99"),
             (#""value": {"id":3,"#, #""value": {"ident":3,"#, "error: the update of id=3 brings a record without a usable key"),
         ] {
             let edited = changes.replacingOccurrences(of: from, with: to)

@@ -31,6 +31,8 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         }
         buffer.append("{\n  \"version\": ")
         buffer.append(int: Self.schemaVersion)
+        buffer.append(",\n  \"generator\": ")
+        buffer.append(string: ListDiffVersion.generator)
         buffer.append(",\n  \"old\": ")
         buffer.append(string: context.oldName)
         buffer.append(",\n  \"new\": ")
