@@ -53,7 +53,17 @@ struct StringStream: TextOutputStream {
     @Test func nothingToSayWhenSame() throws {
         let c = try Self.changeset("people-old.json", "people-old.json")
         #expect(Self.render(PatchRenderer(context: Self.people), c) == "")
-        #expect(try json(Self.render(JSONChangesetRenderer(context: Self.people), c)) != .null)
+        // The changeset of a file against itself: no changes, every record unchanged, and
+        // both fingerprints the same.
+        guard case .object(let root) = try json(Self.render(JSONChangesetRenderer(context: Self.people), c)) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(root["changes"] == [])
+        #expect(root["summary"].map(JSONWriter.compact) == #"{"inserted":0,"deleted":0,"moved":0,"updated":0,"unchanged":7}"#)
+        #expect(root["records"].map(JSONWriter.compact) == #"{"old":7,"new":7}"#)
+        guard case .object(let prints)? = root["fingerprints"] else { Issue.record("no fingerprints"); return }
+        #expect(prints["old"] != nil && prints["old"] == prints["new"])
     }
 
     @Test func jsonChangesetStringsAreEscaped() {

@@ -25,6 +25,39 @@ import Testing
         }
     }
 
+    /// 40,000 records (more than the size where the scan splits over cores, and than the
+    /// streaming merge's first block): every 100th deleted, every 50th updated, and a new
+    /// record after every 200th. In memory and streamed, the counts are exactly those, the
+    /// changes the same, and each changeset applies to give NEW.
+    @Test func manyRecordsInMemoryAndStreamedAgree() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var old = "", new = ""
+        for i in 0..<40_000 {
+            let record = #"{"id":\#(i * 2),"name":"record \#(i)","tags":["a","b"],"n":\#(i % 7)}"#
+            old += record + "\n"
+            if i % 100 != 1 { new += (i % 50 == 3 ? record.replacingOccurrences(of: "\"n\":", with: "\"n\":-") : record) + "\n" }
+            if i % 200 == 5 { new += #"{"id":\#(i * 2 + 1),"name":"inserted"}"# + "\n" }
+        }
+        try old.write(to: dir.appendingPathComponent("old.ndjson"), atomically: true, encoding: .utf8)
+        try new.write(to: dir.appendingPathComponent("new.ndjson"), atomically: true, encoding: .utf8)
+        // 400 deleted; 800 updated (every 50th, but those 0 is "-0", equal to 0); 200 inserted.
+        let updated = (0..<40_000).filter { $0 % 50 == 3 && $0 % 100 != 1 && $0 % 7 != 0 }.count
+        let summary = "200 inserted, 400 deleted, 0 moved, \(updated) updated, \(40_000 - 400 - updated) unchanged\n"
+        let inMemory = try Binary.run(["old.ndjson", "new.ndjson"], in: dir)
+        let streamed = try Binary.run(["--sorted", "old.ndjson", "new.ndjson"], in: dir)
+        #expect(inMemory.status == 1 && streamed.status == 1)
+        #expect(inMemory.stdout.hasSuffix(summary), "\(inMemory.stdout.suffix(100))")
+        #expect(inMemory.stdout == streamed.stdout)
+        for sorted in [[], ["--sorted"]] {
+            #expect(try Binary.run(sorted + ["-f", "json", "-o", "changes.json", "old.ndjson", "new.ndjson"], in: dir).status == 1)
+            let applied = try Binary.run(["apply", "-o", "applied.ndjson", "old.ndjson", "changes.json"], in: dir)
+            #expect(applied.status == 0, "\(applied.stderr)")
+            // Equal to NEW as content: a "-0" that equals OLD's 0 stays OLD's 0.
+            #expect(try Binary.run(["-q", "--member-order", "significant", "new.ndjson", "applied.ndjson"], in: dir).status == 0)
+        }
+    }
+
     @Test func sortedRefusesWhatItCannotStream() throws {
         let dir = try temporaryDirectory()
         try "{\"id\":2}\n{\"id\":1}\n".write(to: dir.appendingPathComponent("unsorted.ndjson"), atomically: true, encoding: .utf8)
