@@ -10,7 +10,7 @@ let package = Package(
         .library(name: "ListDiffKit", targets: ["ListDiffKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         .systemLibrary(

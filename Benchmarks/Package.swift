@@ -7,12 +7,12 @@ let package = Package(
     name: "listdiff-benchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "listdiff", path: ".."),
+        .package(name: "listdiff", path: "..")
     ],
     targets: [
         .executableTarget(
             name: "listdiff-kernels",
             dependencies: [.product(name: "ListDiffKit", package: "listdiff")]
-        ),
+        )
     ]
 )

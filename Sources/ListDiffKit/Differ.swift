@@ -44,18 +44,20 @@ public struct Differ: Sendable {
 
         let numbered = old.duplicates == .match || new.duplicates == .match
         func side(_ document: Document) -> RecordSide {
-            RecordSide(count: document.records.count, position: { document.records[$0].position },
-                       value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
-                       isScalar: { i, _ in document.records[i].value.isScalar },
-                       occurrence: { numbered ? document.records[$0].occurrence : nil })
+            RecordSide(
+                count: document.records.count, position: { document.records[$0].position },
+                value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
+                isScalar: { i, _ in document.records[i].value.isScalar },
+                occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
         let significant = memberOrder == .significant
         let (changes, summary) = try changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
             let a = old.records[i].value, b = new.records[j].value
             return significant ? a.isIdentical(to: b) : a == b
         }
-        var changeset = Changeset(algorithm: algorithm.name, key: key, oldCount: old.records.count,
-                                  newCount: new.records.count, changes: changes, summary: summary)
+        var changeset = Changeset(
+            algorithm: algorithm.name, key: key, oldCount: old.records.count,
+            newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
         changeset.layout = old.layout
         changeset.sections = sectionChanges
@@ -83,9 +85,10 @@ public struct Differ: Sendable {
     /// The changes, given the pairing and the records that stay: deletes by old index, then
     /// inserts, moves and updates by new index. `same(i, j)` says whether old record i and
     /// new record j have the same content.
-    func changes(old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
-                 same: (Int, Int) -> Bool) throws(ListDiffError) -> ([Change], Changeset.Summary)
-    {
+    func changes(
+        old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
+        same: (Int, Int) -> Bool
+    ) throws(ListDiffError) -> ([Change], Changeset.Summary) {
         var newToOld = [Int](repeating: -1, count: new.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
         var builder = ChangeBuilder(old: old, new: new)
@@ -118,24 +121,32 @@ public struct Differ: Sendable {
 
         mutating func delete(_ i: Int) throws(ListDiffError) {
             if let reference = old.reference(i) {
-                deletes.append(Change(.delete, key: try old.key(i, nil), keyedBySelf: old.isScalar(i, nil), old: old.position(i),
-                                      reference: reference, occurrence: old.occurrence(i)))
+                deletes.append(
+                    Change(
+                        .delete, key: try old.key(i, nil), keyedBySelf: old.isScalar(i, nil), old: old.position(i),
+                        reference: reference, occurrence: old.occurrence(i)))
             } else {
                 let value = try old.value(i)
-                deletes.append(Change(.delete, key: try old.key(i, value), keyedBySelf: value.isScalar, old: old.position(i),
-                                      value: value, occurrence: old.occurrence(i)))
+                deletes.append(
+                    Change(
+                        .delete, key: try old.key(i, value), keyedBySelf: value.isScalar, old: old.position(i),
+                        value: value, occurrence: old.occurrence(i)))
             }
             summary.deleted += 1
         }
 
         mutating func insert(_ j: Int) throws(ListDiffError) {
             if let reference = new.reference(j) {
-                others.append(Change(.insert, key: try new.key(j, nil), keyedBySelf: new.isScalar(j, nil), new: new.position(j),
-                                     reference: reference, occurrence: new.occurrence(j)))
+                others.append(
+                    Change(
+                        .insert, key: try new.key(j, nil), keyedBySelf: new.isScalar(j, nil), new: new.position(j),
+                        reference: reference, occurrence: new.occurrence(j)))
             } else {
                 let value = try new.value(j)
-                others.append(Change(.insert, key: try new.key(j, value), keyedBySelf: value.isScalar, new: new.position(j),
-                                     value: value, occurrence: new.occurrence(j)))
+                others.append(
+                    Change(
+                        .insert, key: try new.key(j, value), keyedBySelf: value.isScalar, new: new.position(j),
+                        value: value, occurrence: new.occurrence(j)))
             }
             summary.inserted += 1
         }
@@ -167,11 +178,15 @@ public struct Differ: Sendable {
                 if let given = earlier { before = given } else { before = try old.value(i) }
                 let fields = FieldDiff.changes(old: before, new: after)
                 if let reference {
-                    others.append(Change(.update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
-                                         reference: reference, occurrence: new.occurrence(j)))
+                    others.append(
+                        Change(
+                            .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                            reference: reference, occurrence: new.occurrence(j)))
                 } else {
-                    others.append(Change(.update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
-                                         value: after, occurrence: new.occurrence(j)))
+                    others.append(
+                        Change(
+                            .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                            value: after, occurrence: new.occurrence(j)))
                 }
                 summary.updated += 1
             }
@@ -265,8 +280,10 @@ public struct Differ: Sendable {
             if !stays[s] { changes.append(SectionChange(.move, name: section.name ?? .null, old: s, new: t)) }
             let before = old[s].header ?? .null, after = section.header ?? .null
             if memberOrder == .significant ? !before.isIdentical(to: after) : before != after {
-                changes.append(SectionChange(.update, name: section.name ?? .null, old: s, new: t, value: section.header,
-                                             fields: FieldDiff.changes(old: before, new: after)))
+                changes.append(
+                    SectionChange(
+                        .update, name: section.name ?? .null, old: s, new: t, value: section.header,
+                        fields: FieldDiff.changes(old: before, new: after)))
             }
         }
         return (changes, pairs)

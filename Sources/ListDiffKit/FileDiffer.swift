@@ -34,9 +34,10 @@ public struct FileDiffer: Sendable {
         /// Finds where records are in the files: in NEW when `new`, else in OLD.
         public var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
 
-        public init(changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
-                    oldRecords: Replay.Records? = nil)
-        {
+        public init(
+            changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
+            oldRecords: Replay.Records? = nil
+        ) {
             self.changeset = changeset
             self.documents = documents
             self.fast = fast
@@ -85,7 +86,8 @@ public struct FileDiffer: Sendable {
             var formatted = reader
             formatted.format = format
             let document = try formatted.parse(Array(other.bytes), name: other.name)
-            let twin = try document.layout.rebuild(document.root, sections: document.sections.map { (name: $0.name, header: $0.header, records: []) })
+            let twin = try document.layout.rebuild(
+                document.root, sections: document.sections.map { (name: $0.name, header: $0.header, records: []) })
             return (MappedFile(name: name, bytes: Array(JSONWriter.compact(twin).utf8)), .json)
         }
         switch (emptyPaths.contains(old), emptyPaths.contains(new)) {
@@ -113,8 +115,9 @@ public struct FileDiffer: Sendable {
     public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         if fastPathApplies {
-            var engine = Engine(key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
-                                progress: progress)
+            var engine = Engine(
+                key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
+                progress: progress)
             engine.maxDepth = reader.json.maxDepth
             engine.yaml = reader.yaml
             engine.parts = parts
@@ -122,10 +125,12 @@ public struct FileDiffer: Sendable {
             engine.keyHashing = keyHashing
             let (changeset, side, newSide) = try engine.diffKeepingSides(old: oldFile, oldFormat, new: newFile, newFormat)
             let records = side.records
-            var result = Result(changeset: changeset, documents: nil, fast: true, oldRecords: Replay.Records { r in
-                guard r < records.count, let value = try? records.value(r) else { return nil }
-                return (value, side.occurrence(r) ?? 0)
-            })
+            var result = Result(
+                changeset: changeset, documents: nil, fast: true,
+                oldRecords: Replay.Records { r in
+                    guard r < records.count, let value = try? records.value(r) else { return nil }
+                    return (value, side.occurrence(r) ?? 0)
+                })
             let locateOld = side.locator, locateNew = newSide.locator
             result.locator = { positions, new in new ? locateNew(positions) : locateOld(positions) }
             return result

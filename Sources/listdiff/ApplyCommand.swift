@@ -46,18 +46,27 @@ struct ApplyCommand: ParsableCommand, Executable {
     @Argument(help: ArgumentHelp("The changeset, as written by 'listdiff --format json' ('-' for standard input).", valueName: "changeset"))
     var changeset: String
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp(
-        "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp(
+            "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).",
+            valueName: "file"))
     var output: String?
 
-    @Option(name: .customLong("output-format"), help: ArgumentHelp(
-        "Write json, ndjson (a list, one record per line) or yaml. Default: the format --output's extension names, else OLD's format.", valueName: "format"))
+    @Option(
+        name: .customLong("output-format"),
+        help: ArgumentHelp(
+            "Write json, ndjson (a list, one record per line) or yaml. Default: the format --output's extension names, else OLD's format.",
+            valueName: "format"))
     var outputFormat: DocumentFormat?
 
     @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson or yaml.")
     var inputFormat: InputFormatOption = .auto
 
-    @Flag(help: "Apply even when OLD's fingerprint differs from the one in the changeset (each change must still find its key at its old position).")
+    @Flag(
+        help:
+            "Apply even when OLD's fingerprint differs from the one in the changeset (each change must still find its key at its old position)."
+    )
     var force = false
 
     func validate() throws {
@@ -70,25 +79,34 @@ struct ApplyCommand: ParsableCommand, Executable {
         let progress = Timings.progress
         defer { Timings.report(progress) }
         let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
-        let applier = try FileApplier.open(changeset: try InputFile.read(changeset), name: changeset, old: old,
-                                           reader: DocumentReader(format: inputFormat.format, key: placeholder))
+        let applier = try FileApplier.open(
+            changeset: try InputFile.read(changeset), name: changeset, old: old,
+            reader: DocumentReader(format: inputFormat.format, key: placeholder))
         let changes = applier.changeset
         progress?.lap("read changeset, scan OLD")
         if !force {
             guard let fingerprints = changes.fingerprints else {
-                throw ListDiffError(file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
+                throw ListDiffError(
+                    file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
             }
             let found = applier.fingerprint
             guard found == fingerprints.old else {
-                throw ListDiffError(file: old, "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(applier.count) records, the changeset's \(changes.oldCount)); --force applies it anyway")
+                throw ListDiffError(
+                    file: old,
+                    "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(applier.count) records, the changeset's \(changes.oldCount)); --force applies it anyway"
+                )
             }
         }
         try applier.apply()
         progress?.lap("apply")
         if !force, let fingerprints = changes.fingerprints, applier.newFingerprint != fingerprints.new {
-            throw ListDiffError(file: changeset, "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent")
+            throw ListDiffError(
+                file: changeset,
+                "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent"
+            )
         }
-        let format = outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map(DocumentFormat.init)
+        let format =
+            outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map(DocumentFormat.init)
             ?? DocumentFormat(applier.format)
         try Output.write(to: output) { (stream: inout FileStream) throws(ListDiffError) in
             try applier.write(format.inputFormat) { stream.write(bytes: $0) }

@@ -98,51 +98,73 @@ struct DiffOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"))
     var new: String
 
-    @Option(name: .customLong("key"), help: ArgumentHelp(
-        "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key. Default: id.",
-        valueName: "path"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key. Default: id.",
+            valueName: "path"))
     var keys: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "Where the records are, inside a larger document: a JSON Pointer (/data/users) or dotted path. Default: the top level.",
-        valueName: "pointer"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the records are, inside a larger document: a JSON Pointer (/data/users) or dotted path. Default: the top level.",
+            valueName: "pointer"))
     var path: String?
 
-    @Option(name: .customLong("section-key"), help: ArgumentHelp(
-        "In a list of section objects, the field that names a section. Default: detected (name, title, section, header, label, key, id).",
-        valueName: "field"))
+    @Option(
+        name: .customLong("section-key"),
+        help: ArgumentHelp(
+            "In a list of section objects, the field that names a section. Default: detected (name, title, section, header, label, key, id).",
+            valueName: "field"))
     var sectionKey: String?
 
-    @Option(help: ArgumentHelp(
-        "In a list of section objects, the field that holds a section's records. Default: detected (items, records, rows, elements, entries, children, values, data).",
-        valueName: "field"))
+    @Option(
+        help: ArgumentHelp(
+            "In a list of section objects, the field that holds a section's records. Default: detected (items, records, rows, elements, entries, children, values, data).",
+            valueName: "field"))
     var items: String?
 
-    @Option(name: [.customShort("f"), .long], help: "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal).")
+    @Option(
+        name: [.customShort("f"), .long],
+        help:
+            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+    )
     var format: OutputFormat = .patch
 
-    @Flag(name: [.customShort("q"), .long], help: "Print nothing: report by exit status alone (0 same, 1 different, 2 trouble). Errors still go to standard error.")
+    @Flag(
+        name: [.customShort("q"), .long],
+        help: "Print nothing: report by exit status alone (0 same, 1 different, 2 trouble). Errors still go to standard error.")
     var quiet = false
 
-    @Flag(help: "Counts only: per kind, per section, and the fields most often changed. With -f json, the changeset without its changes and stages.")
+    @Flag(
+        help:
+            "Counts only: per kind, per section, and the fields most often changed. With -f json, the changeset without its changes and stages."
+    )
     var stat = false
 
-    @Option(name: .customLong("fail-on"), help: ArgumentHelp(
-        "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
-        valueName: "kinds"))
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
+            valueName: "kinds"))
     var failOn: String?
 
-    @Option(help: ArgumentHelp(
-        "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
-        valueName: "kinds"))
+    @Option(
+        help: ArgumentHelp(
+            "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
+            valueName: "kinds"))
     var show: String?
 
-    @Option(help: ArgumentHelp("In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
-                               valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
+            valueName: "n"))
     var limit: Int = 50
 
-    @Option(name: .customLong("annotation-level"), help: ArgumentHelp(
-        "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
+    @Option(
+        name: .customLong("annotation-level"),
+        help: ArgumentHelp(
+            "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
     var annotationLevel: GitHubRenderer.Level = .notice
 
     /// Set when git runs listdiff as an external diff: the path being diffed (see `GitCall`).
@@ -153,31 +175,47 @@ struct DiffOptions: ParsableArguments {
     @Option(name: .customLong("git-new-path"), help: .hidden)
     var gitNewPath: String?
 
-    @Option(help: "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset.")
+    @Option(
+        help:
+            "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset."
+    )
     var algorithm: AlgorithmChoice = .heckel
 
-    @Option(name: .customLong("cost-limit"), help: ArgumentHelp(
-        "Steps myers and lcs may take before they refuse (lcs: N·M table cells, checked before it starts).",
-        valueName: "steps"))
+    @Option(
+        name: .customLong("cost-limit"),
+        help: ArgumentHelp(
+            "Steps myers and lcs may take before they refuse (lcs: N·M table cells, checked before it starts).",
+            valueName: "steps"))
     var costLimit: Int = DiffCost.defaultLimit
 
-    @Option(help: ArgumentHelp(
-        "Records sharing a key in one file: error (the default) refuses; match pairs the k-th occurrence in OLD with the k-th in NEW.",
-        valueName: "policy"))
+    @Option(
+        help: ArgumentHelp(
+            "Records sharing a key in one file: error (the default) refuses; match pairs the k-th occurrence in OLD with the k-th in NEW.",
+            valueName: "policy"))
     var duplicates: DuplicatePolicy = .error
 
-    @Option(name: .customLong("member-order"), help: ArgumentHelp(
-        "Whether a record whose object members only changed order is updated: ignore (the default; JSON objects are unordered) or significant.",
-        valueName: "mode"))
+    @Option(
+        name: .customLong("member-order"),
+        help: ArgumentHelp(
+            "Whether a record whose object members only changed order is updated: ignore (the default; JSON objects are unordered) or significant.",
+            valueName: "mode"))
     var memberOrder: Differ.MemberOrder = .ignore
 
-    @Option(help: ArgumentHelp("Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
+    @Option(
+        help: ArgumentHelp(
+            "Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
     var color: ColorMode = .auto
 
-    @Option(name: .customLong("input-format"), help: "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl) or yaml.")
+    @Option(
+        name: .customLong("input-format"),
+        help: "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl) or yaml."
+    )
     var inputFormat: InputFormatOption = .auto
 
-    @Flag(help: "Both inputs are NDJSON sorted by key (as jq's sort_by): diff them in one streaming pass, in memory that grows with the changes, not the inputs. An input out of order is an error.")
+    @Flag(
+        help:
+            "Both inputs are NDJSON sorted by key (as jq's sort_by): diff them in one streaming pass, in memory that grows with the changes, not the inputs. An input out of order is an error."
+    )
     var sorted = false
 
     @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
@@ -186,17 +224,22 @@ struct DiffOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Replay in about this many seconds in all (instead of --speed).", valueName: "seconds"))
     var duration: Double?
 
-    @Option(name: .customLong("animate-limit"), help: ArgumentHelp(
-        "Above this many changes the replay does not animate: it shows the result and says so.", valueName: "changes"))
+    @Option(
+        name: .customLong("animate-limit"),
+        help: ArgumentHelp(
+            "Above this many changes the replay does not animate: it shows the result and says so.", valueName: "changes"))
     var animateLimit: Int = 300
 
-    @Option(help: ArgumentHelp(
-        "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS×LINES, or 80×24).",
-        valueName: "file.cast"))
+    @Option(
+        help: ArgumentHelp(
+            "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS×LINES, or 80×24).",
+            valueName: "file.cast"))
     var record: String?
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp(
-        "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp(
+            "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"))
     var output: String?
 
     func validate() throws {
@@ -210,10 +253,14 @@ struct DiffOptions: ParsableArguments {
         if format != .replay, record != nil || duration != nil || speed != 1 {
             throw ValidationError("--record, --speed and --duration go with --format replay")
         }
-        if format == .replay, output != nil { throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file") }
+        if format == .replay, output != nil {
+            throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file")
+        }
         if sorted {
             if format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
-            if path != nil || sectionKey != nil || items != nil { throw ValidationError("--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply") }
+            if path != nil || sectionKey != nil || items != nil {
+                throw ValidationError("--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
+            }
             if duplicates == .match { throw ValidationError("--sorted refuses repeated keys; --duplicates match does not apply") }
             for file in [old, new] where (inputFormat.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
                 throw ValidationError("--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
@@ -241,10 +288,12 @@ struct DiffOptions: ParsableArguments {
     /// first freeing millions of values one by one.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let key = try IdentityKey(parsing: keys)
-        let layout = LayoutOptions(path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
-                                   sectionKey: sectionKey, items: items)
+        let layout = LayoutOptions(
+            path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
+            sectionKey: sectionKey, items: items)
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
-        var files = FileDiffer(reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
+        var files = FileDiffer(
+            reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
         // git names the side of an added or deleted file /dev/null: an empty list.
         if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let progress = ProgressBar.start()
@@ -267,7 +316,8 @@ struct DiffOptions: ParsableArguments {
         // git goes on to the next file only after an external diff that exits 0.
         if gitPath != nil { status = .same }
         if quiet { return (status, result as Any) }
-        let changeset = try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
+        let changeset =
+            try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
             ?? result.changeset
 
         if format == .replay {
@@ -305,8 +355,9 @@ struct DiffOptions: ParsableArguments {
         if let record {
             let (width, height) = ReplayPlayer.size(of: STDOUT_FILENO)
             try Output.write(to: record) { stream in
-                ReplayPlayer.record(replay, limit: animateLimit, scale: scale, width: width, height: height,
-                                    style: TextStyle(colored: colored), title: SafeText.escape("listdiff \(old) \(new)"), to: &stream)
+                ReplayPlayer.record(
+                    replay, limit: animateLimit, scale: scale, width: width, height: height,
+                    style: TextStyle(colored: colored), title: SafeText.escape("listdiff \(old) \(new)"), to: &stream)
             }
             return
         }
@@ -319,8 +370,9 @@ struct DiffOptions: ParsableArguments {
     /// The names output shows: as given, or under git, the path as git shows it.
     var displayContext: RenderContext {
         guard let gitPath else { return RenderContext(oldName: old, newName: new) }
-        return RenderContext(oldName: old == "/dev/null" ? old : "a/" + gitPath,
-                             newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
+        return RenderContext(
+            oldName: old == "/dev/null" ? old : "a/" + gitPath,
+            newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
     }
 
     var useColor: Bool {
@@ -334,4 +386,3 @@ struct DiffOptions: ParsableArguments {
         }
     }
 }
-

@@ -111,7 +111,9 @@ enum InputLimit {
     static func configure() throws(ListDiffError) {
         guard let text = Terminal.environment("LISTDIFF_MAX_INPUT_SIZE"), !text.isEmpty else { return }
         guard let bytes = parse(text) else {
-            throw ListDiffError("LISTDIFF_MAX_INPUT_SIZE must be a number of bytes, with K, M, G or T if you like, up to 1024T (it is '\(text.prefix(40))')")
+            throw ListDiffError(
+                "LISTDIFF_MAX_INPUT_SIZE must be a number of bytes, with K, M, G or T if you like, up to 1024T (it is '\(text.prefix(40))')"
+            )
         }
         InputFile.maxBytes.store(bytes, ordering: .relaxed)
     }

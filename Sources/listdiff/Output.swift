@@ -79,7 +79,8 @@ struct AtomicFile {
         var template = Array(((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw ListDiffError(file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
+            throw ListDiffError(
+                file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -194,8 +195,10 @@ enum Timings {
 
     static func report(_ progress: Progress?) {
         guard enabled, let phases = progress?.phases else { return }
-        let text = phases.map { "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))" }
-            .joined(separator: ", ")
+        let text = phases.map {
+            "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))"
+        }
+        .joined(separator: ", ")
         var stream = FileStream(fd: STDERR_FILENO)
         stream.write("listdiff: timings: " + text + "\n")
         stream.flush()

@@ -18,8 +18,10 @@ enum ReplayPlayer {
     static func size(of fd: Int32) -> (width: Int, height: Int) {
         var ws = winsize()
         if ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
-            return (min(max(Int(ws.ws_col), widths.lowerBound), widths.upperBound),
-                    min(max(Int(ws.ws_row), heights.lowerBound), heights.upperBound))
+            return (
+                min(max(Int(ws.ws_col), widths.lowerBound), widths.upperBound),
+                min(max(Int(ws.ws_row), heights.lowerBound), heights.upperBound)
+            )
         }
         // Checked first by `checkEnvironment()`.
         let width = Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
@@ -32,7 +34,8 @@ enum ReplayPlayer {
         for (name, range) in [("COLUMNS", widths), ("LINES", heights)] {
             guard let text = Terminal.environment(name), !text.isEmpty else { continue }
             guard let value = Int(text), range.contains(value) else {
-                throw ListDiffError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is '\(text.prefix(40))')")
+                throw ListDiffError(
+                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is '\(text.prefix(40))')")
             }
         }
     }
@@ -69,9 +72,10 @@ enum ReplayPlayer {
     }
 
     /// An asciicast v2 file: a header line, then `[time, "o", data]` events.
-    static func record(_ replay: Replay, limit: Int, scale: Double, width: Int, height: Int, style: TextStyle,
-                       title: String, to out: inout FileStream)
-    {
+    static func record(
+        _ replay: Replay, limit: Int, scale: Double, width: Int, height: Int, style: TextStyle,
+        title: String, to out: inout FileStream
+    ) {
         var header = "{\"version\": 2, \"width\": \(width), \"height\": \(height), \"timestamp\": \(time(nil)), \"title\": "
         JSONWriter.writeString(title, to: &header)
         out.write(header + ", \"env\": {\"TERM\": \"xterm-256color\"}}\n")

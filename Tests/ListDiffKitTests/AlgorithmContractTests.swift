@@ -28,8 +28,10 @@ import Testing
         let key = try IdentityKey(parsing: [])
         var rng = SplitMix64(seed: 2024)
         var generator = RecordListGenerator(rng: SplitMix64(seed: 99))
-        var fixed: [([Value], [Value])] = [([], []), ([], [1]), ([1], []), ([1], [1]), ([1], [2]),
-                                           ([1, 2, 3], [3, 2, 1]), ([1, 2, 3], [4, 5, 6])]
+        var fixed: [([Value], [Value])] = [
+            ([], []), ([], [1]), ([1], []), ([1], [1]), ([1], [2]),
+            ([1, 2, 3], [3, 2, 1]), ([1, 2, 3], [4, 5, 6]),
+        ]
         for _ in 0..<1500 { fixed.append(generator.pair()) }
         for (oldValues, newValues) in fixed {
             let old = try document(oldValues), new = try document(newValues)
@@ -93,9 +95,11 @@ import Testing
     /// The full table, as the oracle's oracle.
     static func lcsLength(_ a: [Int], _ b: [Int]) -> Int {
         var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in a.indices { for j in b.indices {
-            table[i + 1][j + 1] = a[i] == b[j] ? table[i][j] + 1 : max(table[i][j + 1], table[i + 1][j])
-        } }
+        for i in a.indices {
+            for j in b.indices {
+                table[i + 1][j + 1] = a[i] == b[j] ? table[i][j] + 1 : max(table[i][j + 1], table[i + 1][j])
+            }
+        }
         return table[a.count][b.count]
     }
 
@@ -165,7 +169,8 @@ import Testing
         // Alike lists stay cheap for Myers even when long.
         var alike = Array(0..<200_000)
         alike.swapAt(10, 150_000)
-        #expect(try MyersDiff(costLimit: 10_000_000).pairs(old: Array(0..<200_000), new: alike, symbolCount: 200_000)
-            .compactMap { $0 }.count == 199_998)
+        #expect(
+            try MyersDiff(costLimit: 10_000_000).pairs(old: Array(0..<200_000), new: alike, symbolCount: 200_000)
+                .compactMap { $0 }.count == 199_998)
     }
 }

@@ -111,8 +111,10 @@ import Testing
     }()
 
     static func refusal(_ text: String, old: Document? = nil) throws -> ListDiffError? {
-        let oldDocument = try old ?? DocumentReader(key: key).parse(
-            try bytes(Paths.repository.appendingPathComponent("Examples/people-old.json")), name: "people-old.json")
+        let oldDocument =
+            try old
+            ?? DocumentReader(key: key).parse(
+                try bytes(Paths.repository.appendingPathComponent("Examples/people-old.json")), name: "people-old.json")
         do {
             _ = try ChangesetReader().read(Array(text.utf8), name: "c.json").apply(to: oldDocument)
             return nil
@@ -128,34 +130,49 @@ import Testing
 
     @Test func refusesForeignChangesets() throws {
         #expect(try Self.refusal(Self.peopleChangeset) == nil)
-        #expect(try Self.refusal(Self.edited(#""version": 1"#, #""version": 2"#))?.description
-            == "c.json:2:14: error: unsupported changeset version 2; this listdiff reads version 1")
-        #expect(try Self.refusal("[]")?.description
-            == "c.json:1:1: error: a changeset is a JSON object (made by listdiff --format json); this is an array")
+        #expect(
+            try Self.refusal(Self.edited(#""version": 1"#, #""version": 2"#))?.description
+                == "c.json:2:14: error: unsupported changeset version 2; this listdiff reads version 1")
+        #expect(
+            try Self.refusal("[]")?.description
+                == "c.json:1:1: error: a changeset is a JSON object (made by listdiff --format json); this is an array")
         #expect(try Self.refusal(#"{"version": 1}"#)?.description == #"c.json:1:1: error: the changeset has no "key" member"#)
-        #expect(try Self.refusal(Self.edited(#""op": "move""#, #""op": "swap""#))?.description
-            == #"c.json:17:12: error: unknown op "swap"; expected "delete", "insert", "move" or "update""#)
-        #expect(try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""old": [0, 1], "new": [0, "3"]"#))?.description
-            == #"c.json:17:52: error: "new" must be a position [section, index] of two whole numbers ≥ 0"#)
-        #expect(try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""new": [0, 3]"#))?.description
-            == #"c.json:17:5: error: the move has no "old" position"#)
-        #expect(try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 4, "old": [0, 70]"#))?.description
-            == "c.json:15:5: error: the delete names old position [0, 70], beyond the old file's 7 records")
+        #expect(
+            try Self.refusal(Self.edited(#""op": "move""#, #""op": "swap""#))?.description
+                == #"c.json:17:12: error: unknown op "swap"; expected "delete", "insert", "move" or "update""#)
+        #expect(
+            try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""old": [0, 1], "new": [0, "3"]"#))?.description
+                == #"c.json:17:52: error: "new" must be a position [section, index] of two whole numbers ≥ 0"#)
+        #expect(
+            try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""new": [0, 3]"#))?.description
+                == #"c.json:17:5: error: the move has no "old" position"#)
+        #expect(
+            try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 4, "old": [0, 70]"#))?
+                .description
+                == "c.json:15:5: error: the delete names old position [0, 70], beyond the old file's 7 records")
     }
 
     @Test func refusesPositionsUsedTwiceOrOutOfPlace() throws {
         // Another record's place: its key says so.
-        #expect(try Self.refusal(Self.edited(#""key": 4, "old": [0, 3]"#, #""key": 4, "old": [0, 4]"#))?.description
-            == "c.json:15:5: error: the delete of id=4 names old position 4, which holds id=5: the changeset was not made from this file")
+        #expect(
+            try Self.refusal(Self.edited(#""key": 4, "old": [0, 3]"#, #""key": 4, "old": [0, 4]"#))?.description
+                == "c.json:15:5: error: the delete of id=4 names old position 4, which holds id=5: the changeset was not made from this file"
+        )
         // The moved record deleted too.
-        #expect(try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 2, "old": [0, 1]"#))?.description
-            == "c.json:17:5: error: old position [0, 1] is deleted or moved twice")
+        #expect(
+            try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 2, "old": [0, 1]"#))?
+                .description
+                == "c.json:17:5: error: old position [0, 1] is deleted or moved twice")
         // Two records into one place.
-        #expect(try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 5]"#))?.description
-            == "c.json:19:5: error: new position [0, 5] is filled twice (also by change 3)")
+        #expect(
+            try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 5]"#))?
+                .description
+                == "c.json:19:5: error: new position [0, 5] is filled twice (also by change 3)")
         // A place beyond the end.
-        #expect(try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 9]"#))?.description
-            == "c.json:17:5: error: new position [0, 9] is beyond the end of the new list (7 records)")
+        #expect(
+            try Self.refusal(Self.edited(#""key": 2, "old": [0, 1], "new": [0, 3]"#, #""key": 2, "old": [0, 1], "new": [0, 9]"#))?
+                .description
+                == "c.json:17:5: error: new position [0, 9] is beyond the end of the new list (7 records)")
     }
 }
 
@@ -169,8 +186,13 @@ import Testing
 
     @Test func roundTripsTrickyValues() throws {
         var members = Self.tricky.enumerated().map { Object.Member(key: $1, value: .string($1)) }
-        members.append(.init(key: "numbers", value: [1, .number(Number(text: "1.50")), .number(Number(text: "-2e-5")),
-                                                       .number(Number(text: ".inf")), .number(Number(text: ".nan"))]))
+        members.append(
+            .init(
+                key: "numbers",
+                value: [
+                    1, .number(Number(text: "1.50")), .number(Number(text: "-2e-5")),
+                    .number(Number(text: ".inf")), .number(Number(text: ".nan")),
+                ]))
         members.append(.init(key: "empty", value: .array([])))
         members.append(.init(key: "emptyObject", value: .object(Object())))
         members.append(.init(key: "nested", value: [[nil, true, false], .object(Object([.init(key: "k", value: "v")]))]))
@@ -182,13 +204,14 @@ import Testing
 
     @Test func writesBlockStyle() throws {
         let text = try YAMLWriter.document(try json(#"[{"id":1,"name":"Ada","tags":["x","true"]}]"#))
-        #expect(text == """
-            - id: 1
-              name: Ada
-              tags:
-              - x
-              - "true"
+        #expect(
+            text == """
+                - id: 1
+                  name: Ada
+                  tags:
+                  - x
+                  - "true"
 
-            """)
+                """)
     }
 }

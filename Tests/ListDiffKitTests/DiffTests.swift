@@ -39,9 +39,10 @@ func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], cou
         let moved = Set(paired.indices).subtracting(stay).map { Self.new[paired[$0]] }.sorted()
         #expect(moved == [",", "like", "snow"])
         // The alignment as the paper draws it, one old word a line, kept as a golden file.
-        let drawing = Self.old.indices.map { i in
-            pairs[i].map { "\(Self.old[i]) → \($0) \(Self.new[$0])" } ?? "\(Self.old[i]) → (deleted)"
-        } + Self.new.indices.filter { j in !pairs.contains(j) }.map { "(inserted) → \($0) \(Self.new[$0])" }
+        let drawing =
+            Self.old.indices.map { i in
+                pairs[i].map { "\(Self.old[i]) → \($0) \(Self.new[$0])" } ?? "\(Self.old[i]) → (deleted)"
+            } + Self.new.indices.filter { j in !pairs.contains(j) }.map { "(inserted) → \($0) \(Self.new[$0])" }
         try assertGolden(drawing.joined(separator: "\n") + "\n", "heckel-paper.txt")
     }
 
@@ -179,13 +180,14 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
         let new = try document([json(#"{"id":1,"a":{"b/c":2,"x~":[1,5]},"same":1.0,"added":null}"#)])
         let changes = try Differ().diff(old: old, new: new, key: try IdentityKey(parsing: [])).changes
         #expect(changes.count == 1 && changes[0].operation == .update)
-        #expect(changes[0].fields == [
-            FieldChange(path: "/a/b~1c", old: 1, new: 2),
-            FieldChange(path: "/a/x~0/1", old: 2, new: 5),
-            FieldChange(path: "/a/x~0/2", old: 3, new: nil),
-            FieldChange(path: "/gone", old: true, new: nil),
-            FieldChange(path: "/added", old: nil, new: .null),
-        ])
+        #expect(
+            changes[0].fields == [
+                FieldChange(path: "/a/b~1c", old: 1, new: 2),
+                FieldChange(path: "/a/x~0/1", old: 2, new: 5),
+                FieldChange(path: "/a/x~0/2", old: 3, new: nil),
+                FieldChange(path: "/gone", old: true, new: nil),
+                FieldChange(path: "/added", old: nil, new: .null),
+            ])
     }
 
     @Test func typeAwareContent() throws {
@@ -216,11 +218,22 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
 
     @Test func errorsArePositionedAndNameTheKey() {
         #expect(message("[{\"id\":1},\n {\"name\":2}]") == "k.json:2:2: error: record 1 has no key field 'id'")
-        #expect(message("[{\"id\":{\"a\":1}}]") == "k.json:1:2: error: key field 'id' of record 0 is an object; a key must be a string, number or boolean")
-        #expect(message("[{\"id\":1},\n {\"id\":1.0}]") == "k.json:2:2: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)")
-        #expect(message("{\"id\":1}") == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)")
+        #expect(
+            message("[{\"id\":{\"a\":1}}]")
+                == "k.json:1:2: error: key field 'id' of record 0 is an object; a key must be a string, number or boolean")
+        #expect(
+            message("[{\"id\":1},\n {\"id\":1.0}]")
+                == "k.json:2:2: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+        )
+        #expect(
+            message("{\"id\":1}")
+                == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)"
+        )
         #expect(message("[[1]]") == "k.json:1:2: error: record 0 is an array; expected an object or a scalar")
-        #expect(message("[\"a\",\n \"b\", \"a\"]") == "k.json:2:7: error: duplicate key \"a\" (records 0 and 2; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)")
+        #expect(
+            message("[\"a\",\n \"b\", \"a\"]")
+                == "k.json:2:7: error: duplicate key \"a\" (records 0 and 2; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+        )
     }
 
     @Test func pathsCompositesAndScalars() throws {

@@ -41,8 +41,14 @@ struct DocumentPairs {
         switch c.keyKind {
         case .field: members.append(.init(key: "id", value: .number(Number(exactly: n))))
         case .nested:
-            members.append(.init(key: "user", value: .object(Object([.init(key: "id", value: .string("u\(n)")),
-                                                                      .init(key: "x", value: values.scalar())]))))
+            members.append(
+                .init(
+                    key: "user",
+                    value: .object(
+                        Object([
+                            .init(key: "id", value: .string("u\(n)")),
+                            .init(key: "x", value: values.scalar()),
+                        ]))))
         case .composite:
             members.append(.init(key: "r", value: .string(n % 2 == 0 ? "eu" : "us")))
             members.append(.init(key: "n", value: .number(Number(exactly: n / 2))))
@@ -124,17 +130,26 @@ struct DocumentPairs {
         case .objectOfLists:
             container = .object(Object(sections.map { .init(key: $0.0, value: .array($0.1)) }))
         case .sectionList:
-            container = .array(sections.map { name, records in
-                var members: [Object.Member] = [.init(key: "name", value: .string(name)), .init(key: "items", value: .array(records))]
-                if flag, name == "B" { members.append(.init(key: "collapsed", value: true)) }
-                if Bool.random(using: &rng) { members.reverse() }
-                return .object(Object(members))
-            })
+            container = .array(
+                sections.map { name, records in
+                    var members: [Object.Member] = [.init(key: "name", value: .string(name)), .init(key: "items", value: .array(records))]
+                    if flag, name == "B" { members.append(.init(key: "collapsed", value: true)) }
+                    if Bool.random(using: &rng) { members.reverse() }
+                    return .object(Object(members))
+                })
         }
         guard c.atPath else { return container }
-        return .object(Object([.init(key: "meta", value: .object(Object([.init(key: "v", value: 1)]))),
-                               .init(key: "data", value: .object(Object([.init(key: "x", value: [1, 2]),
-                                                                         .init(key: "users", value: container)])))]))
+        return .object(
+            Object([
+                .init(key: "meta", value: .object(Object([.init(key: "v", value: 1)]))),
+                .init(
+                    key: "data",
+                    value: .object(
+                        Object([
+                            .init(key: "x", value: [1, 2]),
+                            .init(key: "users", value: container),
+                        ]))),
+            ]))
     }
 
     mutating func next(_ c: Case) -> (Value, Value) {
@@ -145,9 +160,10 @@ struct DocumentPairs {
 
 @Suite struct EngineTests {
     /// Writes a pair in random spellings, as JSON or (a list) NDJSON.
-    static func write(_ oldValue: Value, _ newValue: Value, in dir: URL, round: Int, lines: Bool, yaml: Bool = false,
-                      _ spelling: inout RandomSpelling) throws -> (URL, URL)
-    {
+    static func write(
+        _ oldValue: Value, _ newValue: Value, in dir: URL, round: Int, lines: Bool, yaml: Bool = false,
+        _ spelling: inout RandomSpelling
+    ) throws -> (URL, URL) {
         let ext = yaml ? "yaml" : lines ? "ndjson" : "json"
         let old = dir.appendingPathComponent("old-\(round).\(ext)"), new = dir.appendingPathComponent("new-\(round).\(ext)")
         for (value, url) in [(oldValue, old), (newValue, new)] {
@@ -164,10 +180,11 @@ struct DocumentPairs {
         return (old, new)
     }
 
-    static func run(_ old: URL, _ new: URL, engine: Bool, key: [String], duplicates: DuplicatePolicy = .error,
-                    options: LayoutOptions = LayoutOptions(), differ: Differ = Differ(),
-                    configure: (inout FileDiffer) -> Void = { _ in }) -> String
-    {
+    static func run(
+        _ old: URL, _ new: URL, engine: Bool, key: [String], duplicates: DuplicatePolicy = .error,
+        options: LayoutOptions = LayoutOptions(), differ: Differ = Differ(),
+        configure: (inout FileDiffer) -> Void = { _ in }
+    ) -> String {
         do throws(ListDiffError) {
             let reader = DocumentReader(key: try IdentityKey(parsing: key), duplicates: duplicates, layout: options)
             var files = FileDiffer(reader: reader, differ: differ)
@@ -184,9 +201,10 @@ struct DocumentPairs {
 
     /// Writes each case's pair and diffs it under both duplicates policies on the engine and
     /// on the reference, which must agree; `check` looks at the reference's result too.
-    static func againstTheReference(_ cases: [(String, String, [String], LayoutOptions)], ext: String, in dir: URL,
-                                    _ check: (Int, DuplicatePolicy, String) -> Void) throws
-    {
+    static func againstTheReference(
+        _ cases: [(String, String, [String], LayoutOptions)], ext: String, in dir: URL,
+        _ check: (Int, DuplicatePolicy, String) -> Void
+    ) throws {
         for (k, (oldText, newText, key, options)) in cases.enumerated() {
             let old = dir.appendingPathComponent("old-\(k).\(ext)"), new = dir.appendingPathComponent("new-\(k).\(ext)")
             try oldText.write(to: old, atomically: true, encoding: .utf8)
@@ -244,8 +262,9 @@ struct DocumentPairs {
         var rng = SplitMix64(seed: 4)
         var changes = 0, errors = 0
         for round in 0..<240 {
-            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
+            let c = DocumentPairs.Case(
+                shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
             let (oldValue, newValue) = pairs.next(c)
             let lines = !c.atPath && shape != .objectOfLists && round % 3 == 1
             spelling.pretty = round % 4 == 1
@@ -287,8 +306,9 @@ struct DocumentPairs {
         var spelling = RandomSpelling(rng: SplitMix64(seed: 5), pretty: false)
         var films = 0
         for round in 0..<60 {
-            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
+            let c = DocumentPairs.Case(
+                shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
             let (oldValue, newValue) = pairs.next(c)
             let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: false, yaml: round % 3 == 2, &spelling)
             func film(engine: Bool) -> String {
@@ -338,9 +358,10 @@ struct DocumentPairs {
             .replacingOccurrences(of: "\"sections\": [],", with: "\"sections\": [], \"key\": [\"sku\"],")
         #expect(rekeyed != text)
         let refusal = applied(rekeyed)
-        #expect(refusal.hasPrefix("error: changes.json:") && refusal.contains("duplicate member name \"key\" in one object (first at line"),
-                "\(refusal)")
-        #expect(applied("{\"version\": 1, \"key\": [\"sku\"], \"changes\": [") .hasPrefix("error: changes.json:1:"))
+        #expect(
+            refusal.hasPrefix("error: changes.json:") && refusal.contains("duplicate member name \"key\" in one object (first at line"),
+            "\(refusal)")
+        #expect(applied("{\"version\": 1, \"key\": [\"sku\"], \"changes\": [").hasPrefix("error: changes.json:1:"))
     }
 
     /// A file that shrinks after it was mapped (another program rewriting it) gives an
@@ -360,7 +381,9 @@ struct DocumentPairs {
         do {
             _ = try engine.diff(old: oldFile, .json, new: newFile, .json)
         } catch {
-            #expect(error.description == "\(old.path): error: the file shrank while it was read (another program changed it); run again once it is complete")
+            #expect(
+                error.description
+                    == "\(old.path): error: the file shrank while it was read (another program changed it); run again once it is complete")
         }
         try newFile.checkIntact()
     }
@@ -373,13 +396,16 @@ struct DocumentPairs {
         var pairs = DocumentPairs(seed: 99)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 98), pretty: false)
         for round in 0..<120 {
-            let c = DocumentPairs.Case(shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                                       duplicates: round % 2 == 0 ? .match : .error, atPath: false)
+            let c = DocumentPairs.Case(
+                shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 2 == 0 ? .match : .error, atPath: false)
             let (oldValue, newValue) = pairs.next(c)
             let old = dir.appendingPathComponent("old-\(round).json"), new = dir.appendingPathComponent("new-\(round).json")
             try spelling.write(oldValue).write(to: old, atomically: true, encoding: .utf8)
             try spelling.write(newValue).write(to: new, atomically: true, encoding: .utf8)
-            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates) { $0.keyHashing = KeyHashing(seed: 0, mask: 0xF) }
+            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates) {
+                $0.keyHashing = KeyHashing(seed: 0, mask: 0xF)
+            }
             let reference = Self.run(old, new, engine: false, key: c.key, duplicates: c.duplicates)
             #expect(engine == reference, "round \(round)")
         }
@@ -392,8 +418,9 @@ struct DocumentPairs {
         var pairs = DocumentPairs(seed: 7)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 8), pretty: false)
         for round in 0..<40 {
-            let c = DocumentPairs.Case(shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                                       duplicates: round % 4 == 3 ? .match : .error, atPath: round % 2 == 1)
+            let c = DocumentPairs.Case(
+                shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 4 == 3 ? .match : .error, atPath: round % 2 == 1)
             let (oldValue, newValue) = pairs.next(c)
             let lines = round % 4 == 0 && !c.atPath && shape != .objectOfLists
             spelling.pretty = round % 3 == 0
@@ -417,30 +444,30 @@ struct DocumentPairs {
         defer { try? FileManager.default.removeAtPath(dir) }
         let good = #"[{"id":1}]"#
         let cases: [(String, String, [String], LayoutOptions)] = [
-            (#"{"a":[{"id":1}],"b":3}"#, good, ["id"], LayoutOptions()),                        // member not a list
-            (#"{"a":[{"id":1}],"a":[{"id":2}]}"#, good, ["id"], LayoutOptions()),               // two sections one name
-            (#"{"a":[{"id":1}],"b":[{"id":1}]}"#, good, ["id"], LayoutOptions()),               // key twice across sections
-            (#"{"a":[{"id":1}],"b":[{"x":1}]}"#, good, ["id"], LayoutOptions()),                // no key in a section
+            (#"{"a":[{"id":1}],"b":3}"#, good, ["id"], LayoutOptions()),  // member not a list
+            (#"{"a":[{"id":1}],"a":[{"id":2}]}"#, good, ["id"], LayoutOptions()),  // two sections one name
+            (#"{"a":[{"id":1}],"b":[{"id":1}]}"#, good, ["id"], LayoutOptions()),  // key twice across sections
+            (#"{"a":[{"id":1}],"b":[{"x":1}]}"#, good, ["id"], LayoutOptions()),  // no key in a section
             (#"[{"name":"A","items":[{"id":1}]},{"name":"A","items":[]}]"#, good, ["id"], LayoutOptions()),
             (#"[{"name":"A","items":[{"id":1}]},{"title":"B","items":[]}]"#, good, ["id"], LayoutOptions()),  // no shared name
-            (#"[{"name":"A","items":[{"id":1}]},{"name":"B","rows":[]}]"#, good, ["id"], LayoutOptions()),    // no shared list
-            (#"[{"name":"A","items":[{"id":1}]},3]"#, good, ["id"], LayoutOptions()),           // not all objects: a list
-            (#"[{"name":"A","items":{}}]"#, good, ["id"], LayoutOptions(items: "items")),       // items not a list
-            (#"[{"name":"A"}]"#, good, ["id"], LayoutOptions(items: "items")),                  // no items
+            (#"[{"name":"A","items":[{"id":1}]},{"name":"B","rows":[]}]"#, good, ["id"], LayoutOptions()),  // no shared list
+            (#"[{"name":"A","items":[{"id":1}]},3]"#, good, ["id"], LayoutOptions()),  // not all objects: a list
+            (#"[{"name":"A","items":{}}]"#, good, ["id"], LayoutOptions(items: "items")),  // items not a list
+            (#"[{"name":"A"}]"#, good, ["id"], LayoutOptions(items: "items")),  // no items
             (#"[{"name":"A","items":[]},"x"]"#, good, ["id"], LayoutOptions(sectionKey: "name")),
-            (#"{"name":"A"}"#, good, ["id"], LayoutOptions(items: "items")),                    // not a list at all
-            (#""x""#, good, ["id"], LayoutOptions()),                                          // a scalar
+            (#"{"name":"A"}"#, good, ["id"], LayoutOptions(items: "items")),  // not a list at all
+            (#""x""#, good, ["id"], LayoutOptions()),  // a scalar
             (#"{"data":{"users":[{"id":1}]}}"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/people"))),
             (#"{"data":[[{"id":1}]]}"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/3"))),
             (#"{"data":5}"#, good, ["id"], LayoutOptions(path: try FieldPath("data.users"))),
             (#"{"data":{"users":[{"id":1}]}} x"#, good, ["id"], LayoutOptions(path: try FieldPath("/data/people"))),  // syntax first
             (#"[{"user":{"id":1}},{"user":{"id":[1]}}]"#, good, ["user.id"], LayoutOptions()),  // nested key not a scalar
             (#"[{"user":{"id":1}},{"user":{"id":1.0}}]"#, good, ["user.id"], LayoutOptions()),  // nested key twice
-            (#"[{"r":"eu","n":1},{"r":"eu"}]"#, good, ["r", "n"], LayoutOptions()),             // a composite part missing
-            (#"[{"id":1}]"#, #"{"a":[{"id":1}]}"#, ["id"], LayoutOptions()),                     // two shapes
-            (#"[{"id":1},{"x":2},{"id":1}]"#, good, ["id"], LayoutOptions()),                   // no key before a repeat
-            (#"[{"id":1},{"id":1},{"x":2}]"#, good, ["id"], LayoutOptions()),                   // a repeat before no key
-            (#"[{"x":1},{"x":2}]"#, good, ["id"], LayoutOptions()),                             // no record has the key
+            (#"[{"r":"eu","n":1},{"r":"eu"}]"#, good, ["r", "n"], LayoutOptions()),  // a composite part missing
+            (#"[{"id":1}]"#, #"{"a":[{"id":1}]}"#, ["id"], LayoutOptions()),  // two shapes
+            (#"[{"id":1},{"x":2},{"id":1}]"#, good, ["id"], LayoutOptions()),  // no key before a repeat
+            (#"[{"id":1},{"id":1},{"x":2}]"#, good, ["id"], LayoutOptions()),  // a repeat before no key
+            (#"[{"x":1},{"x":2}]"#, good, ["id"], LayoutOptions()),  // no record has the key
         ]
         try Self.againstTheReference(cases, ext: "json", in: dir) { k, _, reference in
             #expect(k >= 23 || reference.hasPrefix("error"), "case \(k) should fail")
@@ -457,9 +484,15 @@ struct DocumentPairs {
             (base, "- id: 2\n  name: Alan\n- id: 1\n  name: Ada L.\n- id: 3\n", ["id"], LayoutOptions()),
             ("- &a {id: 1, tags: [x, y]}\n- id: 2\n  tags: *t\n", "- &t [x, y]\n", ["id"], LayoutOptions()),
             ("- &r\n  id: 1\n  v: 0o14\n- *r\n", base, ["id"], LayoutOptions(path: nil)),  // the alias repeats a key
-            ("defaults: &d {team: a}\nusers:\n  - id: 1\n    <<: *d\n  - id: 2\n    t: *d\n",
-             "defaults: {team: b}\nusers:\n  - id: 2\n    t: {team: a}\n  - {id: 1, '<<': {team: a}}\n", ["id"], LayoutOptions(path: try FieldPath("/users"))),
-            ("- id: !!str 1\n  x: !!float 3\n- {id: 2, note: |\n    two\n    lines\n  }\n", "- id: \"1\"\n  x: 3.0\n- id: 2\n  note: \"two\\nlines\\n\"\n", ["id"], LayoutOptions()),
+            (
+                "defaults: &d {team: a}\nusers:\n  - id: 1\n    <<: *d\n  - id: 2\n    t: *d\n",
+                "defaults: {team: b}\nusers:\n  - id: 2\n    t: {team: a}\n  - {id: 1, '<<': {team: a}}\n", ["id"],
+                LayoutOptions(path: try FieldPath("/users"))
+            ),
+            (
+                "- id: !!str 1\n  x: !!float 3\n- {id: 2, note: |\n    two\n    lines\n  }\n",
+                "- id: \"1\"\n  x: 3.0\n- id: 2\n  note: \"two\\nlines\\n\"\n", ["id"], LayoutOptions()
+            ),
             ("- id: 1\n  k: &k 5\n- id: 2\n  k: *k\n", "- id: 2\n  k: 5\n- id: 1\n  k: 6\n", ["id"], LayoutOptions()),
             ("A:\n  - id: 1\n  - id: 2\nB: []\n", "B:\n  - id: 2\nA:\n  - id: 1\n  - id: 3\n", ["id"], LayoutOptions()),
             ("- name: A\n  items:\n    - id: 1\n- name: B\n  items: []\n", "- name: B\n  items: [{id: 1}]\n", ["id"], LayoutOptions()),
@@ -520,8 +553,9 @@ struct DocumentPairs {
         let file = MappedFile(name: "in.yaml", bytes: Array(text.utf8))
         let key = try IdentityKey(parsing: ["id"])
         let options = LayoutOptions(path: try FieldPath("users"))
-        let scan = YAMLScan(file: file, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
-                            keyHashing: KeyHashing(), progress: nil)
+        let scan = YAMLScan(
+            file: file, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
+            keyHashing: KeyHashing(), progress: nil)
         let scanned = try scan.scan()
         let records = YAMLRecords(file: file, scanned: scanned, reader: YAMLReader(), key: key, options: options)
         let expected = try DocumentReader(format: .yaml, key: key, layout: options).parse(Array(text.utf8), name: "in.yaml").values
@@ -531,8 +565,9 @@ struct DocumentPairs {
         // With an alias to an anchor defined elsewhere, the record is still read right.
         let aliased = "a: &x {k: 1}\nusers:\n  - id: 1\n    v: *x\n"
         let file2 = MappedFile(name: "in.yaml", bytes: Array(aliased.utf8))
-        let scan2 = YAMLScan(file: file2, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
-                             keyHashing: KeyHashing(), progress: nil)
+        let scan2 = YAMLScan(
+            file: file2, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
+            keyHashing: KeyHashing(), progress: nil)
         let records2 = YAMLRecords(file: file2, scanned: try scan2.scan(), reader: YAMLReader(), key: key, options: options)
         #expect(try records2.value(0) == json(#"{"id":1,"v":{"k":1}}"#))
     }

@@ -98,9 +98,11 @@ struct RecordPairs {
         if Bool.random(using: &rng) {
             return .array((0..<Int.random(in: 0..<4, using: &rng)).map { _ in value(depth: depth + 1) })
         }
-        return .object(Object((0..<Int.random(in: 0..<4, using: &rng)).map { k in
-            Object.Member(key: ["a", "b", "c", "é"][k], value: value(depth: depth + 1))
-        }))
+        return .object(
+            Object(
+                (0..<Int.random(in: 0..<4, using: &rng)).map { k in
+                    Object.Member(key: ["a", "b", "c", "é"][k], value: value(depth: depth + 1))
+                }))
     }
 
     mutating func record(_ id: Int, stringKey: Bool) -> Value {
@@ -214,19 +216,19 @@ struct RecordPairs {
         defer { try? FileManager.default.removeAtPath(dir) }
         let good = #"[{"id":1,"a":"x"},{"id":2},{"id":3,"b":[1,2]}]"#
         let cases: [(String, String)] = [
-            (#"[{"id":1},{"id":2},{"id":1}]"#, good),                 // duplicate in OLD
-            (good, #"[{"id":1},{"id":2},{"id":2.0}]"#),               // duplicate in NEW, spelled otherwise
-            (good, #"[{"id":9},{"id":8},{"id":9}]"#),                 // duplicate among NEW's own keys
-            (#"[{"id":1},{"name":"x"}]"#, good),                      // no key
-            (#"[{"id":1},{"id":[1]}]"#, good),                        // key not a scalar
-            (#"[{"id":1},null]"#, good),                              // not a record
-            (#"[{"id":1},{"id":2"#, good),                            // truncated
-            (good, #"[{"id":1},{"id":2}] x"#),                        // trailing garbage
-            (#"[{"id":1,"s":"\ud800"}]"#, good),                      // lone surrogate
-            (#"[{"id":1},{"id":1}]"#, #"[{"id":1"#),                  // OLD's duplicate before NEW's syntax error
-            ("[1, 2, \"a\", true]", "[2, 1, false, \"a\"]"),          // scalars keyed by themselves
+            (#"[{"id":1},{"id":2},{"id":1}]"#, good),  // duplicate in OLD
+            (good, #"[{"id":1},{"id":2},{"id":2.0}]"#),  // duplicate in NEW, spelled otherwise
+            (good, #"[{"id":9},{"id":8},{"id":9}]"#),  // duplicate among NEW's own keys
+            (#"[{"id":1},{"name":"x"}]"#, good),  // no key
+            (#"[{"id":1},{"id":[1]}]"#, good),  // key not a scalar
+            (#"[{"id":1},null]"#, good),  // not a record
+            (#"[{"id":1},{"id":2"#, good),  // truncated
+            (good, #"[{"id":1},{"id":2}] x"#),  // trailing garbage
+            (#"[{"id":1,"s":"\ud800"}]"#, good),  // lone surrogate
+            (#"[{"id":1},{"id":1}]"#, #"[{"id":1"#),  // OLD's duplicate before NEW's syntax error
+            ("[1, 2, \"a\", true]", "[2, 1, false, \"a\"]"),  // scalars keyed by themselves
             (#"{"a":[{"id":1}],"b":[{"id":2}]}"#, #"{"a":[{"id":2}],"b":[{"id":1}]}"#),  // sections: the full reader's
-            (#"[{"name":"A","items":[{"id":1}]}]"#, #"[{"name":"A","items":[]}]"#),       // a list of section objects
+            (#"[{"name":"A","items":[{"id":1}]}]"#, #"[{"name":"A","items":[]}]"#),  // a list of section objects
             ("[]", "[]"),
             ("", good),
         ]
@@ -242,7 +244,9 @@ struct RecordPairs {
         let lines = dir.appendingPathComponent("bad.ndjson")
         try "{\"id\":1} {\"id\":2}\n".write(to: lines, atomically: true, encoding: .utf8)
         let (fast, _) = Self.run(lines, lines, fast: true, differ: Differ())
-        #expect(fast.hasSuffix("bad.ndjson:1:10: error: expected the end of the line after the record (NDJSON holds one JSON value per line), found '{'"))
+        #expect(
+            fast.hasSuffix(
+                "bad.ndjson:1:10: error: expected the end of the line after the record (NDJSON holds one JSON value per line), found '{'"))
     }
 
     /// Composite keys, string keys and key paths all run on the engine, and agree.
@@ -309,11 +313,14 @@ struct RecordPairs {
     }
 
     /// The scan of one input, or its error as the reader words it.
-    static func scan(_ bytes: [UInt8], parts: Int = 1, against old: OldRecords? = nil, key: [String] = ["id"]) -> Result<ScannedDocument, ListDiffError> {
+    static func scan(_ bytes: [UInt8], parts: Int = 1, against old: OldRecords? = nil, key: [String] = ["id"]) -> Result<
+        ScannedDocument, ListDiffError
+    > {
         let file = MappedFile(name: "in.json", bytes: bytes)
         let identity = try! IdentityKey(parsing: key)
-        var scan = JSONScan(file: file, lines: false, key: identity, keys: KeyTrie(identity)!, options: LayoutOptions(), maxDepth: 1000,
-                            keyHashing: KeyHashing(), old: old, release: false, progress: nil)
+        var scan = JSONScan(
+            file: file, lines: false, key: identity, keys: KeyTrie(identity)!, options: LayoutOptions(), maxDepth: 1000,
+            keyHashing: KeyHashing(), old: old, release: false, progress: nil)
         scan.parts = parts
         scan.splitsFrom = 0
         return Result { () throws(ListDiffError) in try scan.scan() }
@@ -324,7 +331,8 @@ struct RecordPairs {
     /// it, it must agree with the full reader: the same error at the same place, or the
     /// hash of the reader's value for every record and for the list.
     @Test func recordScannerAgreesWithTheReaderOnDamagedInput() throws {
-        let text = #"[{"id":1,"name":"Ada","n":-0.50,"t":true,"f":false,"z":null,"e":1E3,"u":"é\"x","o":{"a":[1,{}]}},"#
+        let text =
+            #"[{"id":1,"name":"Ada","n":-0.50,"t":true,"f":false,"z":null,"e":1E3,"u":"é\"x","o":{"a":[1,{}]}},"#
             + "\n" + #" { "id" : 2 , "s":"x" , "x\u0041":0.0 } ,{"big":123456789012345678901234,"id":"k","q":[]},"#
             // Names like the previous record's at the same place, but longer, shorter, or past 16 bytes.
             + #"{"id":3,"s":"x","xA":1},{"id":4,"s2":"x","x":1},{"id":5,"0123456789abcdef":1,"0123456789abcdefg":2},"#
@@ -343,8 +351,9 @@ struct RecordPairs {
         // as OLD's when its bytes are, which must not let damage through.
         let oldFile = MappedFile(name: "old.json", bytes: original)
         let oldScan = try Self.scan(original).get()
-        let old = OldRecords(bytes: oldFile.bytes.baseAddress!, table: oldScan.table, keys: OldKeys.build(oldScan.table).0,
-                             copies: true, depth: 1, unique: true)
+        let old = OldRecords(
+            bytes: oldFile.bytes.baseAddress!, table: oldScan.table, keys: OldKeys.build(oldScan.table).0,
+            copies: true, depth: 1, unique: true)
         var scanned = 0
         for input in inputs {
             let spelled = String(decoding: input, as: UTF8.self)
@@ -359,7 +368,8 @@ struct RecordPairs {
                     for (i, record) in records.enumerated() where i < document.table.count && !asNew {
                         #expect(document.table.hashes[i] == CanonicalHash.of(record), "\(spelled)")
                     }
-                    if case .found(let layout, let sections) = document.layout(key: FastPathTests.key, options: LayoutOptions(), path: nil) {
+                    if case .found(let layout, let sections) = document.layout(key: FastPathTests.key, options: LayoutOptions(), path: nil)
+                    {
                         #expect(document.fingerprint(layout, sections) == CanonicalHash.of(.array(records)), "\(spelled)")
                     }
                     scanned += 1
@@ -381,16 +391,18 @@ struct RecordPairs {
         let flat = records(400) { #"{"id":\#($0),"name":"n\#($0 % 7)","v":\#($0 * 3 % 11).5}"# }
         let nested = records(300) { #"{"id":\#($0),"tags":[{"a":1},{"b":\#($0)}],"o":{"p":[{"q":2}]}}"# }
         var inputs: [String] = [
-            "[\n" + flat.joined(separator: ",\n") + "\n]\n",             // one record a line
-            "[" + flat.joined(separator: ",") + "]",                        // one line
-            "[" + nested.joined(separator: ",") + "]",                      // guesses inside records
+            "[\n" + flat.joined(separator: ",\n") + "\n]\n",  // one record a line
+            "[" + flat.joined(separator: ",") + "]",  // one line
+            "[" + nested.joined(separator: ",") + "]",  // guesses inside records
             "[\n  " + nested.joined(separator: ",\n  ").replacingOccurrences(of: ",\"o\"", with: ",\n    \"o\"") + "\n]",
-            "[" + flat.joined(separator: ",") + ",{\"id\":9999,\"x\":[1,}]",   // an error late
+            "[" + flat.joined(separator: ",") + ",{\"id\":9999,\"x\":[1,}]",  // an error late
             "[" + flat.joined(separator: ",").replacingOccurrences(of: #"{"id":390,"#, with: #"{"name":1,"#) + "]",
-            "[{\"id\":1,]" + flat.joined(separator: ","),                  // an error early
+            "[{\"id\":1,]" + flat.joined(separator: ","),  // an error early
             // Sections: an object of lists, a list of section objects, a list at a path.
-            "{\"a\": [" + flat.prefix(150).joined(separator: ",\n") + "],\n\"b\": [],\n\"c\": [" + flat.suffix(250).joined(separator: ",\n") + "]}",
-            "[{\"name\":\"a\",\"items\":[" + flat.prefix(150).joined(separator: ",\n") + "],\"x\":1},\n{\"items\":[" + flat.suffix(250).joined(separator: ",\n") + "],\"name\":\"b\"}]",
+            "{\"a\": [" + flat.prefix(150).joined(separator: ",\n") + "],\n\"b\": [],\n\"c\": [" + flat.suffix(250).joined(separator: ",\n")
+                + "]}",
+            "[{\"name\":\"a\",\"items\":[" + flat.prefix(150).joined(separator: ",\n") + "],\"x\":1},\n{\"items\":["
+                + flat.suffix(250).joined(separator: ",\n") + "],\"name\":\"b\"}]",
         ]
         // A record across the middle, holding objects in a list: the guess falls inside it.
         let big = #"{"id":-1,"big":["# + records(500) { #"{"x":\#($0)}"# }.joined(separator: ",") + "]}"
@@ -421,8 +433,9 @@ struct RecordPairs {
             for parts in [2, 3, 5] {
                 let many = describe(Self.scan(bytes, parts: parts))
                 let first = one.indices.first { $0 < many.count && one[$0] != many[$0] }
-                #expect(one.count == many.count && first == nil,
-                        "input \(k), \(parts) parts: first difference \(first.map { "\(one[$0]) / \(many[$0])" } ?? "in length")")
+                #expect(
+                    one.count == many.count && first == nil,
+                    "input \(k), \(parts) parts: first difference \(first.map { "\(one[$0]) / \(many[$0])" } ?? "in length")")
             }
         }
     }
@@ -491,9 +504,11 @@ struct RecordPairs {
 
     /// jq's order: false, true, numbers by value, strings by scalars; field by field.
     @Test func keyOrder() throws {
-        let ordered: [Value] = [false, true, .number(Number(text: "-10")), .number(Number(text: "-0.5")), 0,
-                                .number(Number(text: "0.25")), 1, .number(Number(text: "1.5")), 2, 10, .number(Number(text: "1e2")),
-                                "", "A", "a", "ab", "b", "é"]
+        let ordered: [Value] = [
+            false, true, .number(Number(text: "-10")), .number(Number(text: "-0.5")), 0,
+            .number(Number(text: "0.25")), 1, .number(Number(text: "1.5")), 2, 10, .number(Number(text: "1e2")),
+            "", "A", "a", "ab", "b", "é",
+        ]
         func id(_ v: Value) -> [UInt8] { try! FastPathTests.key.identify(v).get().id.bytes }
         for (x, a) in ordered.enumerated() {
             for (y, b) in ordered.enumerated() {
@@ -511,10 +526,19 @@ struct RecordPairs {
         let good = dir.appendingPathComponent("good.ndjson"), bad = dir.appendingPathComponent("bad.ndjson")
         try "{\"id\":1}\n{\"id\":2}\n".write(to: good, atomically: true, encoding: .utf8)
         for (text, message) in [
-            ("{\"id\":1}\n\n{\"id\":3}\n{\"id\":2}\n", "bad.ndjson:4:1: error: not sorted by key: record 2 (id=2) comes after id=3; --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)"),
-            ("{\"id\":1}\n  {\"id\":1.0}\n", "bad.ndjson:2:3: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 1; --duplicates match pairs repeated keys by occurrence)"),
+            (
+                "{\"id\":1}\n\n{\"id\":3}\n{\"id\":2}\n",
+                "bad.ndjson:4:1: error: not sorted by key: record 2 (id=2) comes after id=3; --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)"
+            ),
+            (
+                "{\"id\":1}\n  {\"id\":1.0}\n",
+                "bad.ndjson:2:3: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 1; --duplicates match pairs repeated keys by occurrence)"
+            ),
             ("{\"id\":1}\n{\"x\":1}\n", "bad.ndjson:2:1: error: record 1 has no key field 'id'"),
-            ("{\"id\":1}\n{\"id\":2,\n\"a\":1}\n", "bad.ndjson:2:9: error: a record must be on one line (NDJSON); this one goes on past the end of its line"),
+            (
+                "{\"id\":1}\n{\"id\":2,\n\"a\":1}\n",
+                "bad.ndjson:2:9: error: a record must be on one line (NDJSON); this one goes on past the end of its line"
+            ),
         ] {
             try text.write(to: bad, atomically: true, encoding: .utf8)
             let message = bad.path + ":" + message.dropFirst("bad.ndjson:".count)

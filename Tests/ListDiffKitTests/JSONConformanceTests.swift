@@ -25,10 +25,11 @@ import Testing
                 rejected.append("\(error)")
             }
         }
-        #expect(rejected == [
-            #"y_object_duplicated_key.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
-            #"y_object_duplicated_key_and_value.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
-        ])
+        #expect(
+            rejected == [
+                #"y_object_duplicated_key.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
+                #"y_object_duplicated_key_and_value.json:1:10: error: duplicate member name "a" in one object (first at line 1, column 2)"#,
+            ])
     }
 
     @Test func rejectsEveryNCaseWithAPosition() throws {

@@ -132,21 +132,23 @@ enum RFC6902 {
         let changeset = try Differ().diff(old: old, new: new, key: try IdentityKey(parsing: []))
         var out = StringStream()
         JSONPatchRenderer().render(changeset, to: &out)
-        #expect(out.text == """
-            [
-              {"op": "replace", "path": "/0/a~1b", "value": 2},
-              {"op": "remove", "path": "/0/m~0n/2"},
-              {"op": "remove", "path": "/0/m~0n/1"}
-            ]
+        #expect(
+            out.text == """
+                [
+                  {"op": "replace", "path": "/0/a~1b", "value": 2},
+                  {"op": "remove", "path": "/0/m~0n/2"},
+                  {"op": "remove", "path": "/0/m~0n/1"}
+                ]
 
-            """)
+                """)
         var same = StringStream()
         JSONPatchRenderer().render(try Differ().diff(old: old, new: old, key: try IdentityKey(parsing: [])), to: &same)
         #expect(same.text == "[]\n")
     }
 
     @Test func peopleGolden() throws {
-        try assertGolden(RendererTests.render(JSONPatchRenderer(), try RendererTests.changeset("people-old.json", "people-new.json")),
-                         "people.jsonpatch.json")
+        try assertGolden(
+            RendererTests.render(JSONPatchRenderer(), try RendererTests.changeset("people-old.json", "people-new.json")),
+            "people.jsonpatch.json")
     }
 }

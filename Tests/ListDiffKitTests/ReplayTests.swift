@@ -23,7 +23,8 @@ import Testing
         let (o, n, c) = try Self.documents("people-old.json", "people-new.json")
         try assertGolden(Self.film(Replay(old: o, new: n, changeset: c), Replay.Options(width: 72, height: 12)), "people.replay.txt")
         let (so, sn, sc) = try Self.documents("people-sections-old.yaml", "people-sections-new.yaml")
-        try assertGolden(Self.film(Replay(old: so, new: sn, changeset: sc), Replay.Options(width: 60, height: 16)), "people-sections.replay.txt")
+        try assertGolden(
+            Self.film(Replay(old: so, new: sn, changeset: sc), Replay.Options(width: 60, height: 16)), "people-sections.replay.txt")
         let (to, tn, tc) = try Self.documents("teams-old.json", "teams-new.json")
         try assertGolden(Self.film(Replay(old: to, new: tn, changeset: tc), Replay.Options(width: 60, height: 16)), "teams.replay.txt")
     }
@@ -72,6 +73,9 @@ import Testing
         let replay = Replay(old: o, new: n, changeset: c, limit: 3)
         #expect(replay.frameCount == 1 && !replay.animated)
         let frame = replay.frame(0, options: Replay.Options(width: 200, height: 12), style: .plain)
-        #expect(frame.lines.last == "[1/1] 5 changes, more than 3: the result, not animated (--animate-limit) · 1 inserted, 1 deleted, 1 moved, 2 updated, 3 unchanged")
+        #expect(
+            frame.lines.last
+                == "[1/1] 5 changes, more than 3: the result, not animated (--animate-limit) · 1 inserted, 1 deleted, 1 moved, 2 updated, 3 unchanged"
+        )
     }
 }

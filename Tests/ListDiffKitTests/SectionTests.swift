@@ -21,7 +21,13 @@ struct SectionedGenerator {
         var old: Sections = []
         for s in 0..<sectionCount {
             let n = Int.random(in: 0...6, using: &rng)
-            old.append(("S\(s)", Int.random(in: 0...1, using: &rng), (0..<n).map { _ in nextID += 1; return records.record(id: nextID) }))
+            old.append(
+                (
+                    "S\(s)", Int.random(in: 0...1, using: &rng),
+                    (0..<n).map { _ in
+                        nextID += 1; return records.record(id: nextID)
+                    }
+                ))
         }
         var new = old
         for _ in 0..<Int.random(in: 0...8, using: &rng) {
@@ -59,12 +65,15 @@ struct SectionedGenerator {
     }
 
     static func listOfSections(_ sections: Sections) -> Value {
-        .array(sections.map { s in
-            // The records list first, in the middle or last: apply must keep it where it was.
-            var members: [Object.Member] = [.init(key: "name", value: .string(s.name)), .init(key: "open", value: .number(Number(exactly: s.header)))]
-            members.insert(.init(key: "items", value: .array(s.records)), at: s.name.count % 3)
-            return .object(Object(members))
-        })
+        .array(
+            sections.map { s in
+                // The records list first, in the middle or last: apply must keep it where it was.
+                var members: [Object.Member] = [
+                    .init(key: "name", value: .string(s.name)), .init(key: "open", value: .number(Number(exactly: s.header))),
+                ]
+                members.insert(.init(key: "items", value: .array(s.records)), at: s.name.count % 3)
+                return .object(Object(members))
+            })
     }
 
     static func objectOfLists(_ sections: Sections) -> Value {
@@ -99,10 +108,14 @@ struct BatchSimulator {
             case .update:
                 guard let s = op.old, s < names.count, names[s] == Self.id(op.name) else { throw fail("reload of a section not there") }
             case .delete, .move:
-                guard let s = op.old, s < names.count, names[s] == Self.id(op.name) else { throw fail("section \(op.name) not at \(op.old ?? -1)") }
+                guard let s = op.old, s < names.count, names[s] == Self.id(op.name) else {
+                    throw fail("section \(op.name) not at \(op.old ?? -1)")
+                }
                 guard sectionGone.insert(s).inserted else { throw fail("section \(s) deleted or moved twice") }
                 if op.operation == .delete { sectionDeleted.insert(s) }
-                if op.operation == .move { guard sectionPlaced.updateValue(s, forKey: op.new!) == nil else { throw fail("section slot twice") } }
+                if op.operation == .move {
+                    guard sectionPlaced.updateValue(s, forKey: op.new!) == nil else { throw fail("section slot twice") }
+                }
             case .insert:
                 guard sectionPlaced.updateValue(nil, forKey: op.new!) == nil else { throw fail("section slot twice") }
             }
@@ -120,7 +133,9 @@ struct BatchSimulator {
         var removed = Set<RecordPosition>(), reloaded = Set<RecordPosition>()
         var placed: [RecordPosition: String] = [:]
         func check(_ p: RecordPosition?, _ key: Value) throws -> RecordPosition {
-            guard let p, p.section < rows.count, p.index < rows[p.section].count else { throw fail("\(key) at \(String(describing: p)) is out of range") }
+            guard let p, p.section < rows.count, p.index < rows[p.section].count else {
+                throw fail("\(key) at \(String(describing: p)) is out of range")
+            }
             guard rows[p.section][p.index] == Self.id(key) else { throw fail("\(key) is not at \(p)") }
             return p
         }
@@ -130,20 +145,28 @@ struct BatchSimulator {
                 reloaded.insert(try check(change.old, change.key))
             case .delete, .move:
                 let p = try check(change.old, change.key)
-                guard !sectionDeleted.contains(p.section), !(sectionGone.contains(p.section) && change.operation == .delete) || true else { throw fail("row of a deleted section") }
+                guard !sectionDeleted.contains(p.section), !(sectionGone.contains(p.section) && change.operation == .delete) || true else {
+                    throw fail("row of a deleted section")
+                }
                 if sectionDeleted.contains(p.section) { throw fail("row \(p) of a deleted section is deleted or moved too") }
                 guard removed.insert(p).inserted else { throw fail("\(p) deleted or moved twice") }
                 if change.operation == .move {
-                    guard let n = change.new, placed.updateValue(Self.id(change.key), forKey: n) == nil else { throw fail("new position twice") }
+                    guard let n = change.new, placed.updateValue(Self.id(change.key), forKey: n) == nil else {
+                        throw fail("new position twice")
+                    }
                 }
             case .insert:
-                guard let n = change.new, placed.updateValue(Self.id(change.key), forKey: n) == nil else { throw fail("new position twice") }
+                guard let n = change.new, placed.updateValue(Self.id(change.key), forKey: n) == nil else {
+                    throw fail("new position twice")
+                }
             }
         }
         guard reloaded.isDisjoint(with: removed) else { throw fail("a reloaded row is deleted or moved in the same batch") }
         var newRows: [[String]] = []
         for t in 0..<sectionCount {
-            let staying = origin[t].map { s in rows[s].indices.filter { !removed.contains(RecordPosition(section: s, index: $0)) }.map { rows[s][$0] } } ?? []
+            let staying =
+                origin[t].map { s in rows[s].indices.filter { !removed.contains(RecordPosition(section: s, index: $0)) }.map { rows[s][$0] }
+                } ?? []
             let incoming = placed.filter { $0.key.section == t }
             let count = staying.count + incoming.count
             guard incoming.keys.allSatisfy({ $0.index < count }) else { throw fail("row beyond the end of section \(t)") }
@@ -158,8 +181,10 @@ struct BatchSimulator {
 
 @Suite struct SectionTests {
     static func ids(_ document: Document) -> (names: [String], rows: [[String]]) {
-        (document.sections.map { BatchSimulator.id($0.name ?? .null) },
-         document.sections.map { s in document.records[s.records].map { BatchSimulator.id($0.key) } })
+        (
+            document.sections.map { BatchSimulator.id($0.name ?? .null) },
+            document.sections.map { s in document.records[s.records].map { BatchSimulator.id($0.key) } }
+        )
     }
 
     /// Every algorithm, both sectioned shapes: the changeset read back and applied gives the
@@ -234,8 +259,9 @@ struct BatchSimulator {
         // Records that hold lists stay records: they have the key.
         let orders = try sectionedDocument(json(#"[{"id":1,"items":[1,2]},{"id":2,"items":[]}]"#))
         #expect(orders.layout == Layout())
-        let nested = try sectionedDocument(json(#"{"meta":{"n":1},"data":{"users":[{"id":1}]}}"#),
-                                           options: LayoutOptions(path: try FieldPath("/data/users")))
+        let nested = try sectionedDocument(
+            json(#"{"meta":{"n":1},"data":{"users":[{"id":1}]}}"#),
+            options: LayoutOptions(path: try FieldPath("/data/users")))
         #expect(nested.layout == Layout(path: try FieldPath("/data/users")))
         #expect(nested.records.count == 1)
         #expect(nested.layout.description == "a list of records at /data/users")
@@ -250,20 +276,30 @@ struct BatchSimulator {
                 return "\(error)"
             }
         }
-        #expect(message(#"{"a":[{"id":1}],"a2":[{"id":1}]}"#).hasPrefix("s.json:1:23: error: duplicate key id=1 (records [0, 0] and [1, 0]"))
-        #expect(message(#"[{"name":"x","items":[]},{"name":"x","items":[]}]"#)
-            == "s.json:1:26: error: two sections are named \"x\" (sections 0 and 1); section names must be unique")
-        #expect(message(#"[{"items":[]},{"items":[]}]"#).hasSuffix("share no name field (tried name, title, section, header, label, key, id); name it with --section-key"))
-        #expect(message(#"[{"name":"x","items":[1]}]"#, LayoutOptions(items: "rows")) == "s.json:1:2: error: section \"x\" has no \"rows\" list")
+        #expect(
+            message(#"{"a":[{"id":1}],"a2":[{"id":1}]}"#).hasPrefix("s.json:1:23: error: duplicate key id=1 (records [0, 0] and [1, 0]"))
+        #expect(
+            message(#"[{"name":"x","items":[]},{"name":"x","items":[]}]"#)
+                == "s.json:1:26: error: two sections are named \"x\" (sections 0 and 1); section names must be unique")
+        #expect(
+            message(#"[{"items":[]},{"items":[]}]"#).hasSuffix(
+                "share no name field (tried name, title, section, header, label, key, id); name it with --section-key"))
+        #expect(
+            message(#"[{"name":"x","items":[1]}]"#, LayoutOptions(items: "rows")) == "s.json:1:2: error: section \"x\" has no \"rows\" list"
+        )
         let missing = message(#"{"data":[]}"#, LayoutOptions(path: try FieldPath("/data/users")))
         #expect(missing == "s.json:1:9: error: there is no /data/users here: no index users in a list of 0", "\(missing)")
-        #expect(message(#"[{"name":"x","items":[{"id":1},{"nope":2}]}]"#) == "s.json:1:32: error: record 1 of section \"x\" has no key field 'id'")
+        #expect(
+            message(#"[{"name":"x","items":[{"id":1},{"nope":2}]}]"#)
+                == "s.json:1:32: error: record 1 of section \"x\" has no key field 'id'")
     }
 
     @Test func documentsOfDifferentShapesAreRefused() throws {
         let list = try sectionedDocument(json(#"[{"id":1}]"#), name: "a.json")
         let object = try sectionedDocument(json(#"{"s":[{"id":1}]}"#), name: "b.json")
-        #expect(throws: ListDiffError("a.json holds a list of records, b.json holds sections as an object of lists; both must have one shape")) {
+        #expect(
+            throws: ListDiffError("a.json holds a list of records, b.json holds sections as an object of lists; both must have one shape")
+        ) {
             try Differ().diff(old: list, new: object, key: ApplyTests.key)
         }
     }
@@ -271,7 +307,9 @@ struct BatchSimulator {
     @Test func goldens() throws {
         let reader = DocumentReader(key: try IdentityKey(parsing: []))
         let examples = Paths.repository.appendingPathComponent("Examples")
-        for (old, new, golden) in [("people-sections-old.yaml", "people-sections-new.yaml", "people-sections"), ("teams-old.json", "teams-new.json", "teams")] {
+        for (old, new, golden) in [
+            ("people-sections-old.yaml", "people-sections-new.yaml", "people-sections"), ("teams-old.json", "teams-new.json", "teams"),
+        ] {
             let o = try reader.parse(try bytes(examples.appendingPathComponent(old)), name: old)
             let n = try reader.parse(try bytes(examples.appendingPathComponent(new)), name: new)
             var c = try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: []))

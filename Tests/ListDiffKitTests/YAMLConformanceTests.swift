@@ -33,8 +33,9 @@ import Testing
     /// The case ids listed in the first column of a TSV file, skipping comments.
     static func listedIDs(_ url: URL) throws -> Set<String> {
         let text = try String(contentsOf: url, encoding: .utf8)
-        return Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: "\t").first.map(String.init) })
+        return Set(
+            text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .compactMap { $0.split(separator: "\t").first.map(String.init) })
     }
 
     /// What we get wrong, with why.
@@ -52,7 +53,8 @@ import Testing
             let expectedURL = c.directory.appendingPathComponent("in.json")
             guard fm.fileExists(atPath: expectedURL.path) else { return nil }
             let expected = try JSONReader().values(try bytes(expectedURL))
-            return expected == documents ? nil : "loaded \(documents.map(JSONWriter.compact)) but expected \(expected.map(JSONWriter.compact))"
+            return expected == documents
+                ? nil : "loaded \(documents.map(JSONWriter.compact)) but expected \(expected.map(JSONWriter.compact))"
         }
     }
 
@@ -73,7 +75,10 @@ import Testing
         let baselineFailures = baseline.subtracting(eventAPIPasses)
         #expect(baseline.isDisjoint(with: refusals), "a deviation must not hide a libyaml failure")
         let unexpected = failures.filter { !baselineFailures.contains($0.key) && !refusals.contains($0.key) }
-        #expect(unexpected.isEmpty, "failures beyond libyaml's and our refusals:\n\(unexpected.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))")
+        #expect(
+            unexpected.isEmpty,
+            "failures beyond libyaml's and our refusals:\n\(unexpected.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)" }.joined(separator: "\n"))"
+        )
         let fixed = baselineFailures.union(refusals).subtracting(failures.keys)
         #expect(fixed.isEmpty, "listed as failing but passing now (update the lists): \(fixed.sorted())")
     }

@@ -7,7 +7,8 @@ import Testing
     }
 
     @Test func coreSchemaScalars() throws {
-        let value = try load("""
+        let value = try load(
+            """
             - yes
             - no
             - on
@@ -29,7 +30,8 @@ import Testing
             - ! 14
             - 2001-12-14
             """)
-        let expected = try json("""
+        let expected = try json(
+            """
             ["yes","no","on",true,false,null,null,12,31,1208925819614629174706175,12,7,0.5,1.0,"-.inf",".nan","12","13","14","2001-12-14"]
             """)
         guard case .array(var items) = value, case .array(var want) = expected else { Issue.record("not lists"); return }
@@ -47,10 +49,12 @@ import Testing
         #expect(YAMLNumbers.convert(ArraySlice(Array("0".utf8)), radix: 16) == "0")
         #expect(YAMLNumbers.convert(ArraySlice(Array("8".utf8)), radix: 8) == nil)
         // 16^40 and 8^50 - 1, across many nine-digit limbs.
-        #expect(YAMLNumbers.convert(ArraySlice(Array(("1" + String(repeating: "0", count: 40)).utf8)), radix: 16)
-            == "1461501637330902918203684832716283019655932542976")
-        #expect(YAMLNumbers.convert(ArraySlice(Array(String(repeating: "7", count: 50).utf8)), radix: 8)
-            == "1427247692705959881058285969449495136382746623")
+        #expect(
+            YAMLNumbers.convert(ArraySlice(Array(("1" + String(repeating: "0", count: 40)).utf8)), radix: 16)
+                == "1461501637330902918203684832716283019655932542976")
+        #expect(
+            YAMLNumbers.convert(ArraySlice(Array(String(repeating: "7", count: 50).utf8)), radix: 8)
+                == "1427247692705959881058285969449495136382746623")
         // The longest hexadecimal integer read as a number, and one digit more.
         let hex = String(repeating: "F", count: 4096)
         let value = try load("- 0x\(hex)\n- 0x\(hex)0\n")
@@ -66,8 +70,11 @@ import Testing
     @Test func aliasesAreBudgetedByTheirTextToo() throws {
         let text = "- &a \"" + String(repeating: "x", count: 100) + "\"\n- *a\n- *a\n- *a\n"
         #expect(throws: Never.self) { try YAMLReader(maxAliasBytes: 300).read(Array(text.utf8), name: "t.yaml") }
-        #expect(throws: ListDiffError(file: "t.yaml", location: SourceLocation(line: 4, column: 3),
-                                      "aliases expand to more than 250 bytes of text; refusing (possible alias bomb)")) {
+        #expect(
+            throws: ListDiffError(
+                file: "t.yaml", location: SourceLocation(line: 4, column: 3),
+                "aliases expand to more than 250 bytes of text; refusing (possible alias bomb)")
+        ) {
             try YAMLReader(maxAliasBytes: 250).read(Array(text.utf8), name: "t.yaml")
         }
     }
@@ -122,7 +129,8 @@ import Testing
         #expect {
             _ = try Document.keyed(root, source: source, key: IdentityKey(parsing: []))
         } throws: { error in
-            "\(error)" == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3; --duplicates match pairs repeated keys by occurrence)"
+            "\(error)"
+                == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3; --duplicates match pairs repeated keys by occurrence)"
         }
     }
 }

@@ -164,8 +164,10 @@ import Testing
     /// Hostile record content, rendered by cmark-gfm (GitHub's own CommonMark, with its table
     /// extension): the table keeps its shape, and every value reads as it was written.
     @Test func markdownEscapingHoldsInARealRenderer() throws {
-        let hostile = ["a|b", "`code`", "<script>alert(1)</script>", "line\nbreak", "**bold** _em_ [link](http://x)",
-                       "&amp; ~~strike~~ \\| $x$", "# not a heading", "<img src=x onerror=alert(1)>"]
+        let hostile = [
+            "a|b", "`code`", "<script>alert(1)</script>", "line\nbreak", "**bold** _em_ [link](http://x)",
+            "&amp; ~~strike~~ \\| $x$", "# not a heading", "<img src=x onerror=alert(1)>",
+        ]
         func record(_ id: Int, _ value: String) -> String {
             let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\n", with: "\\n")
@@ -211,8 +213,9 @@ import Testing
 
     func render(markdown: String) throws -> String {
         let candidates = ["/usr/bin/cmark-gfm", "/usr/local/bin/cmark-gfm"]
-        let tool = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-                                "cmark-gfm is needed (apt-get install cmark-gfm; .ci/run installs it)")
+        let tool = try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
+            "cmark-gfm is needed (apt-get install cmark-gfm; .ci/run installs it)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-e", "table", "-e", "strikethrough", "-e", "autolink"]
@@ -235,8 +238,9 @@ import Testing
         #expect(people.stdout == (try golden("people.github")))
         let sections = try Binary.run(["-f", "github", "people-sections-old.yaml", "people-sections-new.yaml"], in: Self.examples)
         #expect(sections.stdout == (try golden("people-sections.github")))
-        let level = try Binary.run(["-f", "github", "--annotation-level", "error", "--show", "insert", "people-old.json", "people-new.json"],
-                                   in: Self.examples)
+        let level = try Binary.run(
+            ["-f", "github", "--annotation-level", "error", "--show", "insert", "people-old.json", "people-new.json"],
+            in: Self.examples)
         #expect(level.stdout == "::error file=people-new.json,line=7,col=3,title=listdiff%3A inserted id=8::inserted id=8 at #5\n")
     }
 
@@ -247,8 +251,14 @@ import Testing
             "empty.json": "[]",
         ])
         let run = try Binary.run(["-f", "github", "a,b:c.json", "new.json"], in: dir)
-        #expect(run.stdout == #"::notice file=new.json,line=2,col=3,title=listdiff%3A updated id="x%2Cy%3Az%25"::/v: 1 → "50%25\r\n::error::forged""# + "\n")
+        #expect(
+            run.stdout
+                == #"::notice file=new.json,line=2,col=3,title=listdiff%3A updated id="x%2Cy%3Az%25"::/v: 1 → "50%25\r\n::error::forged""#
+                + "\n")
         let deleted = try Binary.run(["-f", "github", "a,b:c.json", "empty.json"], in: dir)
-        #expect(deleted.stdout == #"::notice file=a%2Cb%3Ac.json,line=1,col=2,title=listdiff%3A deleted id="x%2Cy%3Az%25"::deleted id="x,y:z%25" from #0"# + "\n")
+        #expect(
+            deleted.stdout
+                == #"::notice file=a%2Cb%3Ac.json,line=1,col=2,title=listdiff%3A deleted id="x%2Cy%3Az%25"::deleted id="x,y:z%25" from #0"#
+                + "\n")
     }
 }

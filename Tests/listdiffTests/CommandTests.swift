@@ -24,8 +24,10 @@ enum Binary {
     }()
 
     /// Runs the binary, or `executable` (a shell running it, say) when given.
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    in directory: URL = repository, executable: String? = nil) throws -> Run {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        in directory: URL = repository, executable: String? = nil
+    ) throws -> Run {
         let process = Process()
         process.executableURL = executable.map(URL.init(fileURLWithPath:)) ?? url
         process.arguments = arguments
@@ -52,8 +54,9 @@ enum Binary {
         try err.close()
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         try? FileManager.default.removeItem(at: dir)
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 
@@ -78,8 +81,9 @@ func temporaryDirectory() throws -> URL {
     }
 
     @Test func jsonFormatIsTheVersionedChangeset() throws {
-        let run = try Binary.run(["--format", "json", "people-old.json", "people-new.json"],
-                                 in: Binary.repository.appendingPathComponent("Examples"))
+        let run = try Binary.run(
+            ["--format", "json", "people-old.json", "people-new.json"],
+            in: Binary.repository.appendingPathComponent("Examples"))
         #expect(run.status == 1)
         #expect(run.stdout == (try golden("people.json")))
     }
@@ -89,14 +93,16 @@ func temporaryDirectory() throws -> URL {
         let version = try Binary.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
-        let changeset = try Binary.run(["--format", "json", "people-old.json", "people-new.json"],
-                                       in: Binary.repository.appendingPathComponent("Examples"))
+        let changeset = try Binary.run(
+            ["--format", "json", "people-old.json", "people-new.json"],
+            in: Binary.repository.appendingPathComponent("Examples"))
         #expect(changeset.stdout.contains("\n  \"generator\": \"listdiff \(version.stdout.dropLast())\",\n"))
     }
 
     @Test func jsonPatchFormat() throws {
-        let run = try Binary.run(["--format", "jsonpatch", "people-old.json", "people-new.json"],
-                                 in: Binary.repository.appendingPathComponent("Examples"))
+        let run = try Binary.run(
+            ["--format", "jsonpatch", "people-old.json", "people-new.json"],
+            in: Binary.repository.appendingPathComponent("Examples"))
         #expect(run.status == 1)
         #expect(run.stdout == (try golden("people.jsonpatch.json")))
         let same = try Binary.run(["--format", "jsonpatch", "Examples/people-old.json", "Examples/people-old.json"])
@@ -104,8 +110,9 @@ func temporaryDirectory() throws -> URL {
     }
 
     @Test func numbersExample() throws {
-        let run = try Binary.run(["--key", "number", "numbers-old.yaml", "numbers-new.yaml"],
-                                 in: Binary.repository.appendingPathComponent("Examples"))
+        let run = try Binary.run(
+            ["--key", "number", "numbers-old.yaml", "numbers-new.yaml"],
+            in: Binary.repository.appendingPathComponent("Examples"))
         #expect(run.status == 1)
         #expect(run.stdout == (try golden("numbers.patch")))
     }
@@ -131,7 +138,10 @@ func temporaryDirectory() throws -> URL {
         try "[]".write(to: dir.appendingPathComponent("empty.json"), atomically: true, encoding: .utf8)
         let cases: [([String], String)] = [
             (["bad.json", "empty.json"], "bad.json:2:12: error: expected a string key in object, found '}'\n"),
-            (["empty.json", "dup.json"], "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"),
+            (
+                ["empty.json", "dup.json"],
+                "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"
+            ),
             (["empty.json", "missing.json"], "missing.json: error: cannot open: No such file or directory\n"),
             (["empty.json", "."], ".: error: is a directory\n"),
         ]
@@ -192,8 +202,10 @@ func temporaryDirectory() throws -> URL {
         let dir = try temporaryDirectory()
         let examples = Binary.repository.appendingPathComponent("Examples")
         let out = dir.appendingPathComponent("changes.json")
-        let ok = try Binary.run(["-f", "json", "-o", out.path, examples.appendingPathComponent("people-old.json").path,
-                                 examples.appendingPathComponent("people-new.json").path])
+        let ok = try Binary.run([
+            "-f", "json", "-o", out.path, examples.appendingPathComponent("people-old.json").path,
+            examples.appendingPathComponent("people-new.json").path,
+        ])
         #expect(ok.status == 1 && ok.stdout == "")
         #expect(FileManager.default.fileExists(atPath: out.path))
         // A failed run leaves no file and no temporary behind.
@@ -215,11 +227,13 @@ func temporaryDirectory() throws -> URL {
 @Suite struct AlgorithmCommandTests {
     @Test(arguments: ["heckel", "myers", "lcs"])
     func everyAlgorithmGivesTheSameChanges(algorithm: String) throws {
-        let run = try Binary.run(["--algorithm", algorithm, "-f", "json", "people-old.json", "people-new.json"],
-                                 in: Binary.repository.appendingPathComponent("Examples"))
+        let run = try Binary.run(
+            ["--algorithm", algorithm, "-f", "json", "people-old.json", "people-new.json"],
+            in: Binary.repository.appendingPathComponent("Examples"))
         #expect(run.status == 1)
         #expect(run.stdout.contains("\"algorithm\": \"\(algorithm)\""))
-        let heckel = try String(contentsOf: Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden/people.json"), encoding: .utf8)
+        let heckel = try String(
+            contentsOf: Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden/people.json"), encoding: .utf8)
         #expect(run.stdout.replacingOccurrences(of: "\"\(algorithm)\"", with: "\"heckel\"") == heckel)
     }
 
@@ -232,14 +246,15 @@ func temporaryDirectory() throws -> URL {
         #expect(refused.stderr.contains("--duplicates match"))
         let matched = try Binary.run(["--duplicates", "match", "old.json", "new.json"], in: dir)
         #expect(matched.status == 1)
-        #expect(matched.stdout == """
-            --- old.json
-            +++ new.json
-            > "b" #1 → #2
-            + "a" (occurrence 2) #3
-            1 inserted, 0 deleted, 1 moved, 0 updated, 2 unchanged
+        #expect(
+            matched.stdout == """
+                --- old.json
+                +++ new.json
+                > "b" #1 → #2
+                + "a" (occurrence 2) #3
+                1 inserted, 0 deleted, 1 moved, 0 updated, 2 unchanged
 
-            """)
+                """)
         let json = try Binary.run(["--duplicates", "match", "-f", "json", "old.json", "new.json"], in: dir)
         #expect(json.stdout.contains(#"{"op": "insert", "key": "a", "occurrence": 2, "new": [0, 3], "value": "a"}"#))
         #expect(json.stdout.contains(#""duplicates": "match""#))
@@ -379,14 +394,19 @@ func temporaryDirectory() throws -> URL {
         let dir = try temporaryDirectory()
         let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
         // A different file altogether: refused, and --force cannot make its keys fit.
-        let wrong = try Binary.run(["apply", "-o", dir.appendingPathComponent("x.json").path, "people-new.json", changes], in: Self.examples)
+        let wrong = try Binary.run(
+            ["apply", "-o", dir.appendingPathComponent("x.json").path, "people-new.json", changes], in: Self.examples)
         #expect(wrong.status == 2)
-        #expect(wrong.stderr.hasPrefix("people-new.json: error: this is not the document the changeset was made from (its fingerprint is h128:"))
+        #expect(
+            wrong.stderr.hasPrefix("people-new.json: error: this is not the document the changeset was made from (its fingerprint is h128:")
+        )
         #expect(wrong.stderr.hasSuffix("; 7 records, the changeset's 7); --force applies it anyway\n"))
         let forced = try Binary.run(["apply", "--force", "people-new.json", changes], in: Self.examples)
         #expect(forced.status == 2)
         #expect(forced.stdout == "")
-        #expect(forced.stderr.contains("error: the delete of id=4 names old position 3, which holds id=2: the changeset was not made from this file"))
+        #expect(
+            forced.stderr.contains(
+                "error: the delete of id=4 names old position 3, which holds id=2: the changeset was not made from this file"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("x.json").path))
 
         // The old file with one unrelated edit: refused, then applied under --force.
@@ -406,17 +426,22 @@ func temporaryDirectory() throws -> URL {
         let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
         let text = try String(contentsOfFile: changes, encoding: .utf8)
         let cases: [(String, String)] = [
-            (text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
-             "bad.json:17:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"),
-            (text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
-             "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"),
+            (
+                text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
+                "bad.json:17:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"
+            ),
+            (
+                text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
+                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"
+            ),
             (String(text.dropLast(10)), ""),
         ]
         for (content, expected) in cases {
             let bad = dir.appendingPathComponent("bad.json")
             try content.write(to: bad, atomically: true, encoding: .utf8)
             let out = dir.appendingPathComponent("never.json")
-            let run = try Binary.run(["apply", "-o", out.path, Self.examples.appendingPathComponent("people-old.json").path, "bad.json"], in: dir)
+            let run = try Binary.run(
+                ["apply", "-o", out.path, Self.examples.appendingPathComponent("people-old.json").path, "bad.json"], in: dir)
             #expect(run.status == 2)
             #expect(run.stdout == "")
             if expected.isEmpty {
@@ -451,7 +476,9 @@ func temporaryDirectory() throws -> URL {
         let patch = try Binary.run(["-f", "jsonpatch", "teams-old.json", "teams-new.json"], in: Self.examples)
         #expect(patch.status == 2)
         #expect(patch.stdout == "")
-        #expect(patch.stderr == "listdiff: error: --format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'\n")
+        #expect(
+            patch.stderr
+                == "listdiff: error: --format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'\n")
     }
 
     @Test func sectionedApplyRoundTrips() throws {
@@ -475,7 +502,10 @@ func temporaryDirectory() throws -> URL {
         #expect(patch.stdout.contains(#"{"op": "remove", "path": "/data/users/1"}"#))
         let without = try Binary.run(["api-old.json", "api-new.json"], in: Self.examples)
         #expect(without.status == 2)
-        #expect(without.stderr == "api-old.json:2:11: error: the top level is an object whose member \"meta\" is an object, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)\n")
+        #expect(
+            without.stderr
+                == "api-old.json:2:11: error: the top level is an object whose member \"meta\" is an object, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)\n"
+        )
         // apply keeps what lies outside the path from OLD.
         let dir = try temporaryDirectory()
         let changes = dir.appendingPathComponent("c.json").path
@@ -545,12 +575,13 @@ enum Tmux {
     }
 
     @Test func playsToTheNewListAndRestoresTheTerminal() throws {
-        let out = try Tmux.script(Self.start("--duration 1.5 people-old.json people-new.json") + """
-            wait_for '[ "$(flags)" = "1 0" ]' && echo "== playing on the alternate screen, cursor hidden"
-            wait_for 'screen | grep -q EXIT='
-            echo "== flags $(flags)"
-            echo "== screen"; screen
-            """, in: Self.examples)
+        let out = try Tmux.script(
+            Self.start("--duration 1.5 people-old.json people-new.json") + """
+                wait_for '[ "$(flags)" = "1 0" ]' && echo "== playing on the alternate screen, cursor hidden"
+                wait_for 'screen | grep -q EXIT='
+                echo "== flags $(flags)"
+                echo "== screen"; screen
+                """, in: Self.examples)
         #expect(out.contains("== playing on the alternate screen, cursor hidden"))
         #expect(out.contains("== flags 0 1"), "main screen, cursor visible: \(out)")
         let screen = Tmux.section(out, "== screen")
@@ -561,15 +592,16 @@ enum Tmux {
     }
 
     @Test func ctrlCInTheMiddleRestoresTheTerminal() throws {
-        let out = try Tmux.script(Self.start("--duration 60 people-old.json people-new.json") + """
-            wait_for '[ "$(flags)" = "1 0" ] && screen | grep -q "1/13"' && echo "== started"
-            t resize-window -t s -x 40 -y 12
-            wait_for 'screen | grep -q "^  id=1 {.*…$"' 100 && echo "== resized"; screen
-            t send-keys -t s C-c
-            wait_for 'screen | grep -q EXIT='
-            echo "== flags $(flags)"
-            echo "== screen"; screen
-            """, in: Self.examples)
+        let out = try Tmux.script(
+            Self.start("--duration 60 people-old.json people-new.json") + """
+                wait_for '[ "$(flags)" = "1 0" ] && screen | grep -q "1/13"' && echo "== started"
+                t resize-window -t s -x 40 -y 12
+                wait_for 'screen | grep -q "^  id=1 {.*…$"' 100 && echo "== resized"; screen
+                t send-keys -t s C-c
+                wait_for 'screen | grep -q EXIT='
+                echo "== flags $(flags)"
+                echo "== screen"; screen
+                """, in: Self.examples)
         #expect(out.contains("== started"))
         // Resized mid-replay, it draws again at the new width.
         #expect(out.contains("== resized"))
@@ -582,12 +614,15 @@ enum Tmux {
         let run = try Binary.run(["-f", "replay", "people-old.json", "people-new.json"], in: Self.examples)
         #expect(run.status == 2)
         #expect(run.stdout == "")
-        #expect(run.stderr == "listdiff: error: --format replay needs a terminal on standard output; --record FILE.cast records it without one\n")
+        #expect(
+            run.stderr
+                == "listdiff: error: --format replay needs a terminal on standard output; --record FILE.cast records it without one\n")
 
         let dir = try temporaryDirectory()
         let cast = dir.appendingPathComponent("people.cast")
-        let recorded = try Binary.run(["-f", "replay", "--record", cast.path, "people-old.json", "people-new.json"],
-                                      environment: ["COLUMNS": "90", "LINES": "20"], in: Self.examples)
+        let recorded = try Binary.run(
+            ["-f", "replay", "--record", cast.path, "people-old.json", "people-new.json"],
+            environment: ["COLUMNS": "90", "LINES": "20"], in: Self.examples)
         #expect(recorded.status == 1)
         #expect(recorded.stdout == "" && recorded.stderr == "")
         let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
@@ -606,10 +641,11 @@ enum Tmux {
         #expect(lines.count == 14)
         // Its last frame is what the terminal shows at the end of a live replay.
         let castRows = Self.strip(data).components(separatedBy: "\r\n").filter { $0.hasPrefix("  id=") }
-        let out = try Tmux.script(Self.start("--speed 50 people-old.json people-new.json") + """
-            wait_for 'screen | grep -q EXIT='
-            echo "== screen"; screen
-            """, in: Self.examples)
+        let out = try Tmux.script(
+            Self.start("--speed 50 people-old.json people-new.json") + """
+                wait_for 'screen | grep -q EXIT='
+                echo "== screen"; screen
+                """, in: Self.examples)
         let screenRows = Tmux.section(out, "== screen").filter { $0.hasPrefix("  id=") }
         #expect(castRows == screenRows && castRows.count == 7, "\(castRows)\n\(screenRows)")
     }

@@ -15,15 +15,17 @@ import Glibc
     static func records(_ count: Int) -> (old: [[String: Any]], new: [[String: Any]]) {
         var old: [[String: Any]] = []
         for i in 0..<count {
-            old.append(["id": i, "name": "person \(i)", "score": Double(i % 997) / 7, "tags": ["t\(i % 5)", "u\(i % 3)"],
-                        "user": ["id": i], "region": i % 7, "n": i / 7])
+            old.append([
+                "id": i, "name": "person \(i)", "score": Double(i % 997) / 7, "tags": ["t\(i % 5)", "u\(i % 3)"],
+                "user": ["id": i], "region": i % 7, "n": i / 7,
+            ])
         }
         var new = old
         var i = 0
         while i + 10 <= new.count {
-            new[i]["score"] = -1.5                 // update
-            new.swapAt(i + 3, i + 7)               // moves
-            new[i + 5]["id"] = count + i           // a delete and an insert
+            new[i]["score"] = -1.5  // update
+            new.swapAt(i + 3, i + 7)  // moves
+            new[i + 5]["id"] = count + i  // a delete and an insert
             new[i + 5]["user"] = ["id": count + i]
             new[i + 5]["region"] = 7
             new[i + 5]["n"] = count + i
@@ -65,8 +67,9 @@ import Glibc
             case .objectOfLists:
                 return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
             case .sectionList:
-                return "[\n" + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
-                    .joined(separator: ",\n")) + "\n]\n"
+                return "[\n"
+                    + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
+                        .joined(separator: ",\n")) + "\n]\n"
             case .path:
                 return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
             case .duplicates:
@@ -125,8 +128,9 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         let smallRun = try Self.cpuSeconds(try Self.write(shape, count: Self.small, in: dir), in: dir)
         let largeRun = try Self.cpuSeconds(try Self.write(shape, count: 4 * Self.small, in: dir), in: dir)
-        #expect(largeRun <= 8 * max(smallRun, 0.005),
-                "\(shape): \(Self.small) records took \(smallRun) s of CPU, \(4 * Self.small) took \(largeRun) s")
+        #expect(
+            largeRun <= 8 * max(smallRun, 0.005),
+            "\(shape): \(Self.small) records took \(smallRun) s of CPU, \(4 * Self.small) took \(largeRun) s")
     }
 
     /// A run pinned to one core splits its work in fewer parts, and gives the same changeset.

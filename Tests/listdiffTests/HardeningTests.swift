@@ -9,8 +9,9 @@ import Testing
     func expectOneLine(_ run: Run, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(run.status == 2, "\(run.stderr)", sourceLocation: sourceLocation)
         #expect(run.stdout == "", sourceLocation: sourceLocation)
-        #expect(run.stderr.hasSuffix("\n") && run.stderr.dropLast().contains("\n") == false, "\(run.stderr)",
-                sourceLocation: sourceLocation)
+        #expect(
+            run.stderr.hasSuffix("\n") && run.stderr.dropLast().contains("\n") == false, "\(run.stderr)",
+            sourceLocation: sourceLocation)
         #expect(run.stderr.contains(message), "\(run.stderr)", sourceLocation: sourceLocation)
     }
 
@@ -20,26 +21,30 @@ import Testing
 
     @Test func optionsAndEnvironmentHaveRanges() throws {
         let pair = ["-f", "replay", "--record", "/tmp/unused.cast", "people-old.json", "people-new.json"]
-        for (extra, message) in [(["--speed", "1e-300"], "--speed must be a number from 0.01 to 100"),
-                                 (["--speed", "nan"], "--speed must be"),
-                                 (["--duration", "1e308"], "--duration must be from 0.1 to 3600 seconds"),
-                                 (["--animate-limit=-1"], "--animate-limit must be from 0 to 1000000")]
-        {
+        for (extra, message) in [
+            (["--speed", "1e-300"], "--speed must be a number from 0.01 to 100"),
+            (["--speed", "nan"], "--speed must be"),
+            (["--duration", "1e308"], "--duration must be from 0.1 to 3600 seconds"),
+            (["--animate-limit=-1"], "--animate-limit must be from 0 to 1000000"),
+        ] {
             expectOneLine(try Binary.run(extra + pair, in: Self.examples), message)
         }
-        expectOneLine(try Binary.run(pair, environment: ["LINES": "2000000000"], in: Self.examples),
-                      "LINES must be a whole number from 3 to 1000 (it is '2000000000')")
+        expectOneLine(
+            try Binary.run(pair, environment: ["LINES": "2000000000"], in: Self.examples),
+            "LINES must be a whole number from 3 to 1000 (it is '2000000000')")
         expectOneLine(try Binary.run(pair, environment: ["COLUMNS": "wide"], in: Self.examples), "COLUMNS must be")
         expectOneLine(try Binary.run(["--limit=-5", "people-old.json", "people-new.json"], in: Self.examples), "--limit must be")
-        expectOneLine(try Binary.run(["people-old.json", "people-new.json"], environment: ["LISTDIFF_MAX_INPUT_SIZE": "lots"], in: Self.examples),
-                      "LISTDIFF_MAX_INPUT_SIZE must be a number of bytes")
+        expectOneLine(
+            try Binary.run(["people-old.json", "people-new.json"], environment: ["LISTDIFF_MAX_INPUT_SIZE": "lots"], in: Self.examples),
+            "LISTDIFF_MAX_INPUT_SIZE must be a number of bytes")
     }
 
     @Test func usageErrorsAreOneLine() throws {
-        for (arguments, message) in [(["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff --help')"),
-                                     (["a"], "Missing expected argument '<new>'"),
-                                     (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - json")]
-        {
+        for (arguments, message) in [
+            (["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff --help')"),
+            (["a"], "Missing expected argument '<new>'"),
+            (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - json"),
+        ] {
             expectOneLine(try Binary.run(arguments, in: Self.examples), message)
         }
     }
@@ -71,7 +76,8 @@ import Testing
     @Test func quotedInputIsCutToAReadableLength() throws {
         let dir = try temporaryDirectory()
         let key = String(repeating: "x", count: 100_000)
-        try "[{\"id\": \"\(key)\"}, {\"id\": \"\(key)\"}]".write(to: dir.appendingPathComponent("big.json"), atomically: true, encoding: .utf8)
+        try "[{\"id\": \"\(key)\"}, {\"id\": \"\(key)\"}]".write(
+            to: dir.appendingPathComponent("big.json"), atomically: true, encoding: .utf8)
         let run = try Binary.run(["big.json", "big.json"], in: dir)
         expectOneLine(run, "big.json:1:")
         #expect(run.stderr.count < 1100)
@@ -120,7 +126,8 @@ import Testing
         #expect(applied.status == 0, "\(applied.stderr)")
         #expect(try Binary.run(["-q", "new.json", "result.json"], in: dir).status == 0)
         // One level more is refused by diff itself.
-        expectOneLine(try Binary.run(["old.json", "deeper.json"], in: dir), "deeper.json:1:1015: error: nesting is deeper than the limit of 1000")
+        expectOneLine(
+            try Binary.run(["old.json", "deeper.json"], in: dir), "deeper.json:1:1015: error: nesting is deeper than the limit of 1000")
     }
 
     @Test func failedWritesAreErrors() throws {
@@ -137,7 +144,8 @@ import Testing
     @Test func outputOntoADeviceOrFIFOWritesInPlace() throws {
         let dir = try temporaryDirectory()
         let e = Self.examples.path
-        let run = try bash("""
+        let run = try bash(
+            """
             "$LISTDIFF" -o /dev/null '\(e)/people-old.json' '\(e)/people-new.json'; echo "status $?"
             [ -c /dev/null ] && echo "/dev/null is a device"
             mkfifo pipe
@@ -156,7 +164,8 @@ import Testing
     @Test func outputFilesHonourTheUmaskAndKeepTheirMode() throws {
         let dir = try temporaryDirectory()
         let e = Self.examples.path
-        let run = try bash("""
+        let run = try bash(
+            """
             (umask 077; "$LISTDIFF" -o new.txt '\(e)/people-old.json' '\(e)/people-new.json')
             (umask 022; "$LISTDIFF" -o open.txt '\(e)/people-old.json' '\(e)/people-new.json')
             printf x > kept.txt; chmod 640 kept.txt
@@ -170,10 +179,13 @@ import Testing
         let dir = try temporaryDirectory()
         // Every record inserted: a changeset of tens of MB, long enough to catch mid-write.
         var text = "["
-        for i in 0..<300_000 { text += (i == 0 ? "" : ",\n") + "{\"id\": \(i), \"name\": \"record number \(i)\", \"tags\": [\"a\", \"b\"]}" }
+        for i in 0..<300_000 {
+            text += (i == 0 ? "" : ",\n") + "{\"id\": \(i), \"name\": \"record number \(i)\", \"tags\": [\"a\", \"b\"]}"
+        }
         try (text + "]").write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
         try "[]".write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
-        let run = try bash("""
+        let run = try bash(
+            """
             "$LISTDIFF" -f json -o out.json old.json new.json & pid=$!
             n=0; until ls -A | grep -q '^\\.listdiff-'; do n=$((n+1)); [ $n -gt 20000 ] && break; done
             # Stopped at once, so that the write cannot end first; the signal waits for CONT.

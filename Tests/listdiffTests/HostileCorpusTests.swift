@@ -38,88 +38,151 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
 
     static let cases: [HostileCase] = [
         // Malformed text: one positioned line.
-        HostileCase(name: "unterminated array", files: with(["bad.json": "[{\"id\": 1},\n  {\"id\": 2"]),
-                    arguments: ["bad.json", "new.json"], expected: "bad.json:2:11: error: unterminated object; expected ',' or '}'"),
-        HostileCase(name: "invalid escape then a newline", files: with(["bad.json": "[{\"id\": \"a\\q\nb\"}]"]),
-                    arguments: ["bad.json", "new.json"], expected: #"bad.json:1:11: error: invalid escape '\q' in string"#),
-        HostileCase(name: "invalid UTF-8", files: { ["bad.json": Array(#"[{"id": ""#.utf8) + [0xC3, 0x28] + Array(#""}]"#.utf8), "new.json": Array(record.utf8)] },
-                    arguments: ["bad.json", "new.json"], expected: "bad.json:1:10: error: invalid UTF-8 sequence"),
-        HostileCase(name: "malformed YAML", files: with(["bad.yaml": "- id: 1\n  v: [1, 2\n"]),
-                    arguments: ["bad.yaml", "new.json"], expected: "bad.yaml:3:1: error: did not find expected ',' or ']' while parsing a flow sequence"),
-        HostileCase(name: "YAML duplicate key with a newline in it", files: with(["bad.yaml": "- id: 1\n  \"a\\nb\": 1\n  \"a\\nb\": 2\n"]),
-                    arguments: ["bad.yaml", "new.json"], expected: #"bad.yaml:3:3: error: duplicate mapping key 'a\nb' (first at line 2, column 3)"#),
+        HostileCase(
+            name: "unterminated array", files: with(["bad.json": "[{\"id\": 1},\n  {\"id\": 2"]),
+            arguments: ["bad.json", "new.json"], expected: "bad.json:2:11: error: unterminated object; expected ',' or '}'"),
+        HostileCase(
+            name: "invalid escape then a newline", files: with(["bad.json": "[{\"id\": \"a\\q\nb\"}]"]),
+            arguments: ["bad.json", "new.json"], expected: #"bad.json:1:11: error: invalid escape '\q' in string"#),
+        HostileCase(
+            name: "invalid UTF-8",
+            files: { ["bad.json": Array(#"[{"id": ""#.utf8) + [0xC3, 0x28] + Array(#""}]"#.utf8), "new.json": Array(record.utf8)] },
+            arguments: ["bad.json", "new.json"], expected: "bad.json:1:10: error: invalid UTF-8 sequence"),
+        HostileCase(
+            name: "malformed YAML", files: with(["bad.yaml": "- id: 1\n  v: [1, 2\n"]),
+            arguments: ["bad.yaml", "new.json"],
+            expected: "bad.yaml:3:1: error: did not find expected ',' or ']' while parsing a flow sequence"),
+        HostileCase(
+            name: "YAML duplicate key with a newline in it", files: with(["bad.yaml": "- id: 1\n  \"a\\nb\": 1\n  \"a\\nb\": 2\n"]),
+            arguments: ["bad.yaml", "new.json"], expected: #"bad.yaml:3:3: error: duplicate mapping key 'a\nb' (first at line 2, column 3)"#
+        ),
         // Duplicate member names, wherever they are.
-        HostileCase(name: "duplicate member in a record", files: with(["dup.json": "[{\"id\": 1, \"id\": 2}]"]),
-                    arguments: ["dup.json", "new.json"], expected: #"dup.json:1:12: error: duplicate member name "id" in one object (first at line 1, column 3)"#),
-        HostileCase(name: "duplicate member spelled with an escape", files: with(["dup.json": #"[{"id": 1, "v": 1, "\u0076": 2}]"#]),
-                    arguments: ["dup.json", "new.json"], expected: #"dup.json:1:20: error: duplicate member name "v" in one object (first at line 1, column 12)"#),
-        HostileCase(name: "duplicate member deep in a record", files: with(["dup.json": #"[{"id": 1, "v": {"a": [{"b": 1, "b": 1}]}}]"#]),
-                    arguments: ["dup.json", "new.json"], expected: #"dup.json:1:33: error: duplicate member name "b" in one object (first at line 1, column 25)"#),
-        HostileCase(name: "duplicate section name", files: with(["dup.json": #"{"a": [], "a": [{"id": 1}]}"#]),
-                    arguments: ["dup.json", "new.json"], expected: #"dup.json:1:11: error: duplicate member name "a" in one object (first at line 1, column 2)"#),
-        HostileCase(name: "duplicate member around --path", files: with(["dup.json": #"{"data": [{"id": 1}], "data": []}"#]),
-                    arguments: ["--path", "data", "dup.json", "dup.json"], expected: #"dup.json:1:23: error: duplicate member name "data" in one object (first at line 1, column 2)"#),
-        HostileCase(name: "duplicate member in a changeset", files: with(["changes.json": #"{"version": 1, "version": 1, "key": ["id"], "changes": []}"#]),
-                    arguments: ["apply", "old.json", "changes.json"], expected: #"changes.json:1:16: error: duplicate member name "version" in one object (first at line 1, column 2)"#),
+        HostileCase(
+            name: "duplicate member in a record", files: with(["dup.json": "[{\"id\": 1, \"id\": 2}]"]),
+            arguments: ["dup.json", "new.json"],
+            expected: #"dup.json:1:12: error: duplicate member name "id" in one object (first at line 1, column 3)"#),
+        HostileCase(
+            name: "duplicate member spelled with an escape", files: with(["dup.json": #"[{"id": 1, "v": 1, "\u0076": 2}]"#]),
+            arguments: ["dup.json", "new.json"],
+            expected: #"dup.json:1:20: error: duplicate member name "v" in one object (first at line 1, column 12)"#),
+        HostileCase(
+            name: "duplicate member deep in a record", files: with(["dup.json": #"[{"id": 1, "v": {"a": [{"b": 1, "b": 1}]}}]"#]),
+            arguments: ["dup.json", "new.json"],
+            expected: #"dup.json:1:33: error: duplicate member name "b" in one object (first at line 1, column 25)"#),
+        HostileCase(
+            name: "duplicate section name", files: with(["dup.json": #"{"a": [], "a": [{"id": 1}]}"#]),
+            arguments: ["dup.json", "new.json"],
+            expected: #"dup.json:1:11: error: duplicate member name "a" in one object (first at line 1, column 2)"#),
+        HostileCase(
+            name: "duplicate member around --path", files: with(["dup.json": #"{"data": [{"id": 1}], "data": []}"#]),
+            arguments: ["--path", "data", "dup.json", "dup.json"],
+            expected: #"dup.json:1:23: error: duplicate member name "data" in one object (first at line 1, column 2)"#),
+        HostileCase(
+            name: "duplicate member in a changeset",
+            files: with(["changes.json": #"{"version": 1, "version": 1, "key": ["id"], "changes": []}"#]),
+            arguments: ["apply", "old.json", "changes.json"],
+            expected: #"changes.json:1:16: error: duplicate member name "version" in one object (first at line 1, column 2)"#),
         // Shapes and keys.
-        HostileCase(name: "a record without the key", files: with(["nokey.json": #"[{"id": 1}, {"name": "x"}]"#]),
-                    arguments: ["nokey.json", "new.json"], expected: "nokey.json:1:13: error: record 1 has no key field 'id'"),
-        HostileCase(name: "a duplicate key", files: with(["dupkey.json": #"[{"id": 1}, {"id": 1}]"#]),
-                    arguments: ["dupkey.json", "new.json"],
-                    expected: "dupkey.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"),
-        HostileCase(name: "a scalar at the top", files: with(["scalar.json": "42"]),
-                    arguments: ["scalar.json", "new.json"], expected: "scalar.json:1:1: error: the top level is a number; expected a list of records, an object of lists, or a list of section objects"),
-        HostileCase(name: "nesting past the limit", files: with(["deep.json": "[{\"id\": 1, \"v\": " + String(repeating: "[", count: 1001) + String(repeating: "]", count: 1001) + "}]"]),
-                    arguments: ["deep.json", "new.json"], expected: "deep.json:1:1015: error: nesting is deeper than the limit of 1000"),
+        HostileCase(
+            name: "a record without the key", files: with(["nokey.json": #"[{"id": 1}, {"name": "x"}]"#]),
+            arguments: ["nokey.json", "new.json"], expected: "nokey.json:1:13: error: record 1 has no key field 'id'"),
+        HostileCase(
+            name: "a duplicate key", files: with(["dupkey.json": #"[{"id": 1}, {"id": 1}]"#]),
+            arguments: ["dupkey.json", "new.json"],
+            expected:
+                "dupkey.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+        ),
+        HostileCase(
+            name: "a scalar at the top", files: with(["scalar.json": "42"]),
+            arguments: ["scalar.json", "new.json"],
+            expected:
+                "scalar.json:1:1: error: the top level is a number; expected a list of records, an object of lists, or a list of section objects"
+        ),
+        HostileCase(
+            name: "nesting past the limit",
+            files: with([
+                "deep.json": "[{\"id\": 1, \"v\": " + String(repeating: "[", count: 1001) + String(repeating: "]", count: 1001) + "}]"
+            ]),
+            arguments: ["deep.json", "new.json"], expected: "deep.json:1:1015: error: nesting is deeper than the limit of 1000"),
         // Files that are not there, not readable, not files.
-        HostileCase(name: "a missing file", files: with([:]), arguments: ["missing.json", "new.json"],
-                    expected: "missing.json: error: cannot open: No such file or directory"),
+        HostileCase(
+            name: "a missing file", files: with([:]), arguments: ["missing.json", "new.json"],
+            expected: "missing.json: error: cannot open: No such file or directory"),
         HostileCase(name: "a folder", files: with([:]), arguments: [".", "new.json"], expected: ".: error: is a directory"),
-        HostileCase(name: "endless zeros", files: with([:]), arguments: ["/dev/zero", "new.json"],
-                    expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
-        HostileCase(name: "endless random bytes", files: with([:]), arguments: ["/dev/urandom", "new.json"],
-                    expected: ": error: holds a NUL byte, which no JSON, NDJSON or YAML text holds", placed: true),
-        HostileCase(name: "a changeset of zeros", files: with([:]), arguments: ["apply", "old.json", "/dev/zero"],
-                    expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
-        HostileCase(name: "a sparse gigabyte", files: with([:]), arguments: ["truncate -s 1G sparse.json && \"$LISTDIFF\" sparse.json new.json; s=$?; rm sparse.json; exit $s"],
-                    shell: true, expected: "sparse.json:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
-        HostileCase(name: "an input over the size limit", files: with([:]), arguments: ["old.json", "new.json"],
-                    environment: ["LISTDIFF_MAX_INPUT_SIZE": "10"], expected: "old.json: error: holds more than 10 bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)"),
+        HostileCase(
+            name: "endless zeros", files: with([:]), arguments: ["/dev/zero", "new.json"],
+            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+        HostileCase(
+            name: "endless random bytes", files: with([:]), arguments: ["/dev/urandom", "new.json"],
+            expected: ": error: holds a NUL byte, which no JSON, NDJSON or YAML text holds", placed: true),
+        HostileCase(
+            name: "a changeset of zeros", files: with([:]), arguments: ["apply", "old.json", "/dev/zero"],
+            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+        HostileCase(
+            name: "a sparse gigabyte", files: with([:]),
+            arguments: ["truncate -s 1G sparse.json && \"$LISTDIFF\" sparse.json new.json; s=$?; rm sparse.json; exit $s"],
+            shell: true, expected: "sparse.json:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+        HostileCase(
+            name: "an input over the size limit", files: with([:]), arguments: ["old.json", "new.json"],
+            environment: ["LISTDIFF_MAX_INPUT_SIZE": "10"],
+            expected: "old.json: error: holds more than 10 bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)"),
         // YAML budgets: they are refused by what they would expand to, or read in linear time.
-        HostileCase(name: "an alias bomb", files: with(["bomb.yaml": bomb()]), arguments: ["bomb.yaml", "new.json"],
-                    expected: "bomb.yaml:7:23: error: aliases expand to more than 1000000 nodes; refusing (possible alias bomb)"),
-        HostileCase(name: "aliases of a big scalar", files: with(["big.yaml": bigAliases()]), arguments: ["big.yaml", "big.yaml"],
-                    expected: "big.yaml:18:15: error: aliases expand to more than 16777216 bytes of text; refusing (possible alias bomb)"),
-        HostileCase(name: "a huge hexadecimal integer", files: with(["hex.yaml": "- {id: 1, v: 0x" + String(repeating: "f", count: 120_000) + "}\n"]),
-                    arguments: ["--stat", "hex.yaml", "new.json"], status: 1, expected: "updated     1"),
+        HostileCase(
+            name: "an alias bomb", files: with(["bomb.yaml": bomb()]), arguments: ["bomb.yaml", "new.json"],
+            expected: "bomb.yaml:7:23: error: aliases expand to more than 1000000 nodes; refusing (possible alias bomb)"),
+        HostileCase(
+            name: "aliases of a big scalar", files: with(["big.yaml": bigAliases()]), arguments: ["big.yaml", "big.yaml"],
+            expected: "big.yaml:18:15: error: aliases expand to more than 16777216 bytes of text; refusing (possible alias bomb)"),
+        HostileCase(
+            name: "a huge hexadecimal integer",
+            files: with(["hex.yaml": "- {id: 1, v: 0x" + String(repeating: "f", count: 120_000) + "}\n"]),
+            arguments: ["--stat", "hex.yaml", "new.json"], status: 1, expected: "updated     1"),
         // Options and the environment.
-        HostileCase(name: "a tiny speed", files: with([:]), arguments: ["-f", "replay", "--record", "r.cast", "--speed", "1e-300", "old.json", "new.json"],
-                    expected: "listdiff: error: --speed must be a number from 0.01 to 100 (see 'listdiff --help')"),
-        HostileCase(name: "a huge duration", files: with([:]), arguments: ["-f", "replay", "--record", "r.cast", "--duration", "1e308", "old.json", "new.json"],
-                    expected: "listdiff: error: --duration must be from 0.1 to 3600 seconds (see 'listdiff --help')"),
-        HostileCase(name: "a huge LINES", files: with([:]), arguments: ["-f", "replay", "--record", "r.cast", "old.json", "new.json"],
-                    environment: ["LINES": "2000000000"], expected: "listdiff: error: LINES must be a whole number from 3 to 1000 (it is '2000000000')"),
-        HostileCase(name: "an unknown option", files: with([:]), arguments: ["--bogus", "old.json", "new.json"],
-                    expected: "listdiff: error: Unknown option '--bogus' (see 'listdiff --help')"),
+        HostileCase(
+            name: "a tiny speed", files: with([:]),
+            arguments: ["-f", "replay", "--record", "r.cast", "--speed", "1e-300", "old.json", "new.json"],
+            expected: "listdiff: error: --speed must be a number from 0.01 to 100 (see 'listdiff --help')"),
+        HostileCase(
+            name: "a huge duration", files: with([:]),
+            arguments: ["-f", "replay", "--record", "r.cast", "--duration", "1e308", "old.json", "new.json"],
+            expected: "listdiff: error: --duration must be from 0.1 to 3600 seconds (see 'listdiff --help')"),
+        HostileCase(
+            name: "a huge LINES", files: with([:]), arguments: ["-f", "replay", "--record", "r.cast", "old.json", "new.json"],
+            environment: ["LINES": "2000000000"],
+            expected: "listdiff: error: LINES must be a whole number from 3 to 1000 (it is '2000000000')"),
+        HostileCase(
+            name: "an unknown option", files: with([:]), arguments: ["--bogus", "old.json", "new.json"],
+            expected: "listdiff: error: Unknown option '--bogus' (see 'listdiff --help')"),
         // Outputs.
-        HostileCase(name: "a full disk", files: with([:]), arguments: ["\"$LISTDIFF\" old.json new.json > /dev/full"], shell: true,
-                    expected: "listdiff: error: cannot write to standard output: No space left on device"),
-        HostileCase(name: "apply onto a full disk", files: with(["changes.json": changeset]), arguments: ["\"$LISTDIFF\" apply old.json changes.json > /dev/full"],
-                    shell: true, expected: "listdiff: error: cannot write to standard output: No space left on device"),
-        HostileCase(name: "-o into a folder that is not there", files: with([:]), arguments: ["-o", "nowhere/out.json", "old.json", "new.json"],
-                    expected: "nowhere/out.json: error: cannot create a temporary file in nowhere: No such file or directory"),
+        HostileCase(
+            name: "a full disk", files: with([:]), arguments: ["\"$LISTDIFF\" old.json new.json > /dev/full"], shell: true,
+            expected: "listdiff: error: cannot write to standard output: No space left on device"),
+        HostileCase(
+            name: "apply onto a full disk", files: with(["changes.json": changeset]),
+            arguments: ["\"$LISTDIFF\" apply old.json changes.json > /dev/full"],
+            shell: true, expected: "listdiff: error: cannot write to standard output: No space left on device"),
+        HostileCase(
+            name: "-o into a folder that is not there", files: with([:]), arguments: ["-o", "nowhere/out.json", "old.json", "new.json"],
+            expected: "nowhere/out.json: error: cannot create a temporary file in nowhere: No such file or directory"),
         // Tampered changesets.
-        HostileCase(name: "an insert that brings another key",
-                    files: with(["changes.json": changeset.replacingOccurrences(of: #""value": {"id":2"#, with: #""value": {"id":9"#)]),
-                    arguments: ["apply", "old.json", "changes.json"], expected: "changes.json:14:5: error: the insert of id=2 brings a record keyed id=9: the changeset was edited or is inconsistent"),
-        HostileCase(name: "a changeset for another file",
-                    files: with(["changes.json": changeset, "other.json": #"[{"id": 1, "v": 5}]"#]),
-                    arguments: ["apply", "other.json", "changes.json"],
-                    expected: "other.json: error: this is not the document the changeset was made from (its fingerprint is h128:bd0a831c5afcdb…, the changeset's h128:dc697fe2c09748…; 1 records, the changeset's 1); --force applies it anyway"),
+        HostileCase(
+            name: "an insert that brings another key",
+            files: with(["changes.json": changeset.replacingOccurrences(of: #""value": {"id":2"#, with: #""value": {"id":9"#)]),
+            arguments: ["apply", "old.json", "changes.json"],
+            expected: "changes.json:14:5: error: the insert of id=2 brings a record keyed id=9: the changeset was edited or is inconsistent"
+        ),
+        HostileCase(
+            name: "a changeset for another file",
+            files: with(["changes.json": changeset, "other.json": #"[{"id": 1, "v": 5}]"#]),
+            arguments: ["apply", "other.json", "changes.json"],
+            expected:
+                "other.json: error: this is not the document the changeset was made from (its fingerprint is h128:bd0a831c5afcdb…, the changeset's h128:dc697fe2c09748…; 1 records, the changeset's 1); --force applies it anyway"
+        ),
         // Text that would act on a terminal is shown escaped.
-        HostileCase(name: "a member name that retitles the terminal",
-                    files: with(["esc.json": "[{\"id\": 1, \"\\u001b]0;owned\\u0007\": 1}]"]),
-                    arguments: ["old.json", "esc.json"], status: 1, expected: #"~ id=1 /\u001b]0;owned\u0007: (none) → 1"#),
+        HostileCase(
+            name: "a member name that retitles the terminal",
+            files: with(["esc.json": "[{\"id\": 1, \"\\u001b]0;owned\\u0007\": 1}]"]),
+            arguments: ["old.json", "esc.json"], status: 1, expected: #"~ id=1 /\u001b]0;owned\u0007: (none) → 1"#),
     ]
 
     /// Ten levels of ten aliases each: 10^10 nodes from a 1 kB file.
@@ -158,12 +221,15 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         }
         // The data limit (private memory, in KiB) turns a runaway allocation into a crash,
         // which this test reports; each input here is under about 1 MB.
-        let command = hostile.shell ? hostile.arguments[0]
+        let command =
+            hostile.shell
+            ? hostile.arguments[0]
             : "exec \"$LISTDIFF\"" + hostile.arguments.map { " '\($0)'" }.joined()
         let start = Date()
-        let run = try Binary.run(["-c", "ulimit -d \(Self.memoryLimit / 1024); " + command],
-                                 environment: hostile.environment.merging(["LISTDIFF": Binary.url.path]) { $1 },
-                                 in: dir, executable: "/bin/bash")
+        let run = try Binary.run(
+            ["-c", "ulimit -d \(Self.memoryLimit / 1024); " + command],
+            environment: hostile.environment.merging(["LISTDIFF": Binary.url.path]) { $1 },
+            in: dir, executable: "/bin/bash")
         let seconds = Date().timeIntervalSince(start)
         #expect(run.status == hostile.status, "\(run.stderr)")
         if hostile.status == 2 {

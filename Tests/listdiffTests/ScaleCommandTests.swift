@@ -16,8 +16,11 @@ import Testing
         let dir = try temporaryDirectory()
         for sorted in [[], ["--sorted"]] {
             let changes = dir.appendingPathComponent("changes.json")
-            let diff = try Binary.run(sorted + ["--member-order", "significant", "-f", "json", "-o", changes.path,
-                                                "events-old.ndjson", "events-new.ndjson"], in: Self.examples)
+            let diff = try Binary.run(
+                sorted + [
+                    "--member-order", "significant", "-f", "json", "-o", changes.path,
+                    "events-old.ndjson", "events-new.ndjson",
+                ], in: Self.examples)
             #expect(diff.status == 1)
             let applied = try Binary.run(["apply", "events-old.ndjson", changes.path], in: Self.examples)
             #expect(applied.status == 0)
@@ -65,7 +68,10 @@ import Testing
         let out = dir.appendingPathComponent("out.json")
         let unsorted = try Binary.run(["--sorted", "-o", out.path, "one.ndjson", "unsorted.ndjson"], in: dir)
         #expect(unsorted.status == 2 && unsorted.stdout == "")
-        #expect(unsorted.stderr == "unsorted.ndjson:2:1: error: not sorted by key: record 1 (id=1) comes after id=2; --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)\n")
+        #expect(
+            unsorted.stderr
+                == "unsorted.ndjson:2:1: error: not sorted by key: record 1 (id=1) comes after id=2; --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: out.path), "no partial output")
         let json = try Binary.run(["--sorted", "one.ndjson", "people-old.json"], in: dir)
         #expect(json.status == 2)
@@ -77,8 +83,9 @@ import Testing
 
     /// Standard error is not a terminal: no bar, even when it is due at once.
     @Test func noProgressBarWithoutATerminal() throws {
-        let run = try Binary.run(["-f", "json", "people-old.json", "people-new.json"], environment: ["LISTDIFF_PROGRESS_DELAY": "0"],
-                                 in: Self.examples)
+        let run = try Binary.run(
+            ["-f", "json", "people-old.json", "people-new.json"], environment: ["LISTDIFF_PROGRESS_DELAY": "0"],
+            in: Self.examples)
         #expect(run.status == 1 && run.stderr == "")
     }
 }
@@ -91,8 +98,10 @@ import Testing
         let dir = try temporaryDirectory()
         let examples = Binary.repository.appendingPathComponent("Examples")
         try FileManager.default.copyItem(at: examples.appendingPathComponent("people-new.json"), to: dir.appendingPathComponent("new.json"))
-        try FileManager.default.copyItem(at: examples.appendingPathComponent("people-old.json"), to: dir.appendingPathComponent("old-source.json"))
-        let out = try Tmux.script("""
+        try FileManager.default.copyItem(
+            at: examples.appendingPathComponent("people-old.json"), to: dir.appendingPathComponent("old-source.json"))
+        let out = try Tmux.script(
+            """
             mkfifo old.fifo
             t new-session -d -s s -x 160 -y 30 "LISTDIFF_PROGRESS_DELAY=0.2 '\(Binary.url.path)' --input-format json old.fifo new.json; echo EXIT=\\$?; sleep 60" </dev/null >/dev/null 2>&1
             wait_for 'screen | grep -q "listdiff reading"' && echo "== bar"; screen

@@ -9,16 +9,21 @@ import Testing
     /// Runs a bash script in `directory`, with `$LISTDIFF` the binary; git reads none of the
     /// user's configuration.
     func bash(_ script: String, in directory: URL) throws -> Run {
-        try Binary.run(["-c", script], environment: ["HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_PAGER": "cat",
-                                                     "LISTDIFF": Binary.url.path],
-                       in: directory, executable: "/bin/bash")
+        try Binary.run(
+            ["-c", script],
+            environment: [
+                "HOME": directory.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_PAGER": "cat",
+                "LISTDIFF": Binary.url.path,
+            ],
+            in: directory, executable: "/bin/bash")
     }
 
     /// A repository with a first commit, then a changed, an added and a deleted file.
     func repository() throws -> URL {
         let dir = try temporaryDirectory()
         let e = Self.examples.path
-        let setup = try bash("""
+        let setup = try bash(
+            """
             set -e
             git init -q -b main .
             git config user.email test@example.com; git config user.name test
@@ -68,34 +73,37 @@ import Testing
 
     @Test func gitDiffDriverTakesItsOwnOptions() throws {
         let dir = try repository()
-        let run = try bash("""
+        let run = try bash(
+            """
             printf '*.users.json diff=listdiff\\n' > .gitattributes
             git config diff.listdiff.command "\\"$LISTDIFF\\" --key id --stat"
             git diff --cached -- people.users.json
             """, in: dir)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == """
-            --- a/people.users.json
-            +++ b/people.users.json
-            inserted    1
-            deleted     1
-            moved       1
-            updated     2
-            unchanged   3
-            fields updated:
-              /email  1
-              /rank   1
-              /team   1
+        #expect(
+            run.stdout == """
+                --- a/people.users.json
+                +++ b/people.users.json
+                inserted    1
+                deleted     1
+                moved       1
+                updated     2
+                unchanged   3
+                fields updated:
+                  /email  1
+                  /rank   1
+                  /team   1
 
-            """)
+                """)
         // The driver leaves other files to git's own diff.
         let plain = try bash("printf 'a\\n' > notes.txt && git add notes.txt && git diff --cached -- notes.txt", in: dir)
         #expect(plain.stdout.contains("+a"))
     }
 
     @Test func gitNoIndexWithTheExternalDiff() throws {
-        let run = try bash("GIT_EXTERNAL_DIFF=\"$LISTDIFF\" git diff --no-index people-old.json people-new.json; echo \"status $?\"",
-                           in: Self.examples)
+        let run = try bash(
+            "GIT_EXTERNAL_DIFF=\"$LISTDIFF\" git diff --no-index people-old.json people-new.json; echo \"status $?\"",
+            in: Self.examples)
         #expect(run.stdout.hasPrefix("--- a/people-old.json\n+++ b/people-new.json\n"))
         #expect(run.stdout.contains("~ id=3 /email: \"grace@example.com\" → \"grace.hopper@example.com\"\n"))
         // git diff --no-index exits 1 when the files differ, whatever the external diff said.
@@ -112,8 +120,10 @@ import Testing
         #expect(run.stdout.contains("\"old\": \"a/people.json\""))
         #expect(run.stdout.contains("\"new\": \"b/people.json\""))
         // A rename: nine arguments, the new path and a note last.
-        let renamed = try Binary.run(["-f", "json", "old.json", old, hex, "100644", new, "1234abcd", "100644", "new.json",
-                                      "similarity index 90%\nrename from old.json\nrename to new.json\n"])
+        let renamed = try Binary.run([
+            "-f", "json", "old.json", old, hex, "100644", new, "1234abcd", "100644", "new.json",
+            "similarity index 90%\nrename from old.json\nrename to new.json\n",
+        ])
         #expect(renamed.status == 0)
         #expect(renamed.stdout.contains("\"old\": \"a/old.json\",\n  \"new\": \"b/new.json\""))
         // Seven arguments that are not git's are a usage error, as before.
@@ -123,7 +133,8 @@ import Testing
 
     @Test func bashCompletionIsDefinedAndCompletesFormats() throws {
         let dir = try temporaryDirectory()
-        let run = try bash("""
+        let run = try bash(
+            """
             source <("$LISTDIFF" --generate-completion-script bash) || exit 3
             complete -p listdiff
             f=$(complete -p listdiff | sed -E 's/.* -F ([^ ]+) .*/\\1/')

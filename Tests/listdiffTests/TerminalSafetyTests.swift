@@ -14,8 +14,10 @@ import Testing
         }
     }
 
-    static let hostile = ["\u{1B}]0;owned\u{07}", "x\n+ id=999 #0 {\"admin\":true}", "\u{9B}2J", "\u{202E}gnp.exe",
-                          "a\u{2028}b", "c\u{85}d", "e\rf\u{08}g", "\u{1B}[2J"]
+    static let hostile = [
+        "\u{1B}]0;owned\u{07}", "x\n+ id=999 #0 {\"admin\":true}", "\u{9B}2J", "\u{202E}gnp.exe",
+        "a\u{2028}b", "c\u{85}d", "e\rf\u{08}g", "\u{1B}[2J",
+    ]
 
     static func json(_ text: String) -> String {
         var out = "\""
@@ -35,7 +37,8 @@ import Testing
         let dir = try temporaryDirectory()
         let records = Self.hostile.enumerated().map { n, h in "{\"id\": \(Self.json(h)), \(Self.json(h)): \(n)}" }
         let changed = Self.hostile.enumerated().map { n, h in "{\"id\": \(Self.json(h)), \(Self.json(h)): \(Self.json(h))}" }
-        try ("[" + records.joined(separator: ",\n") + "]").write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try ("[" + records.joined(separator: ",\n") + "]").write(
+            to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
         try ("[" + changed.reversed().joined(separator: ",\n") + ", {\"id\": \"new\", \"v\": \(Self.json(Self.hostile[0]))}]")
             .write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
         let sections = "{" + Self.hostile.enumerated().map { n, h in "\(Self.json(h)): [{\"id\": \(n)}]" }.joined(separator: ", ") + "}"
@@ -81,10 +84,12 @@ import Testing
         let dir = try files()
         let name = "evil\u{1B}]0;owned\u{07}\n.json"
         try "[{\"id\": 1}, {\"id\": 1}]".write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
-        try "[{\"id\": \"\u{1B}[2J\"}, {\"id\": \"\u{1B}[2J\"}]".write(to: dir.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
-        for arguments in [[name, "old.json"], ["dup.json", "old.json"], ["missing\u{9B}.json", "old.json"],
-                          ["--key", "a\u{1B}b", "old.json", "new.json"], ["--format", "x\u{1B}[2J", "old.json", "new.json"]]
-        {
+        try "[{\"id\": \"\u{1B}[2J\"}, {\"id\": \"\u{1B}[2J\"}]".write(
+            to: dir.appendingPathComponent("dup.json"), atomically: true, encoding: .utf8)
+        for arguments in [
+            [name, "old.json"], ["dup.json", "old.json"], ["missing\u{9B}.json", "old.json"],
+            ["--key", "a\u{1B}b", "old.json", "new.json"], ["--format", "x\u{1B}[2J", "old.json", "new.json"],
+        ] {
             let run = try Binary.run(arguments, in: dir)
             #expect(run.status == 2)
             #expect(run.stdout == "")
@@ -100,8 +105,9 @@ import Testing
     @Test func replayFramesShowHostileTextEscaped() throws {
         let dir = try files()
         let cast = dir.appendingPathComponent("r.cast").path
-        let run = try Binary.run(["-f", "replay", "--color", "never", "--record", cast, "old.json", "new.json"],
-                                 environment: ["COLUMNS": "200", "LINES": "40"], in: dir)
+        let run = try Binary.run(
+            ["-f", "replay", "--color", "never", "--record", cast, "old.json", "new.json"],
+            environment: ["COLUMNS": "200", "LINES": "40"], in: dir)
         #expect(run.status == 1, "\(run.stderr)")
         var frames = ""
         for line in try String(contentsOfFile: cast, encoding: .utf8).split(separator: "\n").dropFirst() {
@@ -124,7 +130,8 @@ import Testing
     @Test func aHostileFileLeavesTheTerminalAsItWas() throws {
         let dir = try TerminalSafetyTests().files()
         let command = "'\(Binary.url.path)' --color always old.json new.json"
-        let out = try Tmux.script("""
+        let out = try Tmux.script(
+            """
             t new-session -d -s s -x 200 -y 50 "printf 'before\\\\n'; \(command); echo EXIT=\\$?; sleep 60" </dev/null >/dev/null 2>&1
             t set-option -t s -g set-titles on
             wait_for 'screen | grep -q EXIT='

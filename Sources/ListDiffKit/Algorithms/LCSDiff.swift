@@ -25,7 +25,8 @@ public struct LCSDiff: DiffAlgorithm {
         let (n, m) = (box.right - box.left, box.bottom - box.top)
         let (product, overflow) = n.multipliedReportingOverflow(by: m)
         if overflow || product > costLimit {
-            throw DiffCost.exceeded("lcs", limit: costLimit, "\(n) × \(m) records need \(overflow ? "more than \(Int.max)" : "\(product)") table cells")
+            throw DiffCost.exceeded(
+                "lcs", limit: costLimit, "\(n) × \(m) records need \(overflow ? "more than \(Int.max)" : "\(product)") table cells")
         }
         solver.solve(box.left, box.top, box.right, box.bottom)
         return solver.pairs

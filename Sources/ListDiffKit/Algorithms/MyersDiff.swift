@@ -34,7 +34,9 @@ public enum DiffCost {
 
     static func exceeded(_ algorithm: String, limit: Int, _ detail: String) -> ListDiffError {
         let instead = algorithm == "lcs" ? "heckel (linear) or myers (fast on alike lists)" : "heckel (linear)"
-        return ListDiffError("\(algorithm): \(detail), above the cost limit of \(limit) steps; use --algorithm \(instead) for lists this large, or raise --cost-limit")
+        return ListDiffError(
+            "\(algorithm): \(detail), above the cost limit of \(limit) steps; use --algorithm \(instead) for lists this large, or raise --cost-limit"
+        )
     }
 }
 

@@ -20,7 +20,8 @@ public struct ChangeKinds: Sendable, Hashable {
             default:
                 guard let op = Change.Operation.allCases.first(where: { [$0.rawValue, $0.rawValue + "s", $0.past].contains(word) })
                 else {
-                    throw ListDiffError("unknown kind of change '\(word)'; expected a comma list of insert, delete, update, move (or all, none)")
+                    throw ListDiffError(
+                        "unknown kind of change '\(word)'; expected a comma list of insert, delete, update, move (or all, none)")
                 }
                 operations.insert(op)
             }

@@ -90,9 +90,10 @@ public struct Change: Sendable {
         return true
     }
 
-    public init(_ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
-                new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil)
-    {
+    public init(
+        _ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
+        new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil
+    ) {
         self.occurrence = occurrence
         self.operation = operation
         self.key = key
@@ -104,9 +105,10 @@ public struct Change: Sendable {
     }
 
     /// A change whose value is read from `reference` when it is asked for.
-    init(_ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
-         fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?)
-    {
+    init(
+        _ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
+        fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?
+    ) {
         self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
         if let reference { storage = .reference(reference) }
     }
@@ -212,7 +214,10 @@ public struct Changeset: Sendable {
             let named = formatter.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
             let holds = formatter.format(found, selfKeyed: scalar, occurrence: numbered)
             let place = layout.isSectioned ? "\(p)" : "\(p.index)"
-            throw error(change: n, "the \(change.operation.rawValue) of \(named) names old position \(place), which holds \(holds): the changeset was not made from this file")
+            throw error(
+                change: n,
+                "the \(change.operation.rawValue) of \(named) names old position \(place), which holds \(holds): the changeset was not made from this file"
+            )
         }
     }
 
@@ -226,8 +231,10 @@ public struct Changeset: Sendable {
     /// The new sections from the old ones. A record is an `R`: a value, or (for the engine,
     /// which does not build OLD's values) a reference to one; `wrap` makes one of the
     /// changeset's values.
-    func applySections<R>(to old: [SectionContent<R>], wrap: (Value) -> R,
-                          check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?)
+    func applySections<R>(
+        to old: [SectionContent<R>], wrap: (Value) -> R,
+        check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?
+    )
         throws(ListDiffError) -> [SectionContent<R>]
     {
         // Sections first: where each old section goes, and what each new one starts from.
@@ -239,10 +246,14 @@ public struct Changeset: Sendable {
             func fail(_ message: String) -> ListDiffError { error(section: n, message) }
             if op.operation != .insert {
                 guard let s = op.old, s < old.count else {
-                    throw fail("the section \(op.operation.rawValue) names old section \(op.old.map(String.init) ?? "nil"), beyond the old file's \(old.count) sections")
+                    throw fail(
+                        "the section \(op.operation.rawValue) names old section \(op.old.map(String.init) ?? "nil"), beyond the old file's \(old.count) sections"
+                    )
                 }
                 guard old[s].name == op.name else {
-                    throw fail("the section \(op.operation.rawValue) of \(JSONWriter.compact(op.name)) names old section \(s), which is \(JSONWriter.compact(old[s].name ?? .null)): the changeset was not made from this file")
+                    throw fail(
+                        "the section \(op.operation.rawValue) of \(JSONWriter.compact(op.name)) names old section \(s), which is \(JSONWriter.compact(old[s].name ?? .null)): the changeset was not made from this file"
+                    )
                 }
                 if op.operation == .update {
                     guard header.updateValue(op.value ?? .null, forKey: s) == nil else { throw fail("old section \(s) is updated twice") }
@@ -293,7 +304,8 @@ public struct Changeset: Sendable {
         }
         func place(_ n: Int, _ c: Change, _ placement: Placement) throws(ListDiffError) {
             guard let p = c.new, p.section < sectionCount else {
-                throw error(change: n, "the \(c.operation.rawValue) names new position \(c.new?.description ?? "nil"), which does not exist")
+                throw error(
+                    change: n, "the \(c.operation.rawValue) names new position \(c.new?.description ?? "nil"), which does not exist")
             }
             if let earlier = placed.updateValue((placement, n), forKey: p) {
                 throw error(change: n, "new position \(p) is filled twice (also by change \(earlier.change + 1))")
@@ -340,7 +352,9 @@ public struct Changeset: Sendable {
             placedCount[t] + (sources[t].map { s in removed[s].lazy.filter { !$0 }.count } ?? 0)
         }
         if let (p, r) = placed.filter({ $0.key.index >= counts[$0.key.section] }).min(by: { $0.value.change < $1.value.change }) {
-            let place = old.count == 1 && sectionCount == 1 ? "the new list (\(counts[0]) records)" : "new section \(p.section) (\(counts[p.section]) records)"
+            let place =
+                old.count == 1 && sectionCount == 1
+                ? "the new list (\(counts[0]) records)" : "new section \(p.section) (\(counts[p.section]) records)"
             throw error(change: r.change, "new position \(p) is beyond the end of \(place)")
         }
         // Each new section's placements, by index: walked in step with its slots.

@@ -72,7 +72,9 @@ public struct ChangesetReader: Sendable {
         let fields = cursor.fields(of: object)
         let (version, versionAt) = try fields.required("version")
         guard case .number(let v) = version, v == Number(exactly: JSONChangesetRenderer.schemaVersion) else {
-            throw versionAt.error("unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(JSONChangesetRenderer.schemaVersion)")
+            throw versionAt.error(
+                "unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(JSONChangesetRenderer.schemaVersion)"
+            )
         }
         let (key, duplicates) = try decodeKey(fields, at: cursor)
         var algorithm = "heckel"
@@ -85,7 +87,7 @@ public struct ChangesetReader: Sendable {
         var fingerprints: Changeset.Fingerprints?
         if let (value, at) = fields["fingerprints"] {
             guard case .object(let o) = value, case .string(let old)? = o["old"], case .string(let new)? = o["new"],
-                  old.hasPrefix(Fingerprint.prefix), new.hasPrefix(Fingerprint.prefix)
+                old.hasPrefix(Fingerprint.prefix), new.hasPrefix(Fingerprint.prefix)
             else {
                 throw at.error("\"fingerprints\" must be {\"old\": \"\(Fingerprint.prefix)…\", \"new\": \"\(Fingerprint.prefix)…\"}")
             }
@@ -130,8 +132,9 @@ public struct ChangesetReader: Sendable {
             changes.append(change)
             locations.append(at.preorder)
         }
-        var changeset = Changeset(algorithm: algorithm, key: key, oldCount: oldCount, newCount: newCount,
-                                  changes: changes, summary: summary)
+        var changeset = Changeset(
+            algorithm: algorithm, key: key, oldCount: oldCount, newCount: newCount,
+            changes: changes, summary: summary)
         changeset.duplicates = duplicates
         changeset.fingerprints = fingerprints
         changeset.layout = layout
@@ -203,7 +206,9 @@ public struct ChangesetReader: Sendable {
         while let last = prefix.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { prefix.removeLast() }
         guard prefix.last == UInt8(ascii: ",") else { return nil }
         prefix[prefix.count - 1] = UInt8(ascii: "}")
-        guard let (root, source) = try? JSONReader(maxDepth: maxDepth).read(prefix, name: name), case .object(let object) = root else { return nil }
+        guard let (root, source) = try? JSONReader(maxDepth: maxDepth).read(prefix, name: name), case .object(let object) = root else {
+            return nil
+        }
         let cursor = Cursor(source: source, preorder: 0)
         let fields = cursor.fields(of: object)
         guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
@@ -211,7 +216,9 @@ public struct ChangesetReader: Sendable {
     }
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {
-        let bad = at.error("\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}")
+        let bad = at.error(
+            "\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}"
+        )
         guard case .object(let o) = value, case .string(let shape)? = o["shape"] else { throw bad }
         var path: FieldPath?
         switch o["path"] {
@@ -231,7 +238,9 @@ public struct ChangesetReader: Sendable {
     }
 
     func decodeSectionChange(_ value: Value, at: Cursor) throws(ListDiffError) -> SectionChange {
-        guard case .object(let object) = value else { throw at.error("a section change must be an object; this is \(value.typeName.withArticle)") }
+        guard case .object(let object) = value else {
+            throw at.error("a section change must be an object; this is \(value.typeName.withArticle)")
+        }
         let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the section change has no \"op\"") }
         guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
@@ -267,8 +276,8 @@ public struct ChangesetReader: Sendable {
         func position(_ name: String) throws(ListDiffError) -> RecordPosition? {
             guard let (value, c) = fields[name] else { return nil }
             guard case .array(let parts) = value, parts.count == 2,
-                  case .number(let s) = parts[0], case .number(let i) = parts[1],
-                  let section = Int(s.text), let index = Int(i.text), section >= 0, index >= 0
+                case .number(let s) = parts[0], case .number(let i) = parts[1],
+                let section = Int(s.text), let index = Int(i.text), section >= 0, index >= 0
             else {
                 throw c.error("\"\(name)\" must be a position [section, index] of two whole numbers ≥ 0")
             }
@@ -311,7 +320,8 @@ public struct ChangesetReader: Sendable {
                 changedFields.append(FieldChange(path: path, old: f["old"], new: f["new"]))
             }
         }
-        return Change(op, key: key, keyedBySelf: key.isScalar && record?.isScalar == true, old: old,
-                      new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
+        return Change(
+            op, key: key, keyedBySelf: key.isScalar && record?.isScalar == true, old: old,
+            new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
     }
 }

@@ -80,4 +80,3 @@ public enum FieldDiff {
         return out
     }
 }
-

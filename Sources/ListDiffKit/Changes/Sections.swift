@@ -12,9 +12,10 @@ public struct SectionChange: Sendable, Equatable {
     /// `update`: the section object's changed fields (its records aside).
     public var fields: [FieldChange]
 
-    public init(_ operation: Change.Operation, name: Value, old: Int? = nil, new: Int? = nil, value: Value? = nil,
-                fields: [FieldChange] = [])
-    {
+    public init(
+        _ operation: Change.Operation, name: Value, old: Int? = nil, new: Int? = nil, value: Value? = nil,
+        fields: [FieldChange] = []
+    ) {
         self.operation = operation
         self.name = name
         self.old = old
@@ -93,11 +94,14 @@ extension Changeset {
     public var stages: [Stage] {
         let plan = stagePlan
         return plan.stages.enumerated().map { k, entries in
-            Stage(kind: Stage.Kind.allCases[k], sections: plan.sections[k], changes: entries.map { entry in
-                let change = changes[Int(entry.change)]
-                return Change(entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
-                              occurrence: change.occurrence)
-            })
+            Stage(
+                kind: Stage.Kind.allCases[k], sections: plan.sections[k],
+                changes: entries.map { entry in
+                    let change = changes[Int(entry.change)]
+                    return Change(
+                        entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
+                        occurrence: change.occurrence)
+                })
         }
     }
 

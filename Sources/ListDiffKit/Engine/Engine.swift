@@ -94,9 +94,10 @@ struct Engine: Sendable {
         /// Under `--duplicates match`: each record's occurrence of its key.
         var occurrences: PageBuffer<UInt32>?
 
-        init(file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
-             records: RecordSource)
-        {
+        init(
+            file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
+            records: RecordSource
+        ) {
             self.file = file
             self.format = format
             table = scanned.table
@@ -145,9 +146,10 @@ struct Engine: Sendable {
         }
     }
 
-    func attempt(_ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
-                 _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side, Side)?
-    {
+    func attempt(
+        _ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
+        _ hashing: KeyHashing
+    ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
         // A YAML input is parsed on one core: then OLD and NEW are scanned at once. Either
         // way OLD's errors come first, as the reader reads OLD before NEW.
@@ -195,12 +197,14 @@ struct Engine: Sendable {
 
     /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
     /// takes the k-th in OLD.
-    func attemptMatching(_ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
-                         _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing) throws(ListDiffError) -> (Changeset, Side, Side)?
-    {
+    func attemptMatching(
+        _ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
+        _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing
+    ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.lap("index OLD")
-        let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
-                                  keys, hashing)
+        let newSide = try newSide(
+            new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
+            keys, hashing)
         progress?.lap("scan NEW")
         keys.discard()
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
@@ -259,9 +263,10 @@ struct Engine: Sendable {
 
     /// NEW: scanned already (at once with OLD), its matches then looked up; or scanned now,
     /// a JSON NEW against OLD's index.
-    func newSide(_ new: MappedFile, _ newFormat: InputFormat, _ pending: Result<Side, ListDiffError>?, against old: OldRecords?,
-                 _ keys: OldKeys, _ hashing: KeyHashing) throws(ListDiffError) -> Side
-    {
+    func newSide(
+        _ new: MappedFile, _ newFormat: InputFormat, _ pending: Result<Side, ListDiffError>?, against old: OldRecords?,
+        _ keys: OldKeys, _ hashing: KeyHashing
+    ) throws(ListDiffError) -> Side {
         if let pending {
             let side = try pending.get()
             side.table.fillMatches(keys)
@@ -273,9 +278,10 @@ struct Engine: Sendable {
     }
 
     /// Sections, moves, the compare and the changeset, once records are matched.
-    func finish(_ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
-                copies: PageBuffer<Bool>) throws(ListDiffError) -> (Changeset, Side, Side)?
-    {
+    func finish(
+        _ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
+        copies: PageBuffer<Bool>
+    ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.enter(.comparing)
         // From here on the inputs are read here and there: a fault reads one page, not ahead.
         oldSide.file.adviseRandom()
@@ -298,18 +304,22 @@ struct Engine: Sendable {
             stays = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld)
         }
         progress?.lap("matching")
-        guard let (changes, summary) = try compare(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies,
-                                                   stays: stays)
+        guard
+            let (changes, summary) = try compare(
+                oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies,
+                stays: stays)
         else { return nil }
-        var changeset = Changeset(algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
-                                  changes: changes, summary: summary)
+        var changeset = Changeset(
+            algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
+            changes: changes, summary: summary)
         changeset.duplicates = duplicates
         changeset.layout = oldSide.layout
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(names: oldSide.sections.map(\.name), sizes: oldSide.sections.map(\.records.count))
         changeset.newSections = SectionOutline(names: newSide.sections.map(\.name), sizes: newSide.sections.map(\.records.count))
-        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(oldSide.fingerprint),
-                                                        new: Fingerprint.string(newSide.fingerprint))
+        changeset.fingerprints = Changeset.Fingerprints(
+            old: Fingerprint.string(oldSide.fingerprint),
+            new: Fingerprint.string(newSide.fingerprint))
         progress?.lap("compare")
         progress?.enter(.writing)
         return (changeset, oldSide, newSide)
@@ -332,10 +342,13 @@ struct Engine: Sendable {
             guard let t = targets[s], t < new.sections.count else { continue }
             let range = new.sections[t].records
             let base = section.records.lowerBound
-            visitLongestIncreasingSubsequence(count: section.records.count, value: { k in
-                let j = Int(oldToNew[base + k]) - 1
-                return j >= 0 && range.contains(j) ? j : -1
-            }) { stays[base + $0] = true }
+            visitLongestIncreasingSubsequence(
+                count: section.records.count,
+                value: { k in
+                    let j = Int(oldToNew[base + k]) - 1
+                    return j >= 0 && range.contains(j) ? j : -1
+                }
+            ) { stays[base + $0] = true }
         }
         return stays
     }
@@ -347,8 +360,9 @@ struct Engine: Sendable {
     /// OLD's records for a JSON NEW's scan against them.
     func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat, heads: PageBuffer<Int32>? = nil) -> OldRecords? {
         guard isJSON(newFormat) else { return nil }
-        return OldRecords(bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
-                          copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error, heads: heads)
+        return OldRecords(
+            bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
+            copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error, heads: heads)
     }
 
     /// Scans one input and decides its layout, scanning it again when the shape its start
@@ -361,8 +375,9 @@ struct Engine: Sendable {
             let verdict = scanned.layout(key: key, options: options, path: options.path)
             switch verdict {
             case .found(let layout, let sections):
-                return Side(file: file, format: format, scanned: scanned, layout: layout, sections: sections,
-                            records: records(file, format, scanned))
+                return Side(
+                    file: file, format: format, scanned: scanned, layout: layout, sections: sections,
+                    records: records(file, format, scanned))
             case .problem(let problem):
                 throw ListDiffError(file: file.name, location: SourceLocation.of(offset: problem.offset, in: file.bytes), problem.message)
             case .rescan(let shape):
@@ -370,30 +385,34 @@ struct Engine: Sendable {
                 if case .list = shape, let listScan {
                     // Not sections after all: the list it was (its first record lacks the key).
                     let sections = [Section(name: nil, header: nil, records: 0..<listScan.table.count, offset: listScan.containerOffset)]
-                    return Side(file: file, format: format, scanned: listScan, layout: Layout(path: options.path, shape: .list),
-                                sections: sections, records: records(file, format, listScan))
+                    return Side(
+                        file: file, format: format, scanned: listScan, layout: Layout(path: options.path, shape: .list),
+                        sections: sections, records: records(file, format, listScan))
                 }
                 forced = shape
             }
         }
     }
 
-    func scan(_ file: MappedFile, _ format: InputFormat, against old: OldRecords?, _ hashing: KeyHashing,
-              as shape: ContainerShape?) throws(ListDiffError) -> ScannedDocument
-    {
+    func scan(
+        _ file: MappedFile, _ format: InputFormat, against old: OldRecords?, _ hashing: KeyHashing,
+        as shape: ContainerShape?
+    ) throws(ListDiffError) -> ScannedDocument {
         guard let keys = KeyTrie(key) else {
             throw ListDiffError("the key has more than 64 fields or path steps in all")
         }
         switch format {
         case .json, .ndjson:
-            var scan = JSONScan(file: file, lines: format == .ndjson, key: key, keys: keys, options: options, maxDepth: maxDepth,
-                                keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
+            var scan = JSONScan(
+                file: file, lines: format == .ndjson, key: key, keys: keys, options: options, maxDepth: maxDepth,
+                keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
             scan.parts = parts
             scan.splitsFrom = splitsFrom
             return try scan.scan(as: shape)
         case .yaml:
-            let scan = YAMLScan(file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
-                                progress: progress)
+            let scan = YAMLScan(
+                file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
+                progress: progress)
             return try scan.scan(as: shape)
         }
     }
@@ -419,10 +438,15 @@ struct Engine: Sendable {
             guard let name = section.name else { continue }
             if let earlier = names.updateValue(s, forKey: Fingerprint.of(name)) {
                 let offset = section.offset
-                earliest = ((section.records.lowerBound, 0), { () throws(ListDiffError) in
-                    ListDiffError(file: side.file.name, location: SourceLocation.of(offset: offset, in: side.file.bytes),
-                                  "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
-                })
+                earliest = (
+                    (section.records.lowerBound, 0),
+                    { () throws(ListDiffError) in
+                        ListDiffError(
+                            file: side.file.name, location: SourceLocation.of(offset: offset, in: side.file.bytes),
+                            "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique"
+                        )
+                    }
+                )
                 break
             }
         }
@@ -450,11 +474,15 @@ struct Engine: Sendable {
     func duplicateError(_ side: Side, _ first: Int, _ second: Int) throws(ListDiffError) -> ListDiffError {
         let value = try side.records.value(second)
         let written = (try? key.identify(value).get().written) ?? .null
-        let places = side.layout.isSectioned
+        let places =
+            side.layout.isSectioned
             ? "records \(side.position(first)) and \(side.position(second))"
             : "records \(first) and \(second)"
-        return side.error(at: second, KeyFormatter(key).duplicate(written, selfKeyed: value.isScalar, places: places,
-                                                                   first: side.records.location(first)))
+        return side.error(
+            at: second,
+            KeyFormatter(key).duplicate(
+                written, selfKeyed: value.isScalar, places: places,
+                first: side.records.location(first)))
     }
 
     /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key,
@@ -495,9 +523,10 @@ struct Engine: Sendable {
     /// The changes: NEW's records in parts at once, each building the changes of its records
     /// (inserts, moves, updates), and OLD's in as many parts, building the deletes; nil when
     /// two records matched by key hash turn out to have different keys.
-    func compare(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
-                 stays: [Bool]) throws(ListDiffError) -> ([Change], Changeset.Summary)?
-    {
+    func compare(
+        _ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
+        stays: [Bool]
+    ) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
         // More parts than cores, taken in order: each hands back its ranges of both inputs
         // when done, so that OLD's pages go as the compare goes.
         let count = max(1, min(parts * 8, (new.count + old.count) / 65536 + 1))

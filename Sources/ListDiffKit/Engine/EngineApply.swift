@@ -37,9 +37,10 @@ public final class FileApplier: @unchecked Sendable {
     /// the scan needs only the changeset's key, duplicates policy and layout, which a
     /// changeset that listdiff wrote gives before its changes. The changeset's errors come
     /// first, as when it is read before OLD.
-    public static func open(changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
-                            progress: Progress? = nil) throws(ListDiffError) -> FileApplier
-    {
+    public static func open(
+        changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
+        progress: Progress? = nil
+    ) throws(ListDiffError) -> FileApplier {
         let reader = ChangesetReader()
         guard let header = reader.header(bytes, name: name) else {
             return try FileApplier(changeset: reader.read(bytes, name: name), old: path, reader: base, progress: progress)
@@ -53,8 +54,9 @@ public final class FileApplier: @unchecked Sendable {
                 out[0] = Result { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) }
             } else {
                 out[1] = Result { () throws(ListDiffError) -> Any in
-                    try Self.scan(Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
-                                  reader: base, progress: progress)
+                    try Self.scan(
+                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
+                        reader: base, progress: progress)
                 }
             }
         }
@@ -102,8 +104,9 @@ public final class FileApplier: @unchecked Sendable {
         reader.layout = header.layout.options
         let file = try MappedFile(path)
         let format = reader.format(for: path, bytes: file.head)
-        var engine = Engine(key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
-                            progress: progress)
+        var engine = Engine(
+            key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
+            progress: progress)
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml
         engine.releasesPages = true
@@ -146,18 +149,25 @@ public final class FileApplier: @unchecked Sendable {
         }
         var values: [Value] = []
         let side = side, hashing = hashing, changeset = changeset, key = changeset.key, match = changeset.duplicates == .match
-        let result = try changeset.applySections(to: grid, wrap: { value in
-            values.append(value)
-            return Int32(-values.count)
-        }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
+        let result = try changeset.applySections(
+            to: grid,
+            wrap: { value in
+                values.append(value)
+                return Int32(-values.count)
+            }
+        ) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
             let r = side.sections[p.section].records.lowerBound + p.index
             // The key hash the scan found says yes without reading the record; a record
             // is read, and the message made, only when it says no.
             if side.table.keyHashes[r] == hashing.hash(key: change.key, fields: key.fields.count),
-               !match || side.occurrence(r) == (change.occurrence ?? 0) { return }
+                !match || side.occurrence(r) == (change.occurrence ?? 0)
+            {
+                return
+            }
             let found = try side.records.key(r, key)
-            try changeset.checkKey(n, change, p, found: found, scalar: side.records.isScalar(r),
-                                   occurrence: match ? side.occurrence(r) : nil)
+            try changeset.checkKey(
+                n, change, p, found: found, scalar: side.records.isScalar(r),
+                occurrence: match ? side.occurrence(r) : nil)
         }
         self.values = values
         sections = result
@@ -238,7 +248,10 @@ public final class FileApplier: @unchecked Sendable {
             out(UnsafeRawBufferPointer(bytes.bytes))
         case .ndjson:
             guard case .array(let items) = root else {
-                throw ListDiffError(file: name, "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName)); use --output-format json")
+                throw ListDiffError(
+                    file: name,
+                    "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName)); use --output-format json"
+                )
             }
             var bytes = JSONBytes(capacity: 1 << 16)
             if let t = Self.hole(items) {
@@ -347,7 +360,11 @@ public final class FileApplier: @unchecked Sendable {
                 bytes.append(string: member.key)
                 bytes.append(pretty ? ": " : ":")
                 writeJSON(member.value, level: level + 1, pretty: pretty, to: &bytes, out)
-                if pretty { bytes.append(i + 1 < object.members.count ? ",\n" : "\n") } else if i + 1 < object.members.count { bytes.append(",") }
+                if pretty {
+                    bytes.append(i + 1 < object.members.count ? ",\n" : "\n")
+                } else if i + 1 < object.members.count {
+                    bytes.append(",")
+                }
             }
             if pretty { bytes.indent(level) }
             bytes.append("}")
@@ -367,9 +384,10 @@ public final class FileApplier: @unchecked Sendable {
     /// `pretty`), or with `lines`, one compact record per line and no brackets. Blocks of
     /// records are written on every core at once, the next wave of blocks while this
     /// thread hands the last one to `out`; OLD's pages go once written.
-    private func writeRecords(_ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
-                              _ out: Sink)
-    {
+    private func writeRecords(
+        _ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
+        _ out: Sink
+    ) {
         if !lines {
             guard !records.isEmpty else { return bytes.append("[]") }
             bytes.append("[")
@@ -421,9 +439,10 @@ public final class FileApplier: @unchecked Sendable {
 
     /// Writes the records `all[range]` into `block`: OLD's by their bytes, the changeset's
     /// values written anew.
-    private func fill(_ block: Block, records all: UnsafeBufferPointer<Int32>, _ range: Range<Int>, pretty: Bool, level: Int,
-                      lines: Bool)
-    {
+    private func fill(
+        _ block: Block, records all: UnsafeBufferPointer<Int32>, _ range: Range<Int>, pretty: Bool, level: Int,
+        lines: Bool
+    ) {
         let json = format != .yaml
         let source = side.records, file = side.file
         block.bytes.removeAll()

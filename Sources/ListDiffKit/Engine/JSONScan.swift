@@ -56,8 +56,9 @@ struct JSONScan {
                 if k == 0 {
                     out[0] = self.head(shape: shape, stop: stops[0])
                 } else {
-                    out[k] = self.continuation(from: splits[k - 1], shape: shape ?? .list, depth: recordDepth,
-                                               stop: stops[k], startsList: false)
+                    out[k] = self.continuation(
+                        from: splits[k - 1], shape: shape ?? .list, depth: recordDepth,
+                        stop: stops[k], startsList: false)
                 }
             }
             var document = results[0]!
@@ -70,8 +71,9 @@ struct JSONScan {
                 } else {
                     // A wrong guess: this part goes on alone, up to the next guess after it.
                     while next < stops.count, splits[next - 1] <= paused { next += 1 }
-                    later = continuation(from: paused, shape: document.shape, depth: document.recordDepth,
-                                         stop: next < stops.count ? splits[next - 1] : .max, startsList: false)
+                    later = continuation(
+                        from: paused, shape: document.shape, depth: document.recordDepth,
+                        stop: next < stops.count ? splits[next - 1] : .max, startsList: false)
                 }
                 document.join(later)
             }
@@ -200,7 +202,7 @@ struct JSONScan {
                     let name = try parser.parseString()
                     try parser.colon()
                     if candidates.contains(name), parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "["),
-                       let end = JSONParser.skipFast(bytes, from: parser.index)
+                        let end = JSONParser.skipFast(bytes, from: parser.index)
                     {
                         parser.index = end
                         lists.append(name)
@@ -217,7 +219,7 @@ struct JSONScan {
         let items = candidates.first { lists.contains($0) }
         if explicit { return .sectionList(items: items ?? options.items ?? LayoutOptions.itemsCandidates[0]) }
         guard let items, !key.fields.contains(where: { lists.contains($0.components[0]) }),
-              case .failure(.missing) = key.identify(.object(Object(members)))
+            case .failure(.missing) = key.identify(.object(Object(members)))
         else { return .list }
         return .sectionList(items: items)
     }
@@ -323,9 +325,11 @@ struct JSONScan {
             default:
                 let start = parser.index
                 let typeName = JSONParser.typeName(bytes[start])
-                part.layoutProblem = LayoutProblem(offset: start, message: explicit
-                    ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
-                    : "\(what) is \(typeName.withArticle); \(expected)")
+                part.layoutProblem = LayoutProblem(
+                    offset: start,
+                    message: explicit
+                        ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
+                        : "\(what) is \(typeName.withArticle); \(expected)")
                 _ = try parser.hashValue()
                 try finish(&parser, enclosures)
                 part.finished = true
@@ -389,11 +393,13 @@ struct JSONScan {
                 } while try parser.separator(close: UInt8(ascii: "]"), "array")
                 parser.depth -= 1
             }
-            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
+            part.layoutProblem = LayoutProblem(
+                offset: start, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
         default:
             let typeName = JSONParser.typeName(bytes[start])
             _ = try parser.hashValue()
-            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: \(typeName.withArticle) has no member \"\(step)\"")
+            part.layoutProblem = LayoutProblem(
+                offset: start, message: "there is no \(spelling) here: \(typeName.withArticle) has no member \"\(step)\"")
         }
         try finish(&parser, enclosures)
         part.finished = true
@@ -516,9 +522,10 @@ struct JSONScan {
 
     /// The container's state machine: records lists, and between them the members of the
     /// object of lists or the section objects, until `stop` or the container's end.
-    func run(_ parser: inout JSONParser, from position: Position, _ part: inout ScanPart, _ state: PartState,
-             stop: Int, lines: Bool) throws(JSONParseFailure)
-    {
+    func run(
+        _ parser: inout JSONParser, from position: Position, _ part: inout ScanPart, _ state: PartState,
+        stop: Int, lines: Bool
+    ) throws(JSONParseFailure) {
         var position = position
         // NDJSON's lines are the records only in a plain list; section objects hold theirs
         // in JSON lists inside their line.
@@ -654,7 +661,11 @@ struct JSONScan {
         }
         if part.layoutProblem == nil, start < bytes.count {
             let typeName = JSONParser.typeName(bytes[start])
-            part.layoutProblem = LayoutProblem(offset: start, message: "\(what) is an object whose member \"\(name)\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)")
+            part.layoutProblem = LayoutProblem(
+                offset: start,
+                message:
+                    "\(what) is an object whose member \"\(name)\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)"
+            )
         }
         _ = try parser.hashValue()
         return false
@@ -663,9 +674,10 @@ struct JSONScan {
     /// Reads the next element of a list of section objects, up to the records list in its
     /// `items` member (true, the list open), or to the container's end (false). An element
     /// that is not an object, or has no records list, is noted and read through.
-    func nextElement(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, items: String, lines: Bool,
-                     first: Bool) throws(JSONParseFailure) -> Bool
-    {
+    func nextElement(
+        _ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, items: String, lines: Bool,
+        first: Bool
+    ) throws(JSONParseFailure) -> Bool {
         while true {
             // The separator before the element.
             if lines {
@@ -770,8 +782,9 @@ struct ScanPart: @unchecked Sendable {
     var finished = false
 
     var scanned: ScannedDocument {
-        ScannedDocument(table: table, shape: shape, sections: sections, containerOffset: containerOffset, recordDepth: recordDepth,
-                        firstUnkeyed: firstUnkeyed, missingKeys: missingKeys, layoutProblem: layoutProblem)
+        ScannedDocument(
+            table: table, shape: shape, sections: sections, containerOffset: containerOffset, recordDepth: recordDepth,
+            firstUnkeyed: firstUnkeyed, missingKeys: missingKeys, layoutProblem: layoutProblem)
     }
 
     /// Takes on `later`, the part that starts where this one paused: its first section
@@ -911,7 +924,7 @@ final class PartState {
             let first = bytes[start]
             // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
             if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
-               length <= n - start, memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
+                length <= n - start, memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
             {
                 parser.index = start + length
                 append(start: start, end: parser.index, hash: oldHashes[cursor])
@@ -934,7 +947,8 @@ final class PartState {
             let match = status == .keyed ? oldKeys.lookup(keyHash) : -1
             // Its bytes may still be its match's (a record out of the order expected): seen
             // while they are at hand, so that the compare need not read them again.
-            let copy = match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
+            let copy =
+                match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
                 && memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
             append(start: start, end: parser.index, hash: hash)
             matches.append(Int32(truncatingIfNeeded: match))

@@ -29,7 +29,7 @@ public final class MappedFile: @unchecked Sendable {
             }
         }
         if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-           let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
+            let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
         {
             descriptor = fd
             _ = madvise(base, Int(info.st_size), MADV_SEQUENTIAL)

@@ -98,7 +98,9 @@ struct OldKeys: @unchecked Sendable {
 
     /// `h`'s slot in `slots`: the record that holds it, or the empty slot it would take.
     @inline(__always)
-    func find(_ h: UInt64, in slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeMutableBufferPointer<UInt64>) -> (slot: Int, record: Int) {
+    func find(_ h: UInt64, in slots: UnsafeMutableBufferPointer<UInt64>, _ hashes: UnsafeMutableBufferPointer<UInt64>) -> (
+        slot: Int, record: Int
+    ) {
         var p = Int(truncatingIfNeeded: h) & mask
         while slots[p] != 0 {
             let r = Int(slots[p] & 0xFFFF_FFFF) - 1

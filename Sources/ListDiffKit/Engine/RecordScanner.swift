@@ -154,8 +154,8 @@ final class ScanMemory {
         guard name.length >= 0, p[i] == UInt8(ascii: "\"") else { return nil }
         let raw = UnsafeRawPointer(p + i + 1)
         guard (raw.loadUnaligned(as: UInt64.self) ^ name.words.0) & name.masks.0 == 0,
-              (raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ name.words.1) & name.masks.1 == 0,
-              p[i &+ 1 &+ name.length] == UInt8(ascii: "\"")
+            (raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ name.words.1) & name.masks.1 == 0,
+            p[i &+ 1 &+ name.length] == UInt8(ascii: "\"")
         else { return nil }
         return (name.length, name.hash, name.entry)
         #else
@@ -247,8 +247,10 @@ extension JSONParser {
     /// decimals, literals. Anything else (and every error) goes the general way from
     /// where the fast path stopped, so that both accept and refuse alike. A key path into
     /// a member's value (`user.id`) is followed by `hashFindingKeys`.
-    mutating func scanRecord<Key: KeyOutput>(_ keys: KeyTrie, key: inout Key, parts: inout [[UInt8]], memory: ScanMemory,
-                                             keyHash: inout UInt64, status: inout KeyStatus) throws(JSONParseFailure) -> Hash128 {
+    mutating func scanRecord<Key: KeyOutput>(
+        _ keys: KeyTrie, key: inout Key, parts: inout [[UInt8]], memory: ScanMemory,
+        keyHash: inout UInt64, status: inout KeyStatus
+    ) throws(JSONParseFailure) -> Hash128 {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
@@ -289,7 +291,7 @@ extension JSONParser {
                 entry = known
                 i &+= length &+ 2
             } else if i < n, p[i] == UInt8(ascii: "\""), case let end = JSONParser.plainEnd(p, from: i &+ 1, count: n),
-               end < n, p[end] == UInt8(ascii: "\"")
+                end < n, p[end] == UInt8(ascii: "\"")
             {
                 let name = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 nameHash = CanonicalHash.string(name)
@@ -397,8 +399,10 @@ extension JSONParser {
     /// Scans a value on a key path (below the record's own members) and returns its hash,
     /// noting in `finding` the key fields it holds: the members named at this `level` of the
     /// trie (or, in a list, the elements at the indexes named there).
-    mutating func hashFindingKeys<Key: KeyOutput>(_ keys: KeyTrie, level: Int, finding: inout KeyFinding, key: inout Key,
-                                                  parts: inout [[UInt8]], memory: ScanMemory) throws(JSONParseFailure) -> Hash128 {
+    mutating func hashFindingKeys<Key: KeyOutput>(
+        _ keys: KeyTrie, level: Int, finding: inout KeyFinding, key: inout Key,
+        parts: inout [[UInt8]], memory: ScanMemory
+    ) throws(JSONParseFailure) -> Hash128 {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         let single = keys.fieldCount == 1
         func member(_ e: Int?, _ parser: inout JSONParser) throws(JSONParseFailure) -> Hash128 {
@@ -540,7 +544,7 @@ extension JSONParser {
             let negative = text[0] == UInt8(ascii: "-")
             let first = negative ? 1 : 0
             if text.count - first <= 19, text[first] != UInt8(ascii: "0"),
-               !text[first...].contains(where: { $0 &- UInt8(ascii: "0") >= 10 })
+                !text[first...].contains(where: { $0 &- UInt8(ascii: "0") >= 10 })
             {
                 var end = text.count
                 while text[end - 1] == UInt8(ascii: "0") { end -= 1 }
@@ -603,10 +607,11 @@ extension JSONParser {
     /// the end of the line or of the input.
     mutating func endOfLine(recordStart start: Int) throws(JSONParseFailure) {
         if let base = bytes.baseAddress, index > start,
-           let found = memchr(base + start, 0x0A, index - start)
+            let found = memchr(base + start, 0x0A, index - start)
         {
-            throw fail("a record must be on one line (NDJSON); this one goes on past the end of its line",
-                       at: UnsafeRawPointer(found) - UnsafeRawPointer(base))
+            throw fail(
+                "a record must be on one line (NDJSON); this one goes on past the end of its line",
+                at: UnsafeRawPointer(found) - UnsafeRawPointer(base))
         }
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
         guard index < bytes.count else { return }

@@ -57,8 +57,9 @@ class RecordSource: @unchecked Sendable {
     func reference(_ record: Int, in arena: ByteArena, reader: RecordSource) -> RecordReference {
         let text = bytes(record)
         let (chunk, start) = arena.append(text)
-        return RecordReference(source: reader, chunk: chunk, start: Int32(truncatingIfNeeded: start),
-                               count: Int32(truncatingIfNeeded: text.count))
+        return RecordReference(
+            source: reader, chunk: chunk, start: Int32(truncatingIfNeeded: start),
+            count: Int32(truncatingIfNeeded: text.count))
     }
 
     /// What reads a record's copied text: this source without its tables, which are let go
@@ -342,7 +343,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
 
     override func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
         guard let other = other as? YAMLRecords, details.standalone[i], other.details.standalone[j], lengths[i] == other.lengths[j],
-              column(i) == other.column(j)
+            column(i) == other.column(j)
         else { return false }
         let n = Int(lengths[i])
         return n == 0 || memcmp(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0

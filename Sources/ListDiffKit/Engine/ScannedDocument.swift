@@ -97,8 +97,9 @@ extension ScannedDocument {
             var start = 0
             let found = sections.map { scanned in
                 defer { start += scanned.recordCount }
-                return Section(name: .string(scanned.memberName ?? ""), header: nil, records: start..<start + scanned.recordCount,
-                               offset: scanned.offset)
+                return Section(
+                    name: .string(scanned.memberName ?? ""), header: nil, records: start..<start + scanned.recordCount,
+                    offset: scanned.offset)
             }
             return .found(Layout(path: path, shape: .objectOfLists), found)
         case .sectionList(let items):
@@ -116,8 +117,10 @@ extension ScannedDocument {
         let list = LayoutVerdict.rescan(.list)
         if let i = sections.firstIndex(where: { $0.notAnObject != nil }) {
             guard explicit else { return list }
-            return .problem(LayoutProblem(offset: sections[i].offset,
-                                          message: "section \(i) is \(sections[i].notAnObject!.withArticle); expected a section object"))
+            return .problem(
+                LayoutProblem(
+                    offset: sections[i].offset,
+                    message: "section \(i) is \(sections[i].notAnObject!.withArticle); expected a section object"))
         }
         if !explicit {
             // A key path into the records list cannot be judged on the emptied list.
@@ -138,14 +141,26 @@ extension ScannedDocument {
         let chosen = options.items ?? LayoutOptions.itemsCandidates.first(where: everyone)
         guard let chosen else {
             if !explicit { return list }
-            return .problem(LayoutProblem(offset: containerOffset, message: "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"))
+            return .problem(
+                LayoutProblem(
+                    offset: containerOffset,
+                    message:
+                        "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"
+                ))
         }
         if chosen != items { return .rescan(.sectionList(items: chosen)) }
-        let sectionKey = options.sectionKey ?? LayoutOptions.sectionKeyCandidates.first { name in
-            name != items && objects.allSatisfy { $0[name]?.isScalar ?? false }
-        }
+        let sectionKey =
+            options.sectionKey
+            ?? LayoutOptions.sectionKeyCandidates.first { name in
+                name != items && objects.allSatisfy { $0[name]?.isScalar ?? false }
+            }
         guard let sectionKey else {
-            return .problem(LayoutProblem(offset: containerOffset, message: "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"))
+            return .problem(
+                LayoutProblem(
+                    offset: containerOffset,
+                    message:
+                        "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"
+                ))
         }
         var found: [Section] = []
         var start = 0
@@ -156,11 +171,16 @@ extension ScannedDocument {
             switch scanned.items {
             case .list: break
             case .notList(let typeName, let offset):
-                return .problem(LayoutProblem(offset: offset, message: "\"\(items)\" of section \(JSONWriter.compact(name)) is \(typeName.withArticle), not a list"))
+                return .problem(
+                    LayoutProblem(
+                        offset: offset,
+                        message: "\"\(items)\" of section \(JSONWriter.compact(name)) is \(typeName.withArticle), not a list"))
             case .absent:
-                return .problem(LayoutProblem(offset: scanned.offset, message: "section \(JSONWriter.compact(name)) has no \"\(items)\" list"))
+                return .problem(
+                    LayoutProblem(offset: scanned.offset, message: "section \(JSONWriter.compact(name)) has no \"\(items)\" list"))
             }
-            found.append(Section(name: name, header: .object(objects[s]), records: start..<start + scanned.recordCount, offset: scanned.offset))
+            found.append(
+                Section(name: name, header: .object(objects[s]), records: start..<start + scanned.recordCount, offset: scanned.offset))
             start += scanned.recordCount
         }
         return .found(Layout(path: path, shape: .sectionList(sectionKey: sectionKey, items: items)), found)

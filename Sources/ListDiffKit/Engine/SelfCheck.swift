@@ -38,11 +38,13 @@ enum SelfCheck {
         let oldBytes = Array(rest[..<cut]), newBytes = Array(rest[cut...])
         let reader = DocumentReader(format: .json, key: key, duplicates: .error, layout: LayoutOptions())
         guard let old = try? reader.parse(oldBytes, name: "old"), let new = try? reader.parse(newBytes, name: "new"),
-              let expected = try? Differ().diff(old: old, new: new, key: key)
+            let expected = try? Differ().diff(old: old, new: new, key: key)
         else { return nil }
         let engine = Engine(key: key, differ: Differ(), duplicates: .error, options: LayoutOptions())
-        guard let changeset = try? engine.diff(old: MappedFile(name: "old", bytes: oldBytes), .json,
-                                               new: MappedFile(name: "new", bytes: newBytes), .json)
+        guard
+            let changeset = try? engine.diff(
+                old: MappedFile(name: "old", bytes: oldBytes), .json,
+                new: MappedFile(name: "new", bytes: newBytes), .json)
         else { return "the engine refused what the reference diffed" }
         if changeset.summary != expected.summary { return "summaries differ: \(changeset.summary) / \(expected.summary)" }
         guard let applied = try? changeset.apply(to: old) else { return "the changeset does not apply" }

@@ -80,10 +80,12 @@ public struct SortedMerge: Sendable {
             }
         }
         let (changes, summary) = builder.finish()
-        var changeset = Changeset(algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
-                                  changes: changes, summary: summary)
-        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.string(old.list.finish()),
-                                                        new: Fingerprint.string(new.list.finish()))
+        var changeset = Changeset(
+            algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
+            changes: changes, summary: summary)
+        changeset.fingerprints = Changeset.Fingerprints(
+            old: Fingerprint.string(old.list.finish()),
+            new: Fingerprint.string(new.list.finish()))
         progress?.enter(.writing)
         return changeset
     }
@@ -198,7 +200,9 @@ final class RecordStream {
         let base = buffer.baseAddress!
         var lineStart = offset
         while lineStart > 0, base[lineStart - 1] != 0x0A { lineStart -= 1 }
-        let column = SourceLocation.of(offset: offset - lineStart, in: UnsafeBufferPointer(start: base + lineStart, count: offset - lineStart)).column
+        let column = SourceLocation.of(
+            offset: offset - lineStart, in: UnsafeBufferPointer(start: base + lineStart, count: offset - lineStart)
+        ).column
         return SourceLocation(line: baseLine + linesInBuffer, column: column)
     }
 
@@ -269,10 +273,16 @@ final class RecordStream {
                 let formatter = KeyFormatter(key)
                 let spelled = formatter.format(written(here), selfKeyed: here.isScalar)
                 if order == 0 {
-                    throw error(at: start, formatter.duplicate(written(here), selfKeyed: here.isScalar,
-                                                               places: "records \(index - 1) and \(index)", first: previousLocation))
+                    throw error(
+                        at: start,
+                        formatter.duplicate(
+                            written(here), selfKeyed: here.isScalar,
+                            places: "records \(index - 1) and \(index)", first: previousLocation))
                 }
-                throw error(at: start, "not sorted by key: record \(index) (\(spelled)) comes after \(formatter.format(written(previous), selfKeyed: previous.isScalar)); --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)")
+                throw error(
+                    at: start,
+                    "not sorted by key: record \(index) (\(spelled)) comes after \(formatter.format(written(previous), selfKeyed: previous.isScalar)); --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)"
+                )
             }
         }
     }

@@ -100,7 +100,7 @@ struct MarkConverter {
         while index < target, offset < n {
             // Eight ASCII bytes at a time are eight characters.
             if target - index >= 8, offset + 8 <= n,
-               UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
             {
                 offset += 8
                 index += 8
@@ -235,9 +235,10 @@ struct YAMLScanState {
 
     func result() -> ScannedDocument {
         details.anchors = anchors.mapValues(\.value)
-        var document = ScannedDocument(table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
-                                       recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
-                                       layoutProblem: layoutProblem)
+        var document = ScannedDocument(
+            table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
+            recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
+            layoutProblem: layoutProblem)
         document.yaml = details
         return document
     }
@@ -257,8 +258,9 @@ struct YAMLScanState {
         }
         if stopped { return }
         guard documents == 1 else {
-            throw ListDiffError(file: scan.file.name, location: documents == 0 ? nil : SourceLocation(line: 1, column: 1),
-                                documents == 0 ? "no YAML document in the input" : "expected one YAML document, found \(documents)")
+            throw ListDiffError(
+                file: scan.file.name, location: documents == 0 ? nil : SourceLocation(line: 1, column: 1),
+                documents == 0 ? "no YAML document in the input" : "expected one YAML document, found \(documents)")
         }
         if !containerFound, layoutProblem == nil { layoutProblem = pathProblem }
     }
@@ -281,13 +283,15 @@ struct YAMLScanState {
             }
             expanded += anchored.nodes
             if expanded > scan.reader.maxAliasExpansion {
-                throw error(event.start.line, event.start.column,
-                            "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
+                throw error(
+                    event.start.line, event.start.column,
+                    "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
             }
             expandedBytes += anchored.value.textBytes
             if expandedBytes > scan.reader.maxAliasBytes {
-                throw error(event.start.line, event.start.column,
-                            "aliases expand to more than \(scan.reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
+                throw error(
+                    event.start.line, event.start.column,
+                    "aliases expand to more than \(scan.reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
             }
             standalone = false
             replaying += 1
@@ -544,22 +548,27 @@ struct YAMLScanState {
         let (hash, kind, value) = resolved
         let typeName = kind.name
         if placement.isContainer {
-            noteLayout(explicit
-                ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
-                : "\(what) is \(typeName.withArticle); expected a list of records, an object of lists, or a list of section objects",
+            noteLayout(
+                explicit
+                    ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
+                    : "\(what) is \(typeName.withArticle); expected a list of records, an object of lists, or a list of section objects",
                 at: placement.offset)
             if probing { stopped = true }
         } else if placement.pathStep >= 0, placement.pathStep < path.count {
             if pathProblem == nil {
-                pathProblem = LayoutProblem(offset: placement.offset,
-                    message: "there is no \(scan.options.path!.spelling) here: \(typeName.withArticle) has no member \"\(path[placement.pathStep])\"")
+                pathProblem = LayoutProblem(
+                    offset: placement.offset,
+                    message:
+                        "there is no \(scan.options.path!.spelling) here: \(typeName.withArticle) has no member \"\(path[placement.pathStep])\""
+                )
             }
         }
         if let anchor = event.anchor, let value {
             anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
         }
-        try finish(hash: hash, kind: kind, value: value, nodes: 1, depth: 0, placement: placement,
-                   endIndex: event.end.index, event)
+        try finish(
+            hash: hash, kind: kind, value: value, nodes: 1, depth: 0, placement: placement,
+            endIndex: event.end.index, event)
         if probing, placement.isRecord { decide(nil) }
     }
 
@@ -572,12 +581,16 @@ struct YAMLScanState {
         let d = p
         if keySets[d].count < 32 {
             if let earlier = keySets[d].first(where: { $0.hash == hash }) {
-                throw error(event.start.line, event.start.column,
-                            "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))")
+                throw error(
+                    event.start.line, event.start.column,
+                    "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
+                )
             }
         } else if let earlier = longKeys(d)[hash] {
-            throw error(event.start.line, event.start.column,
-                        "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))")
+            throw error(
+                event.start.line, event.start.column,
+                "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
+            )
         }
         keySets[d].append((hash, event.start.line, event.start.column))
         let placement = stack[p].placement
@@ -617,8 +630,9 @@ struct YAMLScanState {
         let frame = stack.removeLast()
         let placement = frame.placement
         if placement.isKey {
-            throw error(event.start.line, event.start.column,
-                        "a mapping key that is \((frame.isMapping ? "object" : "array").withArticle) is not supported; keys must be scalars")
+            throw error(
+                event.start.line, event.start.column,
+                "a mapping key that is \((frame.isMapping ? "object" : "array").withArticle) is not supported; keys must be scalars")
         }
         let hash = frame.isMapping ? frame.object.finish() : frame.array.finish()
         let value: Value? = placement.building ? (frame.isMapping ? .object(Object(frame.members)) : .array(frame.items)) : nil
@@ -626,9 +640,11 @@ struct YAMLScanState {
         // A path step not taken below a node on the path: its member or index is not there.
         if placement.pathStep >= 0, placement.pathStep < path.count, !frame.stepTaken, pathProblem == nil {
             let step = path[placement.pathStep]
-            pathProblem = LayoutProblem(offset: placement.offset, message: frame.isMapping
-                ? "there is no \(scan.options.path!.spelling) here: no member \"\(step)\""
-                : "there is no \(scan.options.path!.spelling) here: no index \(step) in a list of \(frame.count)")
+            pathProblem = LayoutProblem(
+                offset: placement.offset,
+                message: frame.isMapping
+                    ? "there is no \(scan.options.path!.spelling) here: no member \"\(step)\""
+                    : "there is no \(scan.options.path!.spelling) here: no index \(step) in a list of \(frame.count)")
         }
         switch placement.role {
         case .records:
@@ -639,8 +655,9 @@ struct YAMLScanState {
         default:
             break
         }
-        try finish(hash: hash, kind: frame.isMapping ? .object : .array, value: value, nodes: frame.nodes, depth: frame.depth,
-                   placement: placement, endIndex: event.end.index, event)
+        try finish(
+            hash: hash, kind: frame.isMapping ? .object : .array, value: value, nodes: frame.nodes, depth: frame.depth,
+            placement: placement, endIndex: event.end.index, event)
         if probing, placement.isRecord { decide(frame.isMapping ? frame.lists : nil) }
     }
 
@@ -650,8 +667,8 @@ struct YAMLScanState {
         stopped = true
         probedShape = .list
         guard let lists, finding.status(scan.keys) == .missing,
-              let items = LayoutOptions.itemsCandidates.first(where: lists.contains),
-              !scan.key.fields.contains(where: { lists.contains($0.components[0]) })
+            let items = LayoutOptions.itemsCandidates.first(where: lists.contains),
+            !scan.key.fields.contains(where: { lists.contains($0.components[0]) })
         else { return }
         probedShape = .sectionList(items: items)
     }
@@ -660,8 +677,10 @@ struct YAMLScanState {
 
     /// A value ends: it goes into its parent's hash (and value), it is a key part, a record,
     /// or a section's member, as its placement says.
-    mutating func finish(hash: Hash128, kind: NodeKind, value: Value?, nodes: Int, depth: Int, placement: Placement,
-                         endIndex: Int, _ event: YAMLRawEvent) throws(ListDiffError) {
+    mutating func finish(
+        hash: Hash128, kind: NodeKind, value: Value?, nodes: Int, depth: Int, placement: Placement,
+        endIndex: Int, _ event: YAMLRawEvent
+    ) throws(ListDiffError) {
         let isScalar = kind.isScalar
         if placement.keyMask != 0 { finding.note(placement.keyMask, scalar: isScalar, hash: hash, memory: memory) }
         if placement.isRecord { record(hash: hash, kind: kind, endIndex: endIndex) }
@@ -672,7 +691,11 @@ struct YAMLScanState {
         let typeName = kind.name
         if stack[p].isMapping {
             stack[p].object.add(key: stack[p].keyHash, value: hash)
-            if stack[p].placement.building || { if case .sectionObject = stack[p].placement.role { return true }; return false }() {
+            if stack[p].placement.building
+                || {
+                    if case .sectionObject = stack[p].placement.role { return true }; return false
+                }()
+            {
                 if placement.role != .records || !placement.isItemsValue {
                     stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: value ?? .null))
                 }
@@ -682,8 +705,9 @@ struct YAMLScanState {
                 stack[p].itemsSeen = true
             }
             if placement.inContainer, !placement.opensSection, case .objectOfLists = actualShape {
-                noteLayout("\(what) is an object whose member \"\(stack[p].keyText ?? "")\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)",
-                           at: placement.offset)
+                noteLayout(
+                    "\(what) is an object whose member \"\(stack[p].keyText ?? "")\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)",
+                    at: placement.offset)
             }
             if probing, stack[p].placement.isRecord, kind == .array, LayoutOptions.itemsCandidates.contains(stack[p].keyText ?? "") {
                 stack[p].lists.append(stack[p].keyText ?? "")
@@ -693,7 +717,8 @@ struct YAMLScanState {
             stack[p].array.add(hash)
             stack[p].count += 1
             if stack[p].placement.building { stack[p].items.append(value ?? .null) }
-            if placement.inContainer, case .sectionObject = placement.role {} else if placement.inContainer {
+            if placement.inContainer, case .sectionObject = placement.role {
+            } else if placement.inContainer {
                 var section = ScannedSection(offset: placement.offset)
                 section.notAnObject = typeName
                 sections.append(section)
@@ -745,8 +770,9 @@ enum YAMLScalar {
         }
         let string = String(decoding: text, as: UTF8.self)
         let tag = event.tag.map { String(decoding: $0, as: UTF8.self) }
-        let value = try YAMLTreeBuilder.resolve(string, tag: tag, plain: event.plain,
-                                                at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1))
+        let value = try YAMLTreeBuilder.resolve(
+            string, tag: tag, plain: event.plain,
+            at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1))
         return (CanonicalHash.of(value), NodeKind(value), value)
     }
 
@@ -760,7 +786,7 @@ enum YAMLScalar {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."):
             // The common number first: a plain decimal, as JSON writes one.
             if let (hash, end) = CanonicalHash.plainDecimal(base.assumingMemoryBound(to: UInt8.self), from: 0, count: text.count),
-               end == text.count
+                end == text.count
             {
                 return (hash, .number)
             }
@@ -772,7 +798,8 @@ enum YAMLScalar {
             var digits = Number.DigitBuffer()
             let (negative, exponent) = Number.canonicalDigits(text, into: &digits)
             return digits.withBytes { (CanonicalHash.number(negative: negative, digits: $0, exponent: exponent), .number) }
-        case UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"), UInt8(ascii: "F"):
+        case UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"), UInt8(ascii: "f"),
+            UInt8(ascii: "F"):
             if text.count <= 5 {
                 for (spelling, hash, kind) in literals where text.elementsEqual(spelling) { return (hash, kind) }
             }

@@ -96,7 +96,8 @@ public enum CanonicalHash {
 
     @inline(__always)
     public static func string(_ utf8: UnsafeRawBufferPointer) -> Hash128 {
-        utf8.count == 0 ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: stringTag)
+        utf8.count == 0
+            ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: stringTag)
             : bytes(utf8.baseAddress!, utf8.count, tag: stringTag)
     }
 
@@ -131,8 +132,9 @@ public enum CanonicalHash {
 
     /// A number written in JSON or YAML spelling (`text` as `Number` keeps it).
     static func number(text: UnsafeRawBufferPointer) -> Hash128 {
-        if let base = text.baseAddress, let (hash, end) = plainDecimal(base.assumingMemoryBound(to: UInt8.self), from: 0, count: text.count),
-           end == text.count
+        if let base = text.baseAddress,
+            let (hash, end) = plainDecimal(base.assumingMemoryBound(to: UInt8.self), from: 0, count: text.count),
+            end == text.count
         {
             return hash
         }

@@ -14,7 +14,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         } else {
             let parts = spelling.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !spelling.isEmpty, !parts.contains(where: \.isEmpty) else {
-                throw ListDiffError("invalid key path '\(spelling)': use a field name, a dotted path such as user.id, or a JSON Pointer such as /user/id")
+                throw ListDiffError(
+                    "invalid key path '\(spelling)': use a field name, a dotted path such as user.id, or a JSON Pointer such as /user/id")
             }
             components = parts
         }

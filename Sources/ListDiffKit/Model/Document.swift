@@ -38,9 +38,10 @@ public struct Document: Sendable {
     public let records: [Record]
     public let duplicates: DuplicatePolicy
 
-    public init(source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
-                records: [Record], duplicates: DuplicatePolicy = .error)
-    {
+    public init(
+        source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
+        records: [Record], duplicates: DuplicatePolicy = .error
+    ) {
         self.source = source
         self.root = root
         self.layout = layout
@@ -66,9 +67,10 @@ public struct Document: Sendable {
     ///   section objects; when an element has no key or a key that is not a scalar; when two
     ///   sections share a name; and (under `DuplicatePolicy.error`) when two records share a
     ///   key anywhere in the document, naming both places.
-    public static func keyed(_ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error,
-                             options: LayoutOptions = LayoutOptions()) throws(ListDiffError) -> Document
-    {
+    public static func keyed(
+        _ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error,
+        options: LayoutOptions = LayoutOptions()
+    ) throws(ListDiffError) -> Document {
         func error(at offset: Int?, _ message: String) -> ListDiffError {
             ListDiffError(file: source.name, location: offset.map(source.location(ofOffset:)), message)
         }
@@ -84,7 +86,9 @@ public struct Document: Sendable {
             records.reserveCapacity(start + list.elements.count)
             if let name = list.name {
                 if let earlier = sectionNames.updateValue(s, forKey: Fingerprint.of(name)) {
-                    throw error(at: list.offset, "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
+                    throw error(
+                        at: list.offset,
+                        "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
                 }
             }
             var preorder = list.preorder + 1  // the list itself is value `list.preorder`
@@ -101,25 +105,33 @@ public struct Document: Sendable {
                         if let first = firstSeen.updateValue(records.count, forKey: id) {
                             let earlier = source.location(ofOffset: records[first].offset)
                             let firstPlace = records[first].position
-                            let places = sections.isEmpty && list.name == nil
+                            let places =
+                                sections.isEmpty && list.name == nil
                                 ? "records \(firstPlace.index) and \(index)"
                                 : "records \(firstPlace) and \(RecordPosition(section: s, index: index))"
-                            throw error(at: offset, KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier))
+                            throw error(
+                                at: offset,
+                                KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier))
                         }
-                        records.append(Record(key: written, id: id, value: element, offset: offset, occurrence: 0,
-                                              position: RecordPosition(section: s, index: index)))
+                        records.append(
+                            Record(
+                                key: written, id: id, value: element, offset: offset, occurrence: 0,
+                                position: RecordPosition(section: s, index: index)))
                     case .match:
                         let occurrence = occurrences[id, default: 0]
                         occurrences[id] = occurrence + 1
-                        records.append(Record(key: written, id: id.numbered(occurrence), value: element, offset: offset,
-                                              occurrence: occurrence, position: RecordPosition(section: s, index: index)))
+                        records.append(
+                            Record(
+                                key: written, id: id.numbered(occurrence), value: element, offset: offset,
+                                occurrence: occurrence, position: RecordPosition(section: s, index: index)))
                     }
                 }
             }
             sections.append(Section(name: list.name, header: list.header, records: start..<records.count, offset: list.offset))
         }
-        return Document(source: source, root: root, layout: found.layout, sections: sections, records: records,
-                        duplicates: duplicates)
+        return Document(
+            source: source, root: root, layout: found.layout, sections: sections, records: records,
+            duplicates: duplicates)
     }
 }
 

@@ -110,7 +110,8 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
 
         if options.sectionKey != nil || options.items != nil {
             guard case .array(let elements) = container else {
-                throw error(preorder, "\(what) is \(container.typeName.withArticle); --section-key and --items need a list of section objects")
+                throw error(
+                    preorder, "\(what) is \(container.typeName.withArticle); --section-key and --items need a list of section objects")
             }
             guard let found = try sectionList(elements, preorder: preorder, options: options, error: error, offset: offset) else {
                 throw error(preorder, "\(what) is not a list of section objects")
@@ -119,10 +120,12 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         }
         switch container {
         case .array(let elements):
-            let allMissKey = !elements.isEmpty && elements.allSatisfy {
-                if case .object = $0, case .failure(.missing) = key.identify($0) { return true }
-                return false
-            }
+            let allMissKey =
+                !elements.isEmpty
+                && elements.allSatisfy {
+                    if case .object = $0, case .failure(.missing) = key.identify($0) { return true }
+                    return false
+                }
             if allMissKey, let found = try sectionList(elements, preorder: preorder, options: options, error: error, offset: offset) {
                 return found
             }
@@ -133,7 +136,10 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
             var next = preorder + 1
             for member in object.members {
                 guard case .array(let elements) = member.value else {
-                    throw error(next, "\(what) is an object whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a list; \(expected) (--path points at one inside a larger document)")
+                    throw error(
+                        next,
+                        "\(what) is an object whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a list; \(expected) (--path points at one inside a larger document)"
+                    )
                 }
                 lists.append(FoundList(name: .string(member.key), header: nil, elements: elements, preorder: next, offset: offset(next)))
                 next += member.value.nodeCount
@@ -145,8 +151,10 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads `elements` as section objects, or returns nil when they are not (with no field given).
-    static func sectionList(_ elements: [Value], preorder: Int, options: LayoutOptions,
-                            error: (Int?, String) -> ListDiffError, offset: (Int) -> Int)
+    static func sectionList(
+        _ elements: [Value], preorder: Int, options: LayoutOptions,
+        error: (Int?, String) -> ListDiffError, offset: (Int) -> Int
+    )
         throws(ListDiffError) -> (layout: Layout, lists: [FoundList])?
     {
         let objects: [Object] = elements.compactMap { if case .object(let o) = $0 { return o } else { return nil } }
@@ -164,11 +172,17 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         let isList = { (v: Value) -> Bool in if case .array = v { return true } else { return false } }
         guard let items = options.items ?? LayoutOptions.itemsCandidates.first(where: { everyone($0, isList) }) else {
             if !explicit { return nil }
-            throw error(preorder, "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items")
+            throw error(
+                preorder,
+                "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"
+            )
         }
         let sectionKey = options.sectionKey ?? LayoutOptions.sectionKeyCandidates.first(where: { $0 != items && everyone($0, \.isScalar) })
         guard let sectionKey else {
-            throw error(preorder, "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key")
+            throw error(
+                preorder,
+                "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"
+            )
         }
         var lists: [FoundList] = []
         var p = preorder + 1
@@ -184,7 +198,8 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
             for member in object.members {
                 if list == nil, member.key.scalarEquals(items) {
                     guard case .array(let elements) = member.value else {
-                        throw error(q, "\"\(items)\" of section \(JSONWriter.compact(name)) is \(member.value.typeName.withArticle), not a list")
+                        throw error(
+                            q, "\"\(items)\" of section \(JSONWriter.compact(name)) is \(member.value.typeName.withArticle), not a list")
                     }
                     list = elements
                     lists.append(FoundList(name: name, header: nil, elements: elements, preorder: q, offset: offset(p)))
@@ -211,21 +226,24 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         case .objectOfLists:
             var object = Object()
             for section in sections {
-                guard case .string(let name)? = section.name else { throw ListDiffError("a section of an object of lists needs a string name") }
+                guard case .string(let name)? = section.name else {
+                    throw ListDiffError("a section of an object of lists needs a string name")
+                }
                 object.members.append(.init(key: name, value: .array(section.records)))
             }
             container = .object(object)
         case .sectionList(_, let items):
-            container = .array(sections.map { section in
-                var header: Object
-                if case .object(let o)? = section.header { header = o } else { header = Object() }
-                if let k = header.members.firstIndex(where: { $0.key.scalarEquals(items) }) {
-                    header.members[k].value = .array(section.records)
-                } else {
-                    header.members.append(.init(key: items, value: .array(section.records)))
-                }
-                return .object(header)
-            })
+            container = .array(
+                sections.map { section in
+                    var header: Object
+                    if case .object(let o)? = section.header { header = o } else { header = Object() }
+                    if let k = header.members.firstIndex(where: { $0.key.scalarEquals(items) }) {
+                        header.members[k].value = .array(section.records)
+                    } else {
+                        header.members.append(.init(key: items, value: .array(section.records)))
+                    }
+                    return .object(header)
+                })
         }
         guard let path else { return container }
         return Self.replacing(root, at: path.components[...], with: container)

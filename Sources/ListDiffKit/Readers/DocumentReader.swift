@@ -51,8 +51,9 @@ public enum InputFile {
         let start = UnsafeBufferPointer(rebasing: bytes.prefix(startLength))
         guard let base = start.baseAddress, let nul = memchr(base, 0, start.count) else { return }
         let offset = UnsafeRawPointer(nul) - UnsafeRawPointer(base)
-        throw ListDiffError(file: name, location: SourceLocation.of(offset: offset, in: start),
-                            "holds a NUL byte, which no JSON, NDJSON or YAML text holds")
+        throw ListDiffError(
+            file: name, location: SourceLocation.of(offset: offset, in: start),
+            "holds a NUL byte, which no JSON, NDJSON or YAML text holds")
     }
 
     static func checkSize(_ count: Int, name: String) throws(ListDiffError) {
@@ -99,7 +100,9 @@ public enum InputFile {
         var checked = false
         while true {
             if !checked, count >= startLength {
-                try bytes.withUnsafeBufferPointer { b throws(ListDiffError) in try checkStart(UnsafeBufferPointer(rebasing: b[..<count]), name: path) }
+                try bytes.withUnsafeBufferPointer { b throws(ListDiffError) in
+                    try checkStart(UnsafeBufferPointer(rebasing: b[..<count]), name: path)
+                }
                 checked = true
             }
             try checkSize(count, name: path)
@@ -135,9 +138,10 @@ public struct DocumentReader: Sendable {
     public var json = JSONReader()
     public var yaml = YAMLReader()
 
-    public init(format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,
-                layout: LayoutOptions = LayoutOptions())
-    {
+    public init(
+        format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,
+        layout: LayoutOptions = LayoutOptions()
+    ) {
         self.format = format
         self.key = key
         self.duplicates = duplicates

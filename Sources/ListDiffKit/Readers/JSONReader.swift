@@ -471,7 +471,8 @@ struct JSONParser {
             let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let q = w ^ (ones &* 0x22)
             let bs = w ^ (ones &* 0x5C)
-            let special = (w & highs)
+            let special =
+                (w & highs)
                 | ((q &- ones) & ~q & highs)
                 | ((bs &- ones) & ~bs & highs)
                 | ((w &- ones &* 0x20) & ~w & highs)

@@ -79,7 +79,9 @@ final class LibYAMLParser {
 /// One libyaml event as it is in C memory, valid only inside the closure it is given to:
 /// the scanner reads its bytes in place, without making strings.
 struct YAMLRawEvent {
-    enum Kind { case streamStart, streamEnd, documentStart, documentEnd, alias, scalar, sequenceStart, sequenceEnd, mappingStart, mappingEnd }
+    enum Kind {
+        case streamStart, streamEnd, documentStart, documentEnd, alias, scalar, sequenceStart, sequenceEnd, mappingStart, mappingEnd
+    }
     var kind: Kind
     /// Start and end marks: character index, 0-based line and column.
     var start: (index: Int, line: Int, column: Int)
@@ -144,12 +146,14 @@ final class LibYAMLEvents {
         case YAML_MAPPING_START_EVENT: kind = .mappingStart
         case YAML_MAPPING_END_EVENT: kind = .mappingEnd
         default:
-            throw ListDiffError(location: SourceLocation(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1),
-                                "unexpected YAML event")
+            throw ListDiffError(
+                location: SourceLocation(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1),
+                "unexpected YAML event")
         }
-        var raw = YAMLRawEvent(kind: kind,
-                               start: (Int(event.start_mark.index), Int(event.start_mark.line), Int(event.start_mark.column)),
-                               end: (Int(event.end_mark.index), Int(event.end_mark.line), Int(event.end_mark.column)))
+        var raw = YAMLRawEvent(
+            kind: kind,
+            start: (Int(event.start_mark.index), Int(event.start_mark.line), Int(event.start_mark.column)),
+            end: (Int(event.end_mark.index), Int(event.end_mark.line), Int(event.end_mark.column)))
         switch kind {
         case .alias:
             raw.anchor = bytes(event.data.alias.anchor)
@@ -189,11 +193,13 @@ final class LibYAMLEmitter {
         yaml_emitter_initialize(&emitter)
         yaml_emitter_set_unicode(&emitter, 1)
         yaml_emitter_set_width(&emitter, -1)  // no folding of long scalars
-        yaml_emitter_set_output(&emitter, { data, buffer, size in
-            let sink = Unmanaged<Sink>.fromOpaque(data!).takeUnretainedValue()
-            sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: size))
-            return 1
-        }, Unmanaged.passUnretained(sink).toOpaque())
+        yaml_emitter_set_output(
+            &emitter,
+            { data, buffer, size in
+                let sink = Unmanaged<Sink>.fromOpaque(data!).takeUnretainedValue()
+                sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: size))
+                return 1
+            }, Unmanaged.passUnretained(sink).toOpaque())
     }
 
     deinit { yaml_emitter_delete(&emitter) }

@@ -29,7 +29,8 @@ public struct YAMLReader: Sendable {
     public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
         let (documents, offsets) = try parse(bytes, name: name)
         guard documents.count == 1 else {
-            let message = documents.isEmpty
+            let message =
+                documents.isEmpty
                 ? "no YAML document in the input"
                 : "expected one YAML document, found \(documents.count)"
             throw ListDiffError(file: name, location: documents.isEmpty ? nil : SourceLocation(line: 1, column: 1), message)
@@ -57,8 +58,9 @@ public struct YAMLReader: Sendable {
 struct YAMLTreeBuilder {
     enum Frame {
         case sequence(items: [Value], anchor: String?, firstNode: Int)
-        case mapping(members: [Object.Member], keys: [ScalarKey: SourceLocation], pendingKey: (String, SourceLocation)?,
-                     anchor: String?, firstNode: Int)
+        case mapping(
+            members: [Object.Member], keys: [ScalarKey: SourceLocation], pendingKey: (String, SourceLocation)?,
+            anchor: String?, firstNode: Int)
     }
 
     let reader: YAMLReader
@@ -110,11 +112,13 @@ struct YAMLTreeBuilder {
                 }
                 expanded += anchored.nodes
                 if expanded > reader.maxAliasExpansion {
-                    throw ListDiffError(location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
+                    throw ListDiffError(
+                        location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
                 }
                 expandedBytes += anchored.value.textBytes
                 if expandedBytes > reader.maxAliasBytes {
-                    throw ListDiffError(location: here, "aliases expand to more than \(reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
+                    throw ListDiffError(
+                        location: here, "aliases expand to more than \(reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
                 }
                 // Nesting through an alias counts against the same limit as nesting written out.
                 if stack.count + anchored.value.containerDepth > reader.maxDepth {
@@ -174,12 +178,14 @@ struct YAMLTreeBuilder {
                 stack.append(.mapping(members: members, keys: keys, pendingKey: nil, anchor: anchor, firstNode: first))
             } else {
                 guard let keyText else {
-                    throw ListDiffError(location: here, "a mapping key that is \(value.typeName.withArticle) is not supported; keys must be scalars")
+                    throw ListDiffError(
+                        location: here, "a mapping key that is \(value.typeName.withArticle) is not supported; keys must be scalars")
                 }
                 // Keys are not values of the tree: drop the offset recorded for the key node.
                 offsets.removeLast(value.nodeCount)
                 if let earlier = keys.updateValue(here, forKey: ScalarKey(keyText)) {
-                    throw ListDiffError(location: here, "duplicate mapping key '\(keyText)' (first at line \(earlier.line), column \(earlier.column))")
+                    throw ListDiffError(
+                        location: here, "duplicate mapping key '\(keyText)' (first at line \(earlier.line), column \(earlier.column))")
                 }
                 stack.append(.mapping(members: members, keys: keys, pendingKey: (keyText, here), anchor: anchor, firstNode: first))
             }

@@ -19,9 +19,10 @@ public struct GitHubRenderer: ChangesetRenderer {
     /// Where records are: the line and column of each position, in NEW when `new`, else in OLD.
     public var locate: ([RecordPosition], _ new: Bool) -> [SourceLocation?]
 
-    public init(context: RenderContext, level: Level = .notice,
-                locate: @escaping ([RecordPosition], _ new: Bool) -> [SourceLocation?] = { p, _ in p.map { _ in nil } })
-    {
+    public init(
+        context: RenderContext, level: Level = .notice,
+        locate: @escaping ([RecordPosition], _ new: Bool) -> [SourceLocation?] = { p, _ in p.map { _ in nil } }
+    ) {
         self.context = context
         self.level = level
         self.locate = locate
@@ -49,7 +50,9 @@ public struct GitHubRenderer: ChangesetRenderer {
             case .delete: message = "deleted \(key) from #\(at(change.old))"
             case .move: message = "moved \(key) from #\(at(change.old)) to #\(at(change.new))"
             case .update:
-                message = change.fields.isEmpty ? "\(key): member order"
+                message =
+                    change.fields.isEmpty
+                    ? "\(key): member order"
                     : change.fields.map { field in
                         let path = field.path.isEmpty ? "(record)" : SafeText.escape(field.path)
                         let old = field.old.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)"
@@ -63,7 +66,9 @@ public struct GitHubRenderer: ChangesetRenderer {
             let name = SafeText.escape(JSONWriter.compact(op.name))
             let title = Self.property("listdiff: section \(op.operation.past) \(name)")
             let file = op.operation == .delete ? context.oldName : context.newName
-            out.write("::\(level.rawValue) file=\(Self.property(SafeText.escape(file))),title=\(title)::\(Self.message("section \(name) \(op.operation.past)"))\n")
+            out.write(
+                "::\(level.rawValue) file=\(Self.property(SafeText.escape(file))),title=\(title)::\(Self.message("section \(name) \(op.operation.past)"))\n"
+            )
         }
     }
 

@@ -113,8 +113,9 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             Self.writeLines(count: entries.count, indent: "    ", to: &buffer, flush) { n, bytes in
                 let entry = entries[n]
                 let k = Int(entry.change)
-                Self.writeHead(entry.operation, key: changes[k].key, occurrence: changes[k].occurrence, old: entry.old,
-                               new: entry.new, to: &bytes)
+                Self.writeHead(
+                    entry.operation, key: changes[k].key, occurrence: changes[k].occurrence, old: entry.old,
+                    new: entry.new, to: &bytes)
                 bytes.append("}")
             }
             buffer.append("}")
@@ -130,9 +131,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
 
     /// `count` items one per line, one level in from `indent` (`"  "` or `"    "`), and the
     /// closing bracket. Blocks of items are rendered on every core at once.
-    static func writeLines(count: Int, indent: StaticString, to out: inout JSONBytes, _ flush: (inout JSONBytes) -> Void,
-                           _ item: @escaping @Sendable (Int, inout JSONBytes) -> Void)
-    {
+    static func writeLines(
+        count: Int, indent: StaticString, to out: inout JSONBytes, _ flush: (inout JSONBytes) -> Void,
+        _ item: @escaping @Sendable (Int, inout JSONBytes) -> Void
+    ) {
         let blockSize = 2048
         let cores = Machine.cores
         let blocks = (0..<max(1, cores)).map { _ in Block() }
@@ -234,9 +236,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
 
     /// A change's operation, key and positions, the members every change has (all a stage's
     /// change has), without the closing brace.
-    static func writeHead(_ operation: Change.Operation, key: Value, occurrence: Int?, old: RecordPosition?,
-                          new: RecordPosition?, to out: inout JSONBytes)
-    {
+    static func writeHead(
+        _ operation: Change.Operation, key: Value, occurrence: Int?, old: RecordPosition?,
+        new: RecordPosition?, to out: inout JSONBytes
+    ) {
         out.append("{\"op\": ")
         out.append(string: operation.rawValue)
         out.append(", \"key\": ")

@@ -307,7 +307,8 @@ struct JSONBytes: ~Copyable {
             while i + 8 <= n {
                 let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                 // Bytes below 0x20: their top three bits are zero.
-                let found = zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
+                let found =
+                    zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
                     | zeroBytes(w ^ (ones &* 0xE2)) | zeroBytes(w & (ones &* 0xE0))
                 if found != 0 { return i + found.trailingZeroBitCount / 8 }
                 i += 8

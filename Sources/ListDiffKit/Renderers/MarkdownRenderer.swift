@@ -42,7 +42,8 @@ public struct MarkdownRenderer: ChangesetRenderer {
         if sectioned, !changeset.sections.isEmpty {
             out.write("\n#### Sections (\(changeset.sections.count))\n\n| change | section | from | to |\n| --- | --- | ---: | ---: |\n")
             for op in changeset.sections {
-                out.write("| \(op.operation.past) | \(value(op.name)) | \(op.old.map(String.init) ?? "") | \(op.new.map(String.init) ?? "") |\n")
+                out.write(
+                    "| \(op.operation.past) | \(value(op.name)) | \(op.old.map(String.init) ?? "") | \(op.new.map(String.init) ?? "") |\n")
             }
         }
         var groups: [Change.Operation: [Change]] = [:]
@@ -70,7 +71,8 @@ public struct MarkdownRenderer: ChangesetRenderer {
                     out.write("**\(key(change))** (at \(at(change.old)))\n\n| field | old | new |\n| --- | --- | --- |\n")
                     if change.fields.isEmpty { out.write("| *(member order)* | | |\n") }
                     for field in change.fields {
-                        out.write("| \(field.path.isEmpty ? "*(record)*" : cell(field.path)) | \(value(field.old)) | \(value(field.new)) |\n")
+                        out.write(
+                            "| \(field.path.isEmpty ? "*(record)*" : cell(field.path)) | \(value(field.old)) | \(value(field.new)) |\n")
                     }
                 }
             }

@@ -42,7 +42,8 @@ public struct PatchRenderer: ChangesetRenderer {
             out.write(style.paint(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))"), .bold) + "\n")
             for change in changes { out.write(line(change, changeset)) }
         }
-        out.write(Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
+        out.write(
+            Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
         for (name, changes) in homes {
             out.write("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(Self.groupSummary(changes, target: target))\n")
         }
@@ -63,7 +64,7 @@ public struct PatchRenderer: ChangesetRenderer {
         case .move:
             var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
             if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
-               changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
+                changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
             {
                 text += " (from \(SafeText.escape(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null))))"
             }
@@ -114,7 +115,11 @@ public struct PatchRenderer: ChangesetRenderer {
             case .delete: deleted += 1
             case .update: updated += 1
             case .move:
-                if let o = change.old, o.section < target.count, target[o.section] == change.new?.section { moved += 1 } else { movedIn += 1 }
+                if let o = change.old, o.section < target.count, target[o.section] == change.new?.section {
+                    moved += 1
+                } else {
+                    movedIn += 1
+                }
             }
         }
         return "\(inserted) inserted, \(deleted) deleted, \(moved) moved, \(movedIn) moved in, \(updated) updated"
@@ -136,12 +141,17 @@ extension Changeset {
         var gone: [Int: [Change]] = [:]
         for change in changes {
             if change.operation == .delete, let o = change.old {
-                if o.section < target.count, let t = target[o.section] { groups[t].append(change) } else { gone[o.section, default: []].append(change) }
+                if o.section < target.count, let t = target[o.section] {
+                    groups[t].append(change)
+                } else {
+                    gone[o.section, default: []].append(change)
+                }
             } else if let n = change.new, n.section < groups.count {
                 groups[n.section].append(change)
             }
         }
-        let homes = groups.enumerated().map { (name: newNames[$0.offset], changes: $0.element) }
+        let homes =
+            groups.enumerated().map { (name: newNames[$0.offset], changes: $0.element) }
             + gone.keys.sorted().map { (name: $0 < oldNames.count ? oldNames[$0] : nil, changes: gone[$0]!) }
         return homes.filter { !$0.changes.isEmpty }
     }

@@ -28,9 +28,10 @@ public struct StatRenderer: ChangesetRenderer {
         out.write("--- \(SafeText.escape(context.oldName))\n")
         out.write("+++ \(SafeText.escape(context.newName))\n")
         let s = changeset.summary
-        for (name, count) in [("inserted", s.inserted), ("deleted", s.deleted), ("moved", s.moved), ("updated", s.updated),
-                              ("unchanged", s.unchanged)]
-        {
+        for (name, count) in [
+            ("inserted", s.inserted), ("deleted", s.deleted), ("moved", s.moved), ("updated", s.updated),
+            ("unchanged", s.unchanged),
+        ] {
             out.write(name.padding(to: 12) + String(count) + "\n")
         }
         if changeset.layout.isSectioned {

@@ -87,8 +87,9 @@ public struct Replay: Sendable {
     /// The replay of a changeset of two documents read in full.
     public init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
         let records = old.records
-        self.init(changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
-                  old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
+        self.init(
+            changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
+            old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
     }
 
     /// The replay of a changeset, OLD's records read as frames show them: the changeset's
@@ -159,10 +160,11 @@ public struct Replay: Sendable {
             headerIDs[spelled] = -names.count
             return -names.count
         }
-        let oldState = State(sections: changeset.oldSections.names.enumerated().map { s, name in
-            _ = header(name)
-            return (name, Array(starts[s]..<starts[s] + changeset.oldSections.sizes[s]))
-        })
+        let oldState = State(
+            sections: changeset.oldSections.names.enumerated().map { s, name in
+                _ = header(name)
+                return (name, Array(starts[s]..<starts[s] + changeset.oldSections.sizes[s]))
+            })
         // NEW: the changes' records at their places, and the others, in order, into the rest
         // of their section's new places.
         let targets = changeset.oldSectionTargets
@@ -171,25 +173,26 @@ public struct Replay: Sendable {
         var placements = [[(index: Int, id: Int)]](repeating: [], count: changeset.newSections.sizes.count)
         for (p, id) in newRow where p.section < placements.count { placements[p.section].append((p.index, id)) }
         for t in placements.indices { placements[t].sort { $0.index < $1.index } }
-        let newState = State(sections: changeset.newSections.names.enumerated().map { t, name in
-            _ = header(name)
-            var rows: [Int] = []
-            rows.reserveCapacity(changeset.newSections.sizes[t])
-            var next = sources[t].map { starts[$0] } ?? 0
-            let end = sources[t].map { starts[$0] + changeset.oldSections.sizes[$0] } ?? 0
-            var k = 0
-            for j in 0..<changeset.newSections.sizes[t] {
-                if k < placements[t].count, placements[t][k].index == j {
-                    rows.append(placements[t][k].id)
-                    k += 1
-                    continue
+        let newState = State(
+            sections: changeset.newSections.names.enumerated().map { t, name in
+                _ = header(name)
+                var rows: [Int] = []
+                rows.reserveCapacity(changeset.newSections.sizes[t])
+                var next = sources[t].map { starts[$0] } ?? 0
+                let end = sources[t].map { starts[$0] + changeset.oldSections.sizes[$0] } ?? 0
+                var k = 0
+                for j in 0..<changeset.newSections.sizes[t] {
+                    if k < placements[t].count, placements[t][k].index == j {
+                        rows.append(placements[t][k].id)
+                        k += 1
+                        continue
+                    }
+                    while next < end, skipped[next] { next += 1 }
+                    rows.append(next < end ? next : -1)
+                    next += 1
                 }
-                while next < end, skipped[next] { next += 1 }
-                rows.append(next < end ? next : -1)
-                next += 1
-            }
-            return (name, rows)
-        })
+                return (name, rows)
+            })
         sectioned = changeset.layout.isSectioned
 
         changeCount = changeset.changes.count + changeset.sections.count
@@ -204,14 +207,20 @@ public struct Replay: Sendable {
 
         guard changeCount <= limit else {
             animated = false
-            scenes = [Scene(content: .state(newState, marks: [:], notes: [:], updated: true),
-                            caption: "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)",
-                            seconds: 0)]
+            scenes = [
+                Scene(
+                    content: .state(newState, marks: [:], notes: [:], updated: true),
+                    caption: "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)",
+                    seconds: 0)
+            ]
             return
         }
         animated = true
-        var scenes: [Scene] = [Scene(content: .state(oldState, marks: [:], notes: [:], updated: false), caption: "old: \(oldName)",
-                                     seconds: 1.0)]
+        var scenes: [Scene] = [
+            Scene(
+                content: .state(oldState, marks: [:], notes: [:], updated: false), caption: "old: \(oldName)",
+                seconds: 1.0)
+        ]
         let stages = changeset.stages
         var current = oldState
 
@@ -223,28 +232,38 @@ public struct Replay: Sendable {
                 guard let o = change.old else { continue }
                 let id = global(o)
                 marks[id] = .updated
-                notes[id] = "  ← " + change.fields.map { f in
-                    "\(f.path.isEmpty ? "(record)" : f.path): \(f.old.map(JSONWriter.compact) ?? "(none)") → \(f.new.map(JSONWriter.compact) ?? "(none)")"
-                }.joined(separator: ", ")
+                notes[id] =
+                    "  ← "
+                    + change.fields.map { f in
+                        "\(f.path.isEmpty ? "(record)" : f.path): \(f.old.map(JSONWriter.compact) ?? "(none)") → \(f.new.map(JSONWriter.compact) ?? "(none)")"
+                    }.joined(separator: ", ")
                 if change.fields.isEmpty { notes[id] = "  ← (member order)" }
             }
             for op in stages[0].sections { marks[header(op.name)] = .updated }
             let count = updates.count + stages[0].sections.count
-            scenes.append(Scene(content: .state(current, marks: marks, notes: notes, updated: false), caption: "updating \(count)",
-                                seconds: 1.0))
-            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true), caption: "updated \(count)",
-                                seconds: 0.4))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: marks, notes: notes, updated: false), caption: "updating \(count)",
+                    seconds: 1.0))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: marks, notes: [:], updated: true), caption: "updated \(count)",
+                    seconds: 0.4))
         }
         // 2. Deletes flash red, then close up.
         let deletes = stages[1].changes
         if !deletes.isEmpty {
             var marks: [Int: Mark] = [:]
             for change in deletes { if let o = change.old { marks[current.sections[o.section].rows[o.index]] = .deleted } }
-            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true), caption: "deleting \(deletes.count)",
-                                seconds: 0.8))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: marks, notes: [:], updated: true), caption: "deleting \(deletes.count)",
+                    seconds: 0.8))
             for s in current.sections.indices { current.sections[s].rows.removeAll { marks[$0] != nil } }
-            scenes.append(Scene(content: .state(current, marks: [:], notes: [:], updated: true), caption: "deleted \(deletes.count)",
-                                seconds: 0.3))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: [:], notes: [:], updated: true), caption: "deleted \(deletes.count)",
+                    seconds: 0.3))
         }
         // 3. Sections: deleted ones flash red, moved ones cyan; then the new order, inserted ones green.
         let sectionOps = stages[2].sections
@@ -256,8 +275,10 @@ public struct Replay: Sendable {
                     for row in current.sections[s].rows { marks[row] = .deleted }
                 }
             }
-            scenes.append(Scene(content: .state(current, marks: marks, notes: [:], updated: true),
-                                caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: marks, notes: [:], updated: true),
+                    caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
             // The new order: surviving sections where the changeset sends them, inserted ones empty.
             var placed: [Int: (name: Value?, rows: [Int])] = [:]
             var after: [Int: Mark] = [:]
@@ -267,8 +288,10 @@ public struct Replay: Sendable {
                 if op.operation == .insert, let t = op.new { placed[t] = (op.name, []) }
             }
             current.sections = (0..<placed.count).map { placed[$0]! }
-            scenes.append(Scene(content: .state(current, marks: after, notes: [:], updated: true), caption: "sections placed",
-                                seconds: 0.6))
+            scenes.append(
+                Scene(
+                    content: .state(current, marks: after, notes: [:], updated: true), caption: "sections placed",
+                    seconds: 0.6))
         }
         // 4. Moves travel; inserts open up in green; then the new list.
         var inserted = Set<Int>(), moved = Set<Int>()
@@ -282,20 +305,27 @@ public struct Replay: Sendable {
             for t in end.sections.indices { end.sections[t].rows.removeAll { inserted.contains($0) } }
             let steps = 6
             for k in 1...steps {
-                scenes.append(Scene(content: .travel(start: current, end: end, moved: moved, fraction: Double(k) / Double(steps),
-                                                     updated: true),
-                                    caption: "moving \(moved.count)", seconds: k == steps ? 0.5 : 0.12))
+                scenes.append(
+                    Scene(
+                        content: .travel(
+                            start: current, end: end, moved: moved, fraction: Double(k) / Double(steps),
+                            updated: true),
+                        caption: "moving \(moved.count)", seconds: k == steps ? 0.5 : 0.12))
             }
         }
         if !inserted.isEmpty {
             var marks: [Int: Mark] = [:]
             for id in inserted { marks[id] = .inserted }
             for id in moved { marks[id] = .moved }
-            scenes.append(Scene(content: .state(newState, marks: marks, notes: [:], updated: true), caption: "inserting \(inserted.count)",
-                                seconds: 0.8))
+            scenes.append(
+                Scene(
+                    content: .state(newState, marks: marks, notes: [:], updated: true), caption: "inserting \(inserted.count)",
+                    seconds: 0.8))
         }
-        scenes.append(Scene(content: .state(newState, marks: [:], notes: [:], updated: true), caption: "new: \(newName) · \(summary)",
-                            seconds: 0))
+        scenes.append(
+            Scene(
+                content: .state(newState, marks: [:], notes: [:], updated: true), caption: "new: \(newName) · \(summary)",
+                seconds: 0))
         self.scenes = scenes
     }
 
@@ -305,8 +335,9 @@ public struct Replay: Sendable {
         case .state(let state, let marks, _, let updated):
             return lines(state, marks: marks, updated: updated)
         case .travel(let start, let end, let moved, let fraction, let updated):
-            var frame = Self.travel(start: lines(start, marks: [:], updated: updated), end: lines(end, marks: [:], updated: updated),
-                                    moved: moved, fraction: fraction)
+            var frame = Self.travel(
+                start: lines(start, marks: [:], updated: updated), end: lines(end, marks: [:], updated: updated),
+                moved: moved, fraction: fraction)
             for i in frame.indices where moved.contains(frame[i].id) { frame[i].mark = .moved }
             return frame
         }
@@ -447,7 +478,8 @@ public struct Replay: Sendable {
     /// of a touched row; section headers always show.
     func fold(_ lines: [Line], context: Int) -> [Shown] {
         var keep = [Bool](repeating: false, count: lines.count)
-        for (i, line) in lines.enumerated() where line.isHeader || line.mark != .none || (line.id < interesting.count && interesting[line.id]) {
+        for (i, line) in lines.enumerated()
+        where line.isHeader || line.mark != .none || (line.id < interesting.count && interesting[line.id]) {
             for k in max(0, i - context)...min(lines.count - 1, i + context) { keep[k] = true }
             keep[i] = true
         }

@@ -22,7 +22,8 @@ enum SystemCalls {
         // statm: size, resident, shared (file pages), ... in pages.
         let fields = buffer[..<n].split(separator: UInt8(ascii: " "))
         guard fields.count > 2, let pages = Int(String(decoding: fields[1], as: UTF8.self)),
-              let shared = Int(String(decoding: fields[2], as: UTF8.self)) else { return (0, 0) }
+            let shared = Int(String(decoding: fields[2], as: UTF8.self))
+        else { return (0, 0) }
         let size = Int(sysconf(Int32(_SC_PAGESIZE)))
         return (pages * size, shared * size)
         #else
