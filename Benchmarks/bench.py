@@ -10,7 +10,8 @@ as key-sorted NDJSON (`listdiff --sorted --format json OLD.ndjson NEW.ndjson`).
 
 With --shapes it prints instead the scale table per shape and format: the same records as
 a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a list of 10 section
-objects, a nested key, a composite key, --duplicates match, high churn (10% deletes, 10%
+objects, a nested key, a composite key (on the same records, and on records with two
+more members), --duplicates match, high churn (10% deletes, 10%
 inserts, 20% updates, 20% moves), and `listdiff apply` of the plain list's changeset. Each
 row gives the median time, the peak memory against the inputs, the time against the plain
 list's in the same run, and the Python baseline's time on the plain list of the same
@@ -49,6 +50,9 @@ SHAPES = [
     ("object of 10 lists", lambda n: (f"objects-old-{n}.json", f"objects-new-{n}.json"), []),
     ("list of 10 section objects", lambda n: (f"sections-old-{n}.json", f"sections-new-{n}.json"), []),
     ("nested key user.id", lambda n: (f"nested-old-{n}.json", f"nested-new-{n}.json"), ["--key", "user.id"]),
+    # The same records as the plain list, keyed by two of their fields: the key's own cost.
+    ("composite key team, id", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--key", "team", "--key", "id"]),
+    # Records with two more members (region and n), so about 30% more to read than the plain list's.
     ("composite key region, n", lambda n: (f"composite-old-{n}.json", f"composite-new-{n}.json"),
      ["--key", "region", "--key", "n"]),
     ("--duplicates match", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--duplicates", "match"]),

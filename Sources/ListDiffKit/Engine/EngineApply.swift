@@ -382,8 +382,7 @@ public final class FileApplier: @unchecked Sendable {
 
     /// A records list: `[` and `]` around the records (one per line, indented, when
     /// `pretty`), or with `lines`, one compact record per line and no brackets. Blocks of
-    /// records are written on every core at once, the next wave of blocks while this
-    /// thread hands the last one to `out`; OLD's pages go once written.
+    /// records are written on every core at once; OLD's pages go once written.
     private func writeRecords(
         _ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
         _ out: Sink
@@ -394,37 +393,85 @@ public final class FileApplier: @unchecked Sendable {
         }
         let blockSize = 2048
         let cores = Machine.cores
-        // Two sets of blocks: one filled while the other is written.
-        let sets = (0..<2).map { _ in (0..<cores).map { _ in Block() } }
-        func waveSize(_ start: Int) -> Int { min(cores, (records.count - start + blockSize - 1) / blockSize) }
-        records.withUnsafeBufferPointer { all in
-            nonisolated(unsafe) let all = all
-            let total = records.count
-            @Sendable func fill(_ set: [Block], from first: Int) {
-                let wave = min(cores, (total - first + blockSize - 1) / blockSize)
+        let blocks = (0..<cores).map { _ in Block() }
+        let json = format != .yaml
+        let source = side.records, file = side.file, values = values
+        var start = 0
+        while start < records.count {
+            let wave = min(cores, (records.count - start + blockSize - 1) / blockSize)
+            let first = start
+            records.withUnsafeBufferPointer { all in
+                nonisolated(unsafe) let all = all
                 DispatchQueue.concurrentPerform(iterations: wave) { b in
+                    let block = blocks[b]
+                    block.bytes.removeAll()
                     let range = first + b * blockSize..<min(all.count, first + (b + 1) * blockSize)
-                    self.fill(set[b], records: all, range, pretty: pretty, level: level, lines: lines)
+                    // A YAML OLD's records are read in one batch per block.
+                    let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
+                    // A JSON OLD's records that keep their order (most) are read where they are
+                    // mapped, and their pages handed back in one run; the others (moved) are
+                    // copied from the file, so that no stray page is mapped and handed back
+                    // (each hand-back makes every core drop the pages from its address cache).
+                    var inOrder = [Bool](repeating: !json, count: range.count)
+                    if json {
+                        visitLongestIncreasingSubsequence(count: range.count, value: { Int(all[range.lowerBound + $0]) }) {
+                            inOrder[$0] = true
+                        }
+                    }
+                    var scratch: [UInt8] = []
+                    var run: Range<Int>? = nil
+                    // One access to the block's bytes for the whole loop (each access to a
+                    // class's property is checked for exclusivity at run time).
+                    func fill(_ bytes: inout JSONBytes) {
+                        for n in range {
+                            if lines {
+                                if n > 0 { bytes.append("\n") }
+                            } else if pretty {
+                                bytes.append(n == 0 ? "\n" : ",\n")
+                                bytes.indent(level + 1)
+                            } else if n > 0 {
+                                bytes.append(",")
+                            }
+                            let r = Int(all[n])
+                            if r < 0 {
+                                let value = values[-1 - r]
+                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                            } else if json {
+                                func write(_ text: UnsafeRawBufferPointer) {
+                                    pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
+                                }
+                                let start = source.starts[r], end = start + Int(source.lengths[r])
+                                if inOrder[n - range.lowerBound] {
+                                    write(UnsafeRawBufferPointer(source.bytes(r)))
+                                    run = (run?.lowerBound ?? start)..<end
+                                } else if (try? file.copy(start..<end, into: &scratch)) != nil {
+                                    scratch.withUnsafeBytes { write($0) }
+                                } else {
+                                    // The file shrank: reading the map notes it, and the write fails.
+                                    write(UnsafeRawBufferPointer(source.bytes(r)))
+                                }
+                            } else if let value = read[r] {
+                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                            }
+                        }
+                    }
+                    fill(&block.bytes)
+                    if json {
+                        if let run { file.release(pages: run) }
+                    } else {
+                        // The pages of the OLD records read, in the kernel's fault-around blocks.
+                        var strays = StrayPages(file: file, limit: range.count + 1)
+                        for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
+                        strays.release()
+                    }
                 }
             }
-            fill(sets[0], from: 0)
-            var start = 0, k = 0
-            while start < records.count {
-                let wave = waveSize(start), next = start + wave * blockSize
-                let filling = DispatchGroup()
-                if next < records.count {
-                    let set = sets[(k + 1) % 2]
-                    DispatchQueue.global().async(group: filling) { fill(set, from: next) }
-                }
-                for block in sets[k % 2].prefix(wave) {
-                    bytes.append(block.bytes.bytes)
-                    out(UnsafeRawBufferPointer(bytes.bytes))
-                    bytes.removeAll()
-                }
-                filling.wait()
-                start = next
-                k += 1
+            for b in 0..<wave {
+                bytes.append(blocks[b].bytes.bytes)
+                out(UnsafeRawBufferPointer(bytes.bytes))
+                bytes.removeAll()
             }
+            start += wave * blockSize
         }
         if lines {
             if !records.isEmpty { bytes.append("\n") }
@@ -434,75 +481,6 @@ public final class FileApplier: @unchecked Sendable {
             bytes.append("]")
         } else {
             bytes.append("]")
-        }
-    }
-
-    /// Writes the records `all[range]` into `block`: OLD's by their bytes, the changeset's
-    /// values written anew.
-    private func fill(
-        _ block: Block, records all: UnsafeBufferPointer<Int32>, _ range: Range<Int>, pretty: Bool, level: Int,
-        lines: Bool
-    ) {
-        let json = format != .yaml
-        let source = side.records, file = side.file
-        block.bytes.removeAll()
-        // A YAML OLD's records are read in one batch per block.
-        let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
-        // A JSON OLD's records that keep their order (most) are read where they are
-        // mapped, and their pages handed back in one run; the others (moved) are
-        // copied from the file, so that no stray page is mapped and handed back
-        // (each hand-back makes every core drop the pages from its address cache).
-        var inOrder = [Bool](repeating: !json, count: range.count)
-        if json {
-            visitLongestIncreasingSubsequence(count: range.count, value: { Int(all[range.lowerBound + $0]) }) {
-                inOrder[$0] = true
-            }
-        }
-        var scratch: [UInt8] = []
-        var run: Range<Int>? = nil
-        // One access to the block's bytes for the whole loop (each access to a
-        // class's property is checked for exclusivity at run time).
-        func fill(_ bytes: inout JSONBytes) {
-            for n in range {
-                if lines {
-                    if n > 0 { bytes.append("\n") }
-                } else if pretty {
-                    bytes.append(n == 0 ? "\n" : ",\n")
-                    bytes.indent(level + 1)
-                } else if n > 0 {
-                    bytes.append(",")
-                }
-                let r = Int(all[n])
-                if r < 0 {
-                    let value = values[-1 - r]
-                    pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
-                } else if json {
-                    func write(_ text: UnsafeRawBufferPointer) {
-                        pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
-                    }
-                    let start = source.starts[r], end = start + Int(source.lengths[r])
-                    if inOrder[n - range.lowerBound] {
-                        write(UnsafeRawBufferPointer(source.bytes(r)))
-                        run = (run?.lowerBound ?? start)..<end
-                    } else if (try? file.copy(start..<end, into: &scratch)) != nil {
-                        scratch.withUnsafeBytes { write($0) }
-                    } else {
-                        // The file shrank: reading the map notes it, and the write fails.
-                        write(UnsafeRawBufferPointer(source.bytes(r)))
-                    }
-                } else if let value = read[r] {
-                    pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
-                }
-            }
-        }
-        fill(&block.bytes)
-        if json {
-            if let run { file.release(pages: run) }
-        } else {
-            // The pages of the OLD records read, in the kernel's fault-around blocks.
-            var strays = StrayPages(file: file, limit: range.count + 1)
-            for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
-            strays.release()
         }
     }
 
