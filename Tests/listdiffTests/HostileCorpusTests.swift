@@ -169,7 +169,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             name: "an insert that brings another key",
             files: with(["changes.json": changeset.replacingOccurrences(of: #""value": {"id":2"#, with: #""value": {"id":9"#)]),
             arguments: ["apply", "old.json", "changes.json"],
-            expected: "changes.json:14:5: error: the insert of id=2 brings a record keyed id=9: the changeset was edited or is inconsistent"
+            expected: "changes.json:15:5: error: the insert of id=2 brings a record keyed id=9: the changeset was edited or is inconsistent"
         ),
         HostileCase(
             name: "a changeset for another file",
