@@ -251,5 +251,5 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     }
 
     /// The data limit each case runs under.
-    static let memoryLimit = 200 << 20
+    static let memoryLimit = 100 << 20
 }
