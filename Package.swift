@@ -31,6 +31,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // An example of embedding the library, built and run by the tests.
+        .executableTarget(
+            name: "listdiff-embedding-example",
+            dependencies: ["ListDiffKit"],
+            path: "Examples/Embedding"
+        ),
         .testTarget(
             name: "ListDiffKitTests",
             dependencies: ["ListDiffKit"],
@@ -38,7 +44,7 @@ let package = Package(
         ),
         .testTarget(
             name: "listdiffTests",
-            dependencies: ["listdiff"]
+            dependencies: ["listdiff", "listdiff-embedding-example"]
         ),
     ]
 )

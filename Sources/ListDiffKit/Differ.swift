@@ -17,6 +17,32 @@ public struct Differ: Sendable {
         self.memberOrder = memberOrder
     }
 
+    /// Diffs two lists of records held in memory, matched by `key`.
+    ///
+    /// ```swift
+    /// let changeset = try Differ().diff(old: oldRecords, new: newRecords, key: IdentityKey(parsing: ["id"]))
+    /// ```
+    ///
+    /// - Throws: when a record has no usable key, or (under `DuplicatePolicy.error`) two
+    ///   records of one list share a key.
+    public func diff(old: [Value], new: [Value], key: IdentityKey, duplicates: DuplicatePolicy = .error)
+        throws(ListDiffError) -> Changeset
+    {
+        try diff(old: .array(old), new: .array(new), key: key, duplicates: duplicates)
+    }
+
+    /// Diffs two values held in memory, each a list of records, an object of lists (one
+    /// section per member) or a list of section objects, found as `options` says.
+    public func diff(
+        old: Value, new: Value, key: IdentityKey, duplicates: DuplicatePolicy = .error, options: LayoutOptions = LayoutOptions()
+    ) throws(ListDiffError) -> Changeset {
+        let old = try Document(old, name: "old", key: key, duplicates: duplicates, options: options)
+        let new = try Document(new, name: "new", key: key, duplicates: duplicates, options: options)
+        var changeset = try diff(old: old, new: new, key: key)
+        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(old.diffed), new: Fingerprint.of(new.diffed))
+        return changeset
+    }
+
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
     ///   the size of the matched records for the content comparison.
     public func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {

@@ -311,6 +311,27 @@ func temporaryDirectory() throws -> URL {
     }
 
     /// Every command in Examples/README.md runs and exits as it says.
+    /// The embedding example (Examples/Embedding) diffs two lists built in code with the
+    /// library's public API alone, and applies the result.
+    @Test func embeddingExampleRuns() throws {
+        let example = Binary.url.deletingLastPathComponent().appendingPathComponent("listdiff-embedding-example")
+        let run = try Binary.run([], executable: example.path)
+        #expect(run.status == 0 && run.stderr == "")
+        #expect(
+            run.stdout == """
+                --- old
+                +++ new
+                - id=4 #3 {"id":4,"name":"Edsger Dijkstra","role":"shortest paths"}
+                > id=3 #2 → #0
+                ~ id=3 /role: "admiral" → "rear admiral"
+                + id=5 #3 {"id":5,"name":"Barbara Liskov","role":"substitution"}
+                1 inserted, 1 deleted, 1 moved, 1 updated, 2 unchanged
+                4 changes, to the records keyed 4, 3, 3, 5
+                applied to old, it gives new
+
+                """)
+    }
+
     @Test func examplesReadmeCommandsRun() throws {
         let readme = try String(contentsOf: Binary.repository.appendingPathComponent("Examples/README.md"), encoding: .utf8)
         let commands = readme.split(separator: "\n").filter { $0.hasPrefix("    listdiff ") }

@@ -50,6 +50,18 @@ public struct Document: Sendable {
         self.duplicates = duplicates
     }
 
+    /// A document of values built in memory, its records found and keyed as a file's are:
+    /// `root` is a list of records, an object of lists, or a list of section objects
+    /// (`options` says how to find them). Errors name `name` and the record, with no line.
+    ///
+    /// - Throws: as `keyed(_:source:key:duplicates:options:)` does.
+    public init(
+        _ root: Value, name: String = "memory", key: IdentityKey, duplicates: DuplicatePolicy = .error,
+        options: LayoutOptions = LayoutOptions()
+    ) throws(ListDiffError) {
+        self = try Document.keyed(root, source: SourceText(inMemory: name), key: key, duplicates: duplicates, options: options)
+    }
+
     /// Line and column of record `index`.
     public func location(ofRecord index: Int) -> SourceLocation {
         source.location(ofOffset: records[index].offset)
@@ -72,7 +84,7 @@ public struct Document: Sendable {
         options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) -> Document {
         func error(at offset: Int?, _ message: String) -> ListDiffError {
-            ListDiffError(file: source.name, location: offset.map(source.location(ofOffset:)), message)
+            ListDiffError(file: source.name, location: source.place(offset), message)
         }
         let found = try Layout.find(in: root, source: source, key: key, options: options)
         var records: [Record] = []
@@ -103,7 +115,7 @@ public struct Document: Sendable {
                     switch duplicates {
                     case .error:
                         if let first = firstSeen.updateValue(records.count, forKey: id) {
-                            let earlier = source.location(ofOffset: records[first].offset)
+                            let earlier = source.place(records[first].offset)
                             let firstPlace = records[first].position
                             let places =
                                 sections.isEmpty && list.name == nil
@@ -152,8 +164,10 @@ public struct KeyFormatter: Sendable {
     }
 
     /// The message for a key found twice in one file.
-    func duplicate(_ written: Value, selfKeyed: Bool, places: String, first: SourceLocation) -> String {
-        "duplicate key \(format(written, selfKeyed: selfKeyed)) (\(places); the first is at line \(first.line), column \(first.column); --duplicates match pairs repeated keys by occurrence)"
+    func duplicate(_ written: Value, selfKeyed: Bool, places: String, first: SourceLocation?) -> String {
+        let at = first.map { "; the first is at line \($0.line), column \($0.column)" } ?? ""
+        return
+            "duplicate key \(format(written, selfKeyed: selfKeyed)) (\(places)\(at); --duplicates match pairs repeated keys by occurrence)"
     }
 
     func spell(_ written: Value, selfKeyed: Bool) -> String {

@@ -76,7 +76,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
     {
         func offset(_ preorder: Int) -> Int { source.offset(ofValueAt: preorder) ?? 0 }
         func error(_ preorder: Int?, _ message: String) -> ListDiffError {
-            ListDiffError(file: source.name, location: preorder.map { source.location(ofOffset: offset($0)) }, message)
+            ListDiffError(file: source.name, location: source.place(preorder.map { offset($0) }), message)
         }
         // Walk to the path, counting pre-order indexes so that errors keep their places.
         var container = root

@@ -17,9 +17,22 @@ public final class SourceText: @unchecked Sendable {
         self.valueOffsets = valueOffsets
     }
 
+    /// Values built in memory: no text, so errors name no line and column.
+    init(inMemory name: String) {
+        self.name = name
+        bytes = []
+        valueOffsets = []
+    }
+
     /// The line and column of a byte offset.
     public func location(ofOffset offset: Int) -> SourceLocation {
         bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0) }
+    }
+
+    /// The line and column of `offset`, when there is one and a text to find it in.
+    func place(_ offset: Int?) -> SourceLocation? {
+        guard let offset, !valueOffsets.isEmpty else { return nil }
+        return location(ofOffset: offset)
     }
 
     /// The start offset of the value with the given pre-order index, if known.

@@ -194,8 +194,12 @@ extension Value {
 }
 
 extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+    ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByDictionaryLiteral
 {
+    /// An object, its members in the order written.
+    public init(dictionaryLiteral elements: (String, Value)...) {
+        self = .object(Object(elements.map { Object.Member(key: $0.0, value: $0.1) }))
+    }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Number(exactly: value)) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
@@ -232,4 +236,9 @@ extension Value {
             return self == other
         }
     }
+}
+
+extension Value: CustomStringConvertible {
+    /// The value as compact JSON (numbers as written, strings escaped as JSON escapes them).
+    public var description: String { JSONWriter.compact(self) }
 }

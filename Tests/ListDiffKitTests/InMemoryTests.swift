@@ -1,0 +1,41 @@
+import Testing
+import ListDiffKit
+
+/// The library's public API on values held in memory, as an embedding program uses it
+/// (no `@testable`).
+@Suite struct InMemoryTests {
+    let key = try! IdentityKey(parsing: ["id"])
+
+    @Test func listsDiffAndApply() throws {
+        let old: [Value] = [["id": 1, "v": "a"], ["id": 2, "v": "b"], ["id": 3, "v": "c"]]
+        let new: [Value] = [["id": 3, "v": "c"], ["id": 1, "v": "A"], ["id": 4, "v": "d"]]
+        let changeset = try Differ().diff(old: old, new: new, key: key)
+        #expect(changeset.summary.inserted == 1 && changeset.summary.deleted == 1)
+        #expect(changeset.summary.updated == 1 && changeset.summary.moved == 1)
+        #expect(try changeset.apply(to: old) == new)
+        #expect(changeset.fingerprints?.old != changeset.fingerprints?.new)
+        #expect(try Differ().diff(old: old, new: old, key: key).isEmpty)
+    }
+
+    @Test func sectionsDiffAsAFileWould() throws {
+        let old: Value = ["a": [["id": 1]], "b": [["id": 2]]]
+        let new: Value = ["a": [["id": 2]], "b": [["id": 1]]]
+        let changeset = try Differ().diff(old: old, new: new, key: key)
+        #expect(changeset.summary.moved == 2)
+        #expect(changeset.layout.shape == .objectOfLists)
+    }
+
+    @Test func errorsNameTheListAndRecordButNoLine() throws {
+        #expect(throws: ListDiffError(file: "old", "record 1 has no key field 'id'")) {
+            try Differ().diff(old: [["id": 1], ["name": "x"]], new: [], key: key)
+        }
+        #expect(
+            throws: ListDiffError(
+                file: "new",
+                "duplicate key id=1 (records 0 and 1; --duplicates match pairs repeated keys by occurrence)")
+        ) {
+            try Differ().diff(old: [], new: [["id": 1], ["id": 1]], key: key)
+        }
+        #expect(try Differ().diff(old: [], new: [["id": 1], ["id": 1]], key: key, duplicates: .match).summary.inserted == 2)
+    }
+}
