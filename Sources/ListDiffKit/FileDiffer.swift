@@ -29,12 +29,12 @@ public struct FileDiffer: Sendable {
         /// Whether the fast path made it.
         public var fast: Bool
         /// OLD's records, read again when asked for (from the engine's scan, or the document).
-        public var oldRecords: Replay.Records?
+        package var oldRecords: Replay.Records?
 
         /// Finds where records are in the files: in NEW when `new`, else in OLD.
         public var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
 
-        public init(
+        package init(
             changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
             oldRecords: Replay.Records? = nil
         ) {
@@ -63,7 +63,7 @@ public struct FileDiffer: Sendable {
         }
 
         /// The replay of the changeset, OLD's records read only as its frames show them.
-        public func replay(oldName: String, newName: String, limit: Int) -> Replay {
+        package func replay(oldName: String, newName: String, limit: Int) -> Replay {
             var records = oldRecords ?? Replay.Records { _ in nil }
             if let old = documents?.old.records {
                 records = Replay.Records { r in r < old.count ? (old[r].value, old[r].occurrence) : nil }

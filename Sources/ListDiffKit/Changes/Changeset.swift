@@ -148,10 +148,10 @@ public struct Changeset: Sendable {
     /// Section operations (none for plain lists).
     public var sections: [SectionChange] = []
     /// The sections of each document: names and sizes.
-    public var oldSections: SectionOutline
-    public var newSections: SectionOutline
+    package var oldSections: SectionOutline
+    package var newSections: SectionOutline
     /// Set when the changeset was read from a file.
-    public var origin: Origin?
+    package var origin: Origin?
     /// Set when only some kinds of change were kept (`showing(_:)`): such a changeset
     /// describes, it does not apply.
     public var shown: ChangeKinds?
@@ -403,8 +403,8 @@ public struct Changeset: Sendable {
     }
 
     /// Where the changeset was read from, so that errors about a change can name its place.
-    public struct Origin: Sendable {
-        public let source: SourceText
+    package struct Origin: Sendable {
+        package let source: SourceText
         /// The pre-order index of each change's value in `source`.
         let changePreorders: [Int]
         /// The same for each section change.

@@ -5,7 +5,7 @@
 /// array adds or removes at the end; removals are listed last first, so that the fields
 /// can be applied one after another), anything else as a whole. An object with a
 /// duplicated key is compared as a whole, since a path could not name one of the twins.
-public enum FieldDiff {
+package enum FieldDiff {
     public static func changes(old: Value, new: Value) -> [FieldChange] {
         var out: [FieldChange] = []
         collect(old, new, path: "", into: &out)

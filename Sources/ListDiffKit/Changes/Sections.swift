@@ -26,7 +26,7 @@ public struct SectionChange: Sendable, Equatable {
 }
 
 /// The sections of each document, as the changeset remembers them: names and sizes.
-public struct SectionOutline: Sendable, Equatable {
+package struct SectionOutline: Sendable, Equatable {
     /// Names (nil for the single section of a plain list).
     public var names: [Value?]
     public var sizes: [Int]

@@ -11,7 +11,7 @@ internal import CSupport
 /// A mapped file's pages can be handed back once scanned (`release(_:)`), so that the
 /// resident memory of a diff stays near the size of its tables rather than its inputs;
 /// touching them again reads them back from the page cache.
-public final class MappedFile: @unchecked Sendable {
+package final class MappedFile: @unchecked Sendable {
     public let name: String
     public let bytes: UnsafeBufferPointer<UInt8>
     private let mapped: Bool

@@ -17,7 +17,7 @@ import Darwin
 ///
 /// The changeset equals the one `Differ` gives for the same inputs, but for its algorithm,
 /// which is `merge`.
-public struct SortedMerge: Sendable {
+package struct SortedMerge: Sendable {
     public var key: IdentityKey
     public var memberOrder: Differ.MemberOrder
     public var maxDepth = 1000

@@ -1,5 +1,5 @@
 /// A 128-bit hash.
-public struct Hash128: Hashable, Sendable {
+package struct Hash128: Hashable, Sendable {
     public var a: UInt64
     public var b: UInt64
 
@@ -35,7 +35,7 @@ public struct Hash128: Hashable, Sendable {
 ///
 /// The hash is not cryptographic: it detects accidents (a changeset applied to the wrong
 /// file), not an adversary, who could edit a changeset's fingerprints as easily as its changes.
-public enum CanonicalHash {
+package enum CanonicalHash {
     static let p0: UInt64 = 0xa076_1d64_78bd_642f
     static let p1: UInt64 = 0xe703_7ed1_a0b4_28db
     static let p2: UInt64 = 0x8ebc_6af0_9c88_c6e3

@@ -6,7 +6,7 @@ import Dispatch
 /// written (JSON or YAML, indented or not, members in any order, `1.0` or `1`), and two
 /// different documents almost surely have different ones. The fast reader computes the same
 /// fingerprint from the bytes, record by record, without building the values.
-public enum Fingerprint {
+package enum Fingerprint {
     public static let prefix = "h128:"
 
     public static func of(_ value: Value) -> String {

@@ -27,7 +27,7 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
 
 /// A list of keyed records read from one file, grouped in sections.
 public struct Document: Sendable {
-    public let source: SourceText
+    package let source: SourceText
     /// The whole value read from the file.
     public let root: Value
     /// Where the list (or the sections) sits in `root`, and its shape.
@@ -38,7 +38,7 @@ public struct Document: Sendable {
     public let records: [Record]
     public let duplicates: DuplicatePolicy
 
-    public init(
+    package init(
         source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
         records: [Record], duplicates: DuplicatePolicy = .error
     ) {
@@ -79,7 +79,7 @@ public struct Document: Sendable {
     ///   section objects; when an element has no key or a key that is not a scalar; when two
     ///   sections share a name; and (under `DuplicatePolicy.error`) when two records share a
     ///   key anywhere in the document, naming both places.
-    public static func keyed(
+    package static func keyed(
         _ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error,
         options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) -> Document {
@@ -148,7 +148,7 @@ public struct Document: Sendable {
 }
 
 /// Spells a record key for people: `id=4`, `region="eu" id=4`.
-public struct KeyFormatter: Sendable {
+package struct KeyFormatter: Sendable {
     public let key: IdentityKey
 
     public init(_ key: IdentityKey) {

@@ -4,7 +4,7 @@
 /// Instead each reader records the byte offset at which each value starts, in pre-order
 /// (a container before its children), and `location(ofOffset:)` turns an offset into a
 /// line and column on demand: only errors and reports pay for it.
-public final class SourceText: @unchecked Sendable {
+package final class SourceText: @unchecked Sendable {
     /// The name used in messages: the path as the user gave it, or `-` for standard input.
     public let name: String
     let bytes: [UInt8]

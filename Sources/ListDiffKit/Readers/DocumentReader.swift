@@ -37,7 +37,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
 
 /// Reads a whole input into memory: a regular file, `-` for standard input, or any
 /// stream (pipes, FIFOs, `<(process substitution)`), with plain `read(2)` calls.
-public enum InputFile {
+package enum InputFile {
     /// The most bytes one input may hold (64 GiB unless set): a bound on what a device or an
     /// endless stream can make listdiff read.
     public static let maxBytes = Atomic<Int>(64 << 30)
@@ -135,8 +135,8 @@ public struct DocumentReader: Sendable {
     public var duplicates: DuplicatePolicy = .error
     /// Where the records are: `--path`, `--section-key`, `--items`.
     public var layout = LayoutOptions()
-    public var json = JSONReader()
-    public var yaml = YAMLReader()
+    package var json = JSONReader()
+    package var yaml = YAMLReader()
 
     public init(
         format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,

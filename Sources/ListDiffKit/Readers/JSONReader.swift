@@ -9,7 +9,7 @@
 /// start is skipped, as RFC 8259 §8.1 permits.
 ///
 /// - Complexity: O(n) in the size of the input; recursion depth at most `maxDepth`.
-public struct JSONReader: Sendable {
+package struct JSONReader: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     public var maxDepth: Int
 

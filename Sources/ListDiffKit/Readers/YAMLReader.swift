@@ -12,7 +12,7 @@
 /// - Duplicate mapping keys are refused, with the place of both.
 /// - Deliberate refusals: a mapping key that is a mapping or a sequence (records are
 ///   string-keyed), and an alias to an anchor not yet defined.
-public struct YAMLReader: Sendable {
+package struct YAMLReader: Sendable {
     public var maxDepth: Int
     public var maxAliasExpansion: Int
     /// The most text (strings, numbers and member names, in bytes) aliases may add in all: a

@@ -4,7 +4,7 @@
 /// written as the strings `".inf"`, `"-.inf"` and `".nan"`.
 ///
 /// The work is done on bytes (`JSONBytes`); the `String` functions wrap it.
-public enum JSONWriter {
+package enum JSONWriter {
     /// One line, no spaces.
     public static func compact(_ value: Value) -> String {
         var out = JSONBytes()

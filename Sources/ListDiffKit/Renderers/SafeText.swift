@@ -11,7 +11,7 @@
 /// - bidirectional controls: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069.
 ///
 /// JSON text that passes through keeps its meaning: these escapes are JSON's own.
-public enum SafeText {
+package enum SafeText {
     /// `text` with every character that could act on a terminal or mislead a reader escaped.
     public static func escape(_ text: String) -> String {
         guard needsEscaping(text) else { return text }

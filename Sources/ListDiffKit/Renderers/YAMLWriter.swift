@@ -2,7 +2,7 @@
 /// (YAML 1.2 core schema) reads back the same values: strings that would read as
 /// something else (`"true"`, `"1.5"`, `"null"`, `""`) are quoted, numbers keep their
 /// exact text, members keep their order.
-public enum YAMLWriter {
+package enum YAMLWriter {
     public static func document(_ value: Value) throws(ListDiffError) -> String {
         let emitter = LibYAMLEmitter()
         emitter.streamStart()

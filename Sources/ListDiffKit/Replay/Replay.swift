@@ -6,7 +6,7 @@
 /// Pure: a changeset and the two documents in, frames out, for a given screen size. Timing
 /// and terminal control belong to the player in the executable. The number of frames and
 /// their timing do not depend on the size, so that a player can re-render on resize.
-public struct Replay: Sendable {
+package struct Replay: Sendable {
     public struct Options: Sendable {
         /// Screen width and height in cells; the last line is the caption.
         public var width: Int
