@@ -47,7 +47,8 @@ public struct Differ: Sendable {
     ///   the size of the matched records for the content comparison.
     public func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
         guard old.layout.shape == new.layout.shape else {
-            throw ListDiffError("\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
+            throw ListDiffError(
+                .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
         }
         // Identities become dense symbols, equal for equal keys.
         var symbols: [RecordID: Int] = [:]

@@ -87,11 +87,13 @@ struct ApplyCommand: ParsableCommand, Executable {
         if !force {
             guard let fingerprints = changes.fingerprints else {
                 throw ListDiffError(
+                    .changeset,
                     file: changeset, "the changeset has no fingerprints, so it cannot be checked against \(old); --force applies it anyway")
             }
             let found = applier.fingerprint
             guard found == fingerprints.old else {
                 throw ListDiffError(
+                    .changeset,
                     file: old,
                     "this is not the document the changeset was made from (its fingerprint is \(found.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(applier.count) records, the changeset's \(changes.oldCount)); --force applies it anyway"
                 )
@@ -101,6 +103,7 @@ struct ApplyCommand: ParsableCommand, Executable {
         progress?.lap("apply")
         if !force, let fingerprints = changes.fingerprints, applier.newFingerprint != fingerprints.new {
             throw ListDiffError(
+                .changeset,
                 file: changeset,
                 "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent"
             )

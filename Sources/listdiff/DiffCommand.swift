@@ -309,7 +309,7 @@ struct DiffOptions: ParsableArguments {
             result = try files.diff(old: old, new: new, fingerprints: format == .json)
         }
         if format == .jsonpatch, result.changeset.layout.isSectioned {
-            throw ListDiffError("--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
+            throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
         var status: ExitStatus = result.changeset.isEmpty ? .same : .different
         if let failOn, try !result.changeset.hasChanges(of: ChangeKinds(parsing: failOn)) { status = .same }
@@ -362,7 +362,7 @@ struct DiffOptions: ParsableArguments {
             return
         }
         guard Terminal.isTerminal(STDOUT_FILENO) else {
-            throw ListDiffError("--format replay needs a terminal on standard output; --record FILE.cast records it without one")
+            throw ListDiffError(.usage, "--format replay needs a terminal on standard output; --record FILE.cast records it without one")
         }
         ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
     }

@@ -112,6 +112,7 @@ enum InputLimit {
         guard let text = Terminal.environment("LISTDIFF_MAX_INPUT_SIZE"), !text.isEmpty else { return }
         guard let bytes = parse(text) else {
             throw ListDiffError(
+                .usage,
                 "LISTDIFF_MAX_INPUT_SIZE must be a number of bytes, with K, M, G or T if you like, up to 1024T (it is '\(text.prefix(40))')"
             )
         }

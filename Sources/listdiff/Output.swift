@@ -68,9 +68,9 @@ struct AtomicFile {
         var existing = stat()
         let exists = stat(path, &existing) == 0
         if exists, (existing.st_mode & S_IFMT) != S_IFREG {
-            if (existing.st_mode & S_IFMT) == S_IFDIR { throw ListDiffError(file: path, "cannot write: it is a directory") }
+            if (existing.st_mode & S_IFMT) == S_IFDIR { throw ListDiffError(.io, file: path, "cannot write: it is a directory") }
             let fd = open(path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(errno)))") }
             self.fd = fd
             temporary = nil
             return
@@ -80,6 +80,7 @@ struct AtomicFile {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
             throw ListDiffError(
+                .io,
                 file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
@@ -99,17 +100,17 @@ struct AtomicFile {
     func commit(_ stream: FileStream) throws(ListDiffError) {
         if let failed = stream.failed {
             discard()
-            throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(failed)))")
+            throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(failed)))")
         }
         guard let temporary else {
-            guard close(fd) == 0 else { throw ListDiffError(file: path, "cannot write: \(String(cString: strerror(errno)))") }
+            guard close(fd) == 0 else { throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(errno)))") }
             return
         }
         guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             Cleanup.remove(onSignal: nil)
-            throw ListDiffError(file: path, "cannot write: \(reason)")
+            throw ListDiffError(.io, file: path, "cannot write: \(reason)")
         }
         Cleanup.remove(onSignal: nil)
     }
@@ -171,7 +172,7 @@ enum Output {
             try body(&stream)
             stream.flush()
             if let failed = stream.failed {
-                throw ListDiffError("cannot write to standard output: \(String(cString: strerror(failed)))")
+                throw ListDiffError(.io, "cannot write to standard output: \(String(cString: strerror(failed)))")
             }
         }
     }

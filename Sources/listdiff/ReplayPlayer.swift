@@ -35,6 +35,7 @@ enum ReplayPlayer {
             guard let text = Terminal.environment(name), !text.isEmpty else { continue }
             guard let value = Int(text), range.contains(value) else {
                 throw ListDiffError(
+                    .usage,
                     "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is '\(text.prefix(40))')")
             }
         }

@@ -25,13 +25,36 @@ import ListDiffKit
         #expect(changeset.layout.shape == .objectOfLists)
     }
 
+    /// Each kind of error, from a real failure: what a caller switches on.
+    @Test func errorsSayWhatKindOfTroubleTheyAre() throws {
+        func kind(_ body: () throws -> Void) -> ListDiffError.Kind? {
+            do { try body() } catch { return (error as? ListDiffError)?.kind }
+            return nil
+        }
+        let reader = DocumentReader(key: key)
+        #expect(kind { _ = try reader.parse(Array("[{\"id\": 1,}]".utf8), name: "a.json") } == .syntax)
+        #expect(kind { _ = try reader.parse(Array("[{\"id\": 1, \"id\": 2}]".utf8), name: "a.json") } == .syntax)
+        #expect(kind { _ = try reader.parse(Array("42".utf8), name: "a.json") } == .shape)
+        #expect(kind { _ = try reader.parse(Array("[{\"name\": 1}]".utf8), name: "a.json") } == .key)
+        #expect(
+            kind {
+                _ = try reader.parse(
+                    Array((String(repeating: "[", count: 1001) + String(repeating: "]", count: 1001)).utf8), name: "a.json")
+            } == .limit)
+        #expect(kind { _ = try reader.read("/nonexistent/a.json") } == .io)
+        #expect(kind { _ = try IdentityKey(parsing: ["/a~2"]) } == .usage)
+        #expect(kind { _ = try ChangesetReader().read(Array("{\"version\": 9}".utf8), name: "c.json") } == .changeset)
+        let changeset = try Differ().diff(old: [["id": 1]], new: [["id": 2]], key: key)
+        #expect(kind { _ = try changeset.apply(to: [["id": 3]]) } == .changeset)
+    }
+
     @Test func errorsNameTheListAndRecordButNoLine() throws {
-        #expect(throws: ListDiffError(file: "old", "record 1 has no key field 'id'")) {
+        #expect(throws: ListDiffError(.key, file: "old", "record 1 has no key field 'id'")) {
             try Differ().diff(old: [["id": 1], ["name": "x"]], new: [], key: key)
         }
         #expect(
             throws: ListDiffError(
-                file: "new",
+                .key, file: "new",
                 "duplicate key id=1 (records 0 and 1; --duplicates match pairs repeated keys by occurrence)")
         ) {
             try Differ().diff(old: [], new: [["id": 1], ["id": 1]], key: key)

@@ -83,7 +83,7 @@ import Testing
         func number(_ file: String) throws -> Number {
             let value = try JSONReader().value(try bytes(Self.transform.appendingPathComponent(file)))
             guard case .array(let items) = value, case .number(let n) = items.first else {
-                throw ListDiffError("\(file): not [number]")
+                throw ListDiffError(.syntax, "\(file): not [number]")
             }
             return n
         }

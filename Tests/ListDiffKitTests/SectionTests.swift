@@ -298,7 +298,8 @@ struct BatchSimulator {
         let list = try sectionedDocument(json(#"[{"id":1}]"#), name: "a.json")
         let object = try sectionedDocument(json(#"{"s":[{"id":1}]}"#), name: "b.json")
         #expect(
-            throws: ListDiffError("a.json holds a list of records, b.json holds sections as an object of lists; both must have one shape")
+            throws: ListDiffError(
+                .shape, "a.json holds a list of records, b.json holds sections as an object of lists; both must have one shape")
         ) {
             try Differ().diff(old: list, new: object, key: ApplyTests.key)
         }

@@ -72,7 +72,7 @@ import Testing
         #expect(throws: Never.self) { try YAMLReader(maxAliasBytes: 300).read(Array(text.utf8), name: "t.yaml") }
         #expect(
             throws: ListDiffError(
-                file: "t.yaml", location: SourceLocation(line: 4, column: 3),
+                .limit, file: "t.yaml", location: SourceLocation(line: 4, column: 3),
                 "aliases expand to more than 250 bytes of text; refusing (possible alias bomb)")
         ) {
             try YAMLReader(maxAliasBytes: 250).read(Array(text.utf8), name: "t.yaml")

@@ -21,6 +21,7 @@ public struct ChangeKinds: Sendable, Hashable {
                 guard let op = Change.Operation.allCases.first(where: { [$0.rawValue, $0.rawValue + "s", $0.past].contains(word) })
                 else {
                     throw ListDiffError(
+                        .usage,
                         "unknown kind of change '\(word)'; expected a comma list of insert, delete, update, move (or all, none)")
                 }
                 operations.insert(op)

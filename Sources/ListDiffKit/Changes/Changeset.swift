@@ -176,10 +176,19 @@ public struct Changeset: Sendable {
     /// deleted and moved-away records (old positions), replace updated records, then place
     /// inserted and moved records at their new positions; the records left keep their order.
     ///
+    /// A changeset of a plain list also checks, as `apply(to: Document)` does, that each
+    /// change naming an old position names the key of the record there.
+    ///
     /// - Throws: when the changeset does not fit `old`: a position out of range or used twice,
-    ///   an update without a value, or counts that do not reconcile.
+    ///   a record there with another key, an update without a value, or counts that do not
+    ///   reconcile.
     public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
-        try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
+        if layout == Layout() {
+            let document = try Document(.array(old), name: "old", key: key, duplicates: duplicates)
+            guard case .array(let records) = try apply(to: document) else { return [] }
+            return records
+        }
+        return try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
     }
 
     /// Applies the changes to a document and gives the new document's root: the section
@@ -191,7 +200,8 @@ public struct Changeset: Sendable {
     /// scrambling it (the fingerprint check is the caller's, and can be forced; this one cannot).
     public func apply(to document: Document) throws(ListDiffError) -> Value {
         guard document.layout == layout else {
-            throw ListDiffError(file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
+            throw ListDiffError(
+                .changeset, file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
         }
         let grid = document.sections.map { section in
             (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
@@ -342,7 +352,7 @@ public struct Changeset: Sendable {
         }
         for s in old.indices where sectionDeleted[s] {
             if let i = removed[s].firstIndex(of: false) {
-                throw ListDiffError("record [\(s), \(i)] is in a deleted section, but no change deletes or moves it")
+                throw ListDiffError(.changeset, "record [\(s), \(i)] is in a deleted section, but no change deletes or moves it")
             }
         }
         var placedCount = [Int](repeating: 0, count: sectionCount)
@@ -424,15 +434,17 @@ public struct Changeset: Sendable {
 
     /// An error about section change `n`, placed like `error(change:)`.
     func error(section n: Int, _ message: String) -> ListDiffError {
-        guard let origin, origin.sectionPreorders.indices.contains(n) else { return ListDiffError("section change \(n + 1): " + message) }
+        guard let origin, origin.sectionPreorders.indices.contains(n) else {
+            return ListDiffError(.changeset, "section change \(n + 1): " + message)
+        }
         let offset = origin.source.offset(ofValueAt: origin.sectionPreorders[n])
-        return ListDiffError(file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
+        return ListDiffError(.changeset, file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
     }
 
     /// An error about change `n`, placed in the changeset's file when it was read from one.
     func error(change n: Int, _ message: String) -> ListDiffError {
-        guard let origin else { return ListDiffError("change \(n + 1): " + message) }
+        guard let origin else { return ListDiffError(.changeset, "change \(n + 1): " + message) }
         let offset = origin.source.offset(ofValueAt: origin.changePreorders[n])
-        return ListDiffError(file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
+        return ListDiffError(.changeset, file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
     }
 }

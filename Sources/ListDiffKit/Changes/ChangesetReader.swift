@@ -21,7 +21,8 @@ public struct ChangesetReader: Sendable {
         var preorder: Int
 
         func error(_ message: String) -> ListDiffError {
-            ListDiffError(file: source.name, location: source.offset(ofValueAt: preorder).map(source.location(ofOffset:)), message)
+            ListDiffError(
+                .changeset, file: source.name, location: source.offset(ofValueAt: preorder).map(source.location(ofOffset:)), message)
         }
 
         /// The members of an object at this cursor, each with its own cursor.

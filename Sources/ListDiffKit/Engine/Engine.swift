@@ -142,7 +142,7 @@ struct Engine: Sendable {
         }
 
         func error(at record: Int, _ message: String) -> ListDiffError {
-            ListDiffError(file: file.name, location: records.location(record), message)
+            ListDiffError(.key, file: file.name, location: records.location(record), message)
         }
     }
 
@@ -379,7 +379,8 @@ struct Engine: Sendable {
                     file: file, format: format, scanned: scanned, layout: layout, sections: sections,
                     records: records(file, format, scanned))
             case .problem(let problem):
-                throw ListDiffError(file: file.name, location: SourceLocation.of(offset: problem.offset, in: file.bytes), problem.message)
+                throw ListDiffError(
+                    .shape, file: file.name, location: SourceLocation.of(offset: problem.offset, in: file.bytes), problem.message)
             case .rescan(let shape):
                 if case .list = scanned.shape { listScan = scanned }
                 if case .list = shape, let listScan {
@@ -399,7 +400,7 @@ struct Engine: Sendable {
         as shape: ContainerShape?
     ) throws(ListDiffError) -> ScannedDocument {
         guard let keys = KeyTrie(key) else {
-            throw ListDiffError("the key has more than 64 fields or path steps in all")
+            throw ListDiffError(.limit, "the key has more than 64 fields or path steps in all")
         }
         switch format {
         case .json, .ndjson:
@@ -442,6 +443,7 @@ struct Engine: Sendable {
                     (section.records.lowerBound, 0),
                     { () throws(ListDiffError) in
                         ListDiffError(
+                            .shape,
                             file: side.file.name, location: SourceLocation.of(offset: offset, in: side.file.bytes),
                             "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique"
                         )
@@ -498,7 +500,8 @@ struct Engine: Sendable {
 
     func sameShape(_ old: Side, _ new: Side) throws(ListDiffError) {
         guard old.layout.shape == new.layout.shape else {
-            throw ListDiffError("\(old.file.name) holds \(old.layout), \(new.file.name) holds \(new.layout); both must have one shape")
+            throw ListDiffError(
+                .shape, "\(old.file.name) holds \(old.layout), \(new.file.name) holds \(new.layout); both must have one shape")
         }
     }
 

@@ -142,7 +142,7 @@ public final class FileApplier: @unchecked Sendable {
     /// - Throws: when OLD's layout is not the changeset's, or the changeset does not fit OLD.
     public func apply() throws(ListDiffError) {
         guard side.layout == changeset.layout else {
-            throw ListDiffError(file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
+            throw ListDiffError(.changeset, file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
         }
         let grid: [Changeset.SectionContent<Int32>] = side.sections.map { section in
             (section.name, section.header, (Int32(section.records.lowerBound)..<Int32(section.records.upperBound)).map { $0 })
@@ -238,7 +238,7 @@ public final class FileApplier: @unchecked Sendable {
     private func writeUnchecked(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
         let root = try skeleton()
         if format != .yaml, let bad = try firstNonFiniteNumber(root) {
-            throw ListDiffError(file: name, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+            throw ListDiffError(.usage, file: name, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
         }
         switch format {
         case .json:
@@ -249,6 +249,7 @@ public final class FileApplier: @unchecked Sendable {
         case .ndjson:
             guard case .array(let items) = root else {
                 throw ListDiffError(
+                    .usage,
                     file: name,
                     "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName)); use --output-format json"
                 )
@@ -527,7 +528,7 @@ public final class FileApplier: @unchecked Sendable {
         emitter.documentEnd()
         emitter.streamEnd()
         if let failure { throw failure }
-        if let problem = emitter.failure { throw ListDiffError("cannot write YAML: \(problem)") }
+        if let problem = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(problem)") }
         emitter.sink.bytes.withUnsafeBytes(out)
     }
 }

@@ -937,7 +937,11 @@ final class PartState {
         let hash = try parser.scanRecord(keys, key: &key, parts: &parts, memory: memory, keyHash: &keyHash, status: &status)
         let length = parser.index - start
         // Lengths are kept in 32 bits.
-        if length > Int(UInt32.max) { throw parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start) }
+        if length > Int(UInt32.max) {
+            var failure = parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start)
+            failure.kind = .limit
+            throw failure
+        }
         if status != .keyed {
             if firstUnkeyed == nil { firstUnkeyed = starts.count }
             if status == .missing { missingKeys += 1 }

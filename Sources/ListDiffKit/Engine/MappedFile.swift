@@ -85,7 +85,7 @@ package final class MappedFile: @unchecked Sendable {
             return false
         }
         if failed {
-            throw ListDiffError(file: name, Self.shrank)
+            throw ListDiffError(.io, file: name, Self.shrank)
         }
     }
 
@@ -100,7 +100,7 @@ package final class MappedFile: @unchecked Sendable {
         let start = UInt(bitPattern: base)
         let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
         if fault >= start, fault < end {
-            throw ListDiffError(file: name, Self.shrank)
+            throw ListDiffError(.io, file: name, Self.shrank)
         }
     }
 

@@ -111,7 +111,7 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             return try JSONParser.value(in: bytes, at: offset, depth: depth, maxDepth: maxDepth)
         } catch {
             // The scan checked the record: a failure now means the file changed meanwhile.
-            throw ListDiffError(file: name, "the file changed while it was being read: \(error.message)")
+            throw ListDiffError(.io, file: name, "the file changed while it was being read: \(error.message)")
         }
     }
 
@@ -310,7 +310,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
             .parse(Array(file.bytes), name: file.name)
         let values = document.values
         whole.withLock { $0 = values }
-        guard record < values.count else { throw ListDiffError(file: name, "the file changed while it was being read") }
+        guard record < values.count else { throw ListDiffError(.io, file: name, "the file changed while it was being read") }
         return values[record]
     }
 

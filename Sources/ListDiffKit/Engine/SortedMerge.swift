@@ -35,7 +35,7 @@ package struct SortedMerge: Sendable {
     ///   unreadable, malformed, not sorted or repeats a key, or a record has no usable key.
     public func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
         guard let names = KeyTrie(key) else {
-            throw ListDiffError("the key has more than 64 fields or path steps in all")
+            throw ListDiffError(.limit, "the key has more than 64 fields or path steps in all")
         }
         let old = try RecordStream(oldPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
         let new = try RecordStream(newPath, names: names, key: key, maxDepth: maxDepth, blockSize: blockSize)
@@ -172,7 +172,7 @@ final class RecordStream {
             let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ListDiffError(file: name, "cannot read: \(InputFile.errnoText())")
+                throw ListDiffError(.io, file: name, "cannot read: \(InputFile.errnoText())")
             }
             if n == 0 { atEnd = true }
             filled += n
@@ -209,8 +209,8 @@ final class RecordStream {
     @inline(__always)
     static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
 
-    func error(at offset: Int, _ message: String) -> ListDiffError {
-        ListDiffError(file: name, location: location(offset), message)
+    func error(_ kind: ListDiffError.Kind, at offset: Int, _ message: String) -> ListDiffError {
+        ListDiffError(kind, file: name, location: location(offset), message)
     }
 
     /// Moves to the next record (nil at the end), checking that keys ascend.
@@ -254,14 +254,16 @@ final class RecordStream {
             end = parser.index
             try parser.endOfLine(recordStart: start)
         } catch {
-            throw self.error(at: error.offset, error.message(location))
+            throw self.error(error.kind, at: error.offset, error.message(location))
         }
         index += 1
         count += 1
         guard let hash = scanned else {
             let value = try value(start)
-            guard case .failure(let failure) = key.identify(value) else { throw error(at: start, "record \(index) has no usable key") }
-            throw error(at: start, failure.message(place: "record \(index)"))
+            guard case .failure(let failure) = key.identify(value) else {
+                throw error(.key, at: start, "record \(index) has no usable key")
+            }
+            throw error(.key, at: start, failure.message(place: "record \(index)"))
         }
         current = Current(start: start, end: end, hash: hash)
         list.add(hash)
@@ -274,12 +276,14 @@ final class RecordStream {
                 let spelled = formatter.format(written(here), selfKeyed: here.isScalar)
                 if order == 0 {
                     throw error(
+                        .key,
                         at: start,
                         formatter.duplicate(
                             written(here), selfKeyed: here.isScalar,
                             places: "records \(index - 1) and \(index)", first: previousLocation))
                 }
                 throw error(
+                    .usage,
                     at: start,
                     "not sorted by key: record \(index) (\(spelled)) comes after \(formatter.format(written(previous), selfKeyed: previous.isScalar)); --sorted needs both inputs in ascending key order, as jq's sort_by gives (false, true, numbers, strings)"
                 )
@@ -295,7 +299,7 @@ final class RecordStream {
         do throws(JSONParseFailure) {
             return try JSONParser.value(in: UnsafeBufferPointer(buffer.rebased(0..<filled)), at: start, depth: 0, maxDepth: maxDepth)
         } catch {
-            throw self.error(at: error.offset, error.message(location))
+            throw self.error(error.kind, at: error.offset, error.message(location))
         }
     }
 

@@ -229,8 +229,8 @@ struct YAMLScanState {
 
     var what: String { scan.options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
 
-    func error(_ line: Int, _ column: Int, _ message: String) -> ListDiffError {
-        ListDiffError(file: scan.file.name, location: SourceLocation(line: line + 1, column: column + 1), message)
+    func error(_ kind: ListDiffError.Kind, _ line: Int, _ column: Int, _ message: String) -> ListDiffError {
+        ListDiffError(kind, file: scan.file.name, location: SourceLocation(line: line + 1, column: column + 1), message)
     }
 
     func result() -> ScannedDocument {
@@ -259,6 +259,7 @@ struct YAMLScanState {
         if stopped { return }
         guard documents == 1 else {
             throw ListDiffError(
+                .shape,
                 file: scan.file.name, location: documents == 0 ? nil : SourceLocation(line: 1, column: 1),
                 documents == 0 ? "no YAML document in the input" : "expected one YAML document, found \(documents)")
         }
@@ -279,17 +280,19 @@ struct YAMLScanState {
         case .alias:
             let name = String(decoding: event.anchor ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
             guard let anchored = anchors[name] else {
-                throw error(event.start.line, event.start.column, "alias *\(name) refers to no anchor defined before it")
+                throw error(.syntax, event.start.line, event.start.column, "alias *\(name) refers to no anchor defined before it")
             }
             expanded += anchored.nodes
             if expanded > scan.reader.maxAliasExpansion {
                 throw error(
+                    .limit,
                     event.start.line, event.start.column,
                     "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
             }
             expandedBytes += anchored.value.textBytes
             if expandedBytes > scan.reader.maxAliasBytes {
                 throw error(
+                    .limit,
                     event.start.line, event.start.column,
                     "aliases expand to more than \(scan.reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
             }
@@ -503,7 +506,7 @@ struct YAMLScanState {
 
     mutating func open(_ event: YAMLRawEvent, mapping: Bool) throws(ListDiffError) {
         if stack.count >= scan.reader.maxDepth {
-            throw error(event.start.line, event.start.column, "nesting is deeper than the limit of \(scan.reader.maxDepth)")
+            throw error(.limit, event.start.line, event.start.column, "nesting is deeper than the limit of \(scan.reader.maxDepth)")
         }
         let kind = mapping ? 2 : 1
         var placement = place(kind: kind, event)
@@ -582,12 +585,14 @@ struct YAMLScanState {
         if keySets[d].count < 32 {
             if let earlier = keySets[d].first(where: { $0.hash == hash }) {
                 throw error(
+                    .syntax,
                     event.start.line, event.start.column,
                     "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
                 )
             }
         } else if let earlier = longKeys(d)[hash] {
             throw error(
+                .syntax,
                 event.start.line, event.start.column,
                 "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
             )
@@ -631,6 +636,7 @@ struct YAMLScanState {
         let placement = frame.placement
         if placement.isKey {
             throw error(
+                .shape,
                 event.start.line, event.start.column,
                 "a mapping key that is \((frame.isMapping ? "object" : "array").withArticle) is not supported; keys must be scalars")
         }

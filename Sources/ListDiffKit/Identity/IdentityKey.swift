@@ -15,6 +15,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             let parts = spelling.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !spelling.isEmpty, !parts.contains(where: \.isEmpty) else {
                 throw ListDiffError(
+                    .usage,
                     "invalid key path '\(spelling)': use a field name, a dotted path such as user.id, or a JSON Pointer such as /user/id")
             }
             components = parts
@@ -31,7 +32,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
                     switch it.next() {
                     case "0": step.append("~")
                     case "1": step.append("/")
-                    default: throw ListDiffError("invalid JSON Pointer '\(pointer)': '~' must be followed by 0 or 1")
+                    default: throw ListDiffError(.usage, "invalid JSON Pointer '\(pointer)': '~' must be followed by 0 or 1")
                     }
                 } else {
                     step.append(c)

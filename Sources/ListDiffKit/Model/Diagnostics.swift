@@ -41,11 +41,33 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 /// Every error listdiff reports: one line, `file:line:column: error: message` where a place
 /// applies. The description escapes control characters (`SafeText`), so that it stays one line.
 public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, for a caller to act on: each kind needs a different fix.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The text is not valid JSON, NDJSON or YAML (a duplicate member name included).
+        case syntax
+        /// The text is valid, but holds no list of records where one is looked for: not a
+        /// list, an object of lists or a list of section objects, or `--path` leads nowhere.
+        case shape
+        /// A record without a usable key, or two records with one key.
+        case key
+        /// A changeset that is malformed, or that does not fit the file it is applied to.
+        case changeset
+        /// An input beyond a limit: its size, its nesting, its aliases, an algorithm's cost.
+        case limit
+        /// A file that cannot be opened, read or written, or that changed while it was read.
+        case io
+        /// A request that cannot be carried out: a bad key spelling or list of change kinds,
+        /// a format that cannot hold the result.
+        case usage
+    }
+
+    public var kind: Kind
     public var file: String?
     public var location: SourceLocation?
     public var message: String
 
-    public init(file: String? = nil, location: SourceLocation? = nil, _ message: String) {
+    public init(_ kind: Kind, file: String? = nil, location: SourceLocation? = nil, _ message: String) {
+        self.kind = kind
         self.file = file
         self.location = location
         self.message = message

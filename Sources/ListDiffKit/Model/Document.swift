@@ -83,8 +83,8 @@ public struct Document: Sendable {
         _ root: Value, source: SourceText, key: IdentityKey, duplicates: DuplicatePolicy = .error,
         options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) -> Document {
-        func error(at offset: Int?, _ message: String) -> ListDiffError {
-            ListDiffError(file: source.name, location: source.place(offset), message)
+        func error(_ kind: ListDiffError.Kind, at offset: Int?, _ message: String) -> ListDiffError {
+            ListDiffError(kind, file: source.name, location: source.place(offset), message)
         }
         let found = try Layout.find(in: root, source: source, key: key, options: options)
         var records: [Record] = []
@@ -99,6 +99,7 @@ public struct Document: Sendable {
             if let name = list.name {
                 if let earlier = sectionNames.updateValue(s, forKey: Fingerprint.of(name)) {
                     throw error(
+                        .shape,
                         at: list.offset,
                         "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique")
                 }
@@ -110,7 +111,7 @@ public struct Document: Sendable {
                 let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
                 switch key.identify(element) {
                 case .failure(let failure):
-                    throw error(at: offset, failure.message(place: place))
+                    throw error(.key, at: offset, failure.message(place: place))
                 case .success(let (written, id)):
                     switch duplicates {
                     case .error:
@@ -122,6 +123,7 @@ public struct Document: Sendable {
                                 ? "records \(firstPlace.index) and \(index)"
                                 : "records \(firstPlace) and \(RecordPosition(section: s, index: index))"
                             throw error(
+                                .key,
                                 at: offset,
                                 KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier))
                         }

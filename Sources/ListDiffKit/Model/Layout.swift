@@ -76,7 +76,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
     {
         func offset(_ preorder: Int) -> Int { source.offset(ofValueAt: preorder) ?? 0 }
         func error(_ preorder: Int?, _ message: String) -> ListDiffError {
-            ListDiffError(file: source.name, location: source.place(preorder.map { offset($0) }), message)
+            ListDiffError(.shape, file: source.name, location: source.place(preorder.map { offset($0) }), message)
         }
         // Walk to the path, counting pre-order indexes so that errors keep their places.
         var container = root
@@ -227,7 +227,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
             var object = Object()
             for section in sections {
                 guard case .string(let name)? = section.name else {
-                    throw ListDiffError("a section of an object of lists needs a string name")
+                    throw ListDiffError(.shape, "a section of an object of lists needs a string name")
                 }
                 object.members.append(.init(key: name, value: .array(section.records)))
             }

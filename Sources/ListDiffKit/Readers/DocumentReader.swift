@@ -52,6 +52,7 @@ package enum InputFile {
         guard let base = start.baseAddress, let nul = memchr(base, 0, start.count) else { return }
         let offset = UnsafeRawPointer(nul) - UnsafeRawPointer(base)
         throw ListDiffError(
+            .syntax,
             file: name, location: SourceLocation.of(offset: offset, in: start),
             "holds a NUL byte, which no JSON, NDJSON or YAML text holds")
     }
@@ -59,7 +60,8 @@ package enum InputFile {
     static func checkSize(_ count: Int, name: String) throws(ListDiffError) {
         let limit = maxBytes.load(ordering: .relaxed)
         if count > limit {
-            throw ListDiffError(file: name, "holds more than \(limit) bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)")
+            throw ListDiffError(
+                .limit, file: name, "holds more than \(limit) bytes, the most listdiff reads (LISTDIFF_MAX_INPUT_SIZE sets it)")
         }
     }
 
@@ -77,12 +79,12 @@ package enum InputFile {
             fd = STDIN_FILENO
         } else {
             fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ListDiffError(file: path, "cannot open: \(errnoText())") }
+            guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot open: \(errnoText())") }
         }
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             if fd != STDIN_FILENO { close(fd) }
-            throw ListDiffError(file: path, "is a directory")
+            throw ListDiffError(.io, file: path, "is a directory")
         }
         return (fd, info)
     }
@@ -112,7 +114,7 @@ package enum InputFile {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ListDiffError(file: path, "cannot read: \(errnoText())")
+                throw ListDiffError(.io, file: path, "cannot read: \(errnoText())")
             }
             if n == 0 { break }
             count += n

@@ -76,6 +76,8 @@ package struct JSONReader: Sendable {
 struct JSONParseFailure: Error {
     var offset: Int
     var message: String
+    /// Syntax, but for the limits (nesting, a record's size).
+    var kind = ListDiffError.Kind.syntax
     /// Another place the message refers to: the first of a member name given twice.
     var first: Int? = nil
 
@@ -88,9 +90,9 @@ struct JSONParseFailure: Error {
 
     /// The error for a failure in `bytes`, the whole text of the file `name`.
     func error(file name: String, in bytes: UnsafeBufferPointer<UInt8>) -> ListDiffError {
-        if first == nil { return ListDiffError(file: name, location: SourceLocation.of(offset: offset, in: bytes), message) }
+        if first == nil { return ListDiffError(kind, file: name, location: SourceLocation.of(offset: offset, in: bytes), message) }
         let places = SourceLocation.of(offsets: [offset, first], in: bytes)
-        return ListDiffError(file: name, location: places[0], message { _ in places[1]! })
+        return ListDiffError(kind, file: name, location: places[0], message { _ in places[1]! })
     }
 }
 
@@ -206,7 +208,11 @@ struct JSONParser {
 
     mutating func enter() throws(JSONParseFailure) {
         depth += 1
-        if depth > maxDepth { throw fail("nesting is deeper than the limit of \(maxDepth)") }
+        if depth > maxDepth {
+            var failure = fail("nesting is deeper than the limit of \(maxDepth)")
+            failure.kind = .limit
+            throw failure
+        }
     }
 
     mutating func parseArray() throws(JSONParseFailure) -> Value {

@@ -40,6 +40,7 @@ final class LibYAMLParser {
                 message += " " + context
             }
             throw ListDiffError(
+                .syntax,
                 location: SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1), message)
         }
         defer { yaml_event_delete(&event) }
@@ -66,7 +67,7 @@ final class LibYAMLParser {
             return (.mappingStart(anchor: Self.string(m.anchor), tag: Self.string(m.tag)), line, column)
         case YAML_MAPPING_END_EVENT: return (.mappingEnd, line, column)
         default:
-            throw ListDiffError(location: SourceLocation(line: line + 1, column: column + 1), "unexpected YAML event")
+            throw ListDiffError(.syntax, location: SourceLocation(line: line + 1, column: column + 1), "unexpected YAML event")
         }
     }
 
@@ -126,7 +127,7 @@ final class LibYAMLEvents {
             if let context = parser.context.map({ String(cString: $0) }) {
                 message += " " + context
             }
-            throw ListDiffError(location: SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1), message)
+            throw ListDiffError(.syntax, location: SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1), message)
         }
         held = true
         func bytes(_ p: UnsafeMutablePointer<yaml_char_t>?) -> UnsafeRawBufferPointer? {
@@ -147,6 +148,7 @@ final class LibYAMLEvents {
         case YAML_MAPPING_END_EVENT: kind = .mappingEnd
         default:
             throw ListDiffError(
+                .syntax,
                 location: SourceLocation(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1),
                 "unexpected YAML event")
         }

@@ -33,7 +33,7 @@ package struct YAMLReader: Sendable {
                 documents.isEmpty
                 ? "no YAML document in the input"
                 : "expected one YAML document, found \(documents.count)"
-            throw ListDiffError(file: name, location: documents.isEmpty ? nil : SourceLocation(line: 1, column: 1), message)
+            throw ListDiffError(.shape, file: name, location: documents.isEmpty ? nil : SourceLocation(line: 1, column: 1), message)
         }
         return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
     }
@@ -108,21 +108,23 @@ struct YAMLTreeBuilder {
                 return
             case .alias(let name):
                 guard let anchored = anchors[name] else {
-                    throw ListDiffError(location: here, "alias *\(name) refers to no anchor defined before it")
+                    throw ListDiffError(.syntax, location: here, "alias *\(name) refers to no anchor defined before it")
                 }
                 expanded += anchored.nodes
                 if expanded > reader.maxAliasExpansion {
                     throw ListDiffError(
+                        .limit,
                         location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
                 }
                 expandedBytes += anchored.value.textBytes
                 if expandedBytes > reader.maxAliasBytes {
                     throw ListDiffError(
+                        .limit,
                         location: here, "aliases expand to more than \(reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
                 }
                 // Nesting through an alias counts against the same limit as nesting written out.
                 if stack.count + anchored.value.containerDepth > reader.maxDepth {
-                    throw ListDiffError(location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
+                    throw ListDiffError(.limit, location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
                 }
                 let start = offset(line: line, column: column)
                 offsets.append(contentsOf: repeatElement(start, count: anchored.nodes))
@@ -158,7 +160,7 @@ struct YAMLTreeBuilder {
 
     mutating func enter(at here: SourceLocation) throws(ListDiffError) {
         if stack.count >= reader.maxDepth {
-            throw ListDiffError(location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
+            throw ListDiffError(.limit, location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
         }
     }
 
@@ -179,12 +181,14 @@ struct YAMLTreeBuilder {
             } else {
                 guard let keyText else {
                     throw ListDiffError(
+                        .shape,
                         location: here, "a mapping key that is \(value.typeName.withArticle) is not supported; keys must be scalars")
                 }
                 // Keys are not values of the tree: drop the offset recorded for the key node.
                 offsets.removeLast(value.nodeCount)
                 if let earlier = keys.updateValue(here, forKey: ScalarKey(keyText)) {
                     throw ListDiffError(
+                        .syntax,
                         location: here, "duplicate mapping key '\(keyText)' (first at line \(earlier.line), column \(earlier.column))")
                 }
                 stack.append(.mapping(members: members, keys: keys, pendingKey: (keyText, here), anchor: anchor, firstNode: first))
@@ -212,7 +216,7 @@ struct YAMLTreeBuilder {
         // The non-specific tag `!` makes a scalar a string (YAML 1.2 §6.9.1).
         if tag == "!" { return .string(text) }
         func bad(_ kind: String) -> ListDiffError {
-            ListDiffError(location: here, "'\(text)' is not a valid \(kind)")
+            ListDiffError(.syntax, location: here, "'\(text)' is not a valid \(kind)")
         }
         switch tag {
         case tagPrefix + "str": return .string(text)

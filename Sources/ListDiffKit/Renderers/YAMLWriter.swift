@@ -10,7 +10,7 @@ package enum YAMLWriter {
         write(value, to: emitter)
         emitter.documentEnd()
         emitter.streamEnd()
-        if let failure = emitter.failure { throw ListDiffError("cannot write YAML: \(failure)") }
+        if let failure = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(failure)") }
         return String(decoding: emitter.sink.bytes, as: UTF8.self)
     }
 
