@@ -10,7 +10,10 @@ let package = Package(
         .library(name: "ListDiffKit", targets: ["ListDiffKit"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation` builds the DocC catalog; a plugin, so that
+        // it adds nothing to the product's build.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -89,7 +89,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
 
     /// Text as a table cell or inline text: control characters escaped (`SafeText`), then a
     /// backslash before each character Markdown could read as syntax, so that it all shows
-    /// as written: `\`, `` ` ``, `*`, `_`, `[`, `]`, `<`, `>`, `|`, `&`, `~`, `!`, `#`, `$` (math on GitHub).
+    /// as written: the backslash, the backtick, `*`, `_`, `[`, `]`, `<`, `>`, `|`, `&`, `~`, `!`, `#`, `$` (math on GitHub).
     public static func cell(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
