@@ -36,7 +36,7 @@ struct FileStream: TextOutputStream {
     private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = SystemCalls.writeBytes(fd, from: bytes.baseAddress! + offset, count: bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 return errno
@@ -140,7 +140,7 @@ enum Cleanup {
             if let path = cleanupPath { unlink(path) }
             _exit(128 + signal)
         }
-        for signal in [SIGINT, SIGTERM, SIGHUP] { Glibc.signal(signal, handler) }
+        for signal in [SIGINT, SIGTERM, SIGHUP] { SystemCalls.handle(signal: signal, with: handler) }
         // A parent may have left them blocked, and a blocked signal would leave the file behind.
         var set = sigset_t()
         sigemptyset(&set)

@@ -75,7 +75,7 @@ final class ProgressBar: Sendable {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.write(STDERR_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = SystemCalls.writeBytes(STDERR_FILENO, from: buffer.baseAddress! + offset, count: buffer.count - offset)
                 if n <= 0 { if errno == EINTR { continue }; return }
                 offset += n
             }

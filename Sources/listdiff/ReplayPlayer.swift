@@ -111,7 +111,7 @@ enum ReplayPlayer {
         restoreBytes!.initialize(from: bytes, count: bytes.count)
         restoreCount = bytes.count
         let restoreAndExit: @convention(c) (Int32) -> Void = { _ in
-            if let bytes = restoreBytes { _ = Glibc.write(STDOUT_FILENO, bytes, restoreCount) }
+            if let bytes = restoreBytes { _ = SystemCalls.writeBytes(STDOUT_FILENO, from: bytes, count: restoreCount) }
             _exit(interruptStatus)
         }
         signal(SIGINT, restoreAndExit)

@@ -78,7 +78,7 @@ package enum InputFile {
         if path == "-" {
             fd = STDIN_FILENO
         } else {
-            fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            fd = SystemCalls.openForReading(path)
             guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot open: \(errnoText())") }
         }
         var info = stat()
@@ -110,7 +110,7 @@ package enum InputFile {
             try checkSize(count, name: path)
             if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
             let n = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                SystemCalls.readBytes(fd, into: buffer.baseAddress! + count, count: buffer.count - count)
             }
             if n < 0 {
                 if errno == EINTR { continue }

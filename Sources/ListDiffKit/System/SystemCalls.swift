@@ -4,8 +4,31 @@ import Glibc
 import Darwin
 #endif
 
-/// The operating system's services that listdiff uses beyond plain file reads, in one place.
-enum SystemCalls {
+/// The operating system's calls that listdiff makes under a name of its own, in one place:
+/// the names of the C library (`read`, `write`, `open`, `signal`) are also the names of
+/// methods in listdiff's types, where a call would otherwise need the C module's name
+/// (`Glibc` on Linux, `Darwin` on macOS).
+package enum SystemCalls {
+    /// Opens `path` for reading (closed on exec); -1 with `errno` set on failure.
+    package static func openForReading(_ path: String) -> Int32 {
+        open(path, O_RDONLY | O_CLOEXEC)
+    }
+
+    /// Reads up to `count` bytes into `buffer`; the count read, 0 at the end, -1 on failure.
+    package static func readBytes(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        read(fd, buffer, count)
+    }
+
+    /// Writes up to `count` bytes from `buffer`; the count written, -1 on failure.
+    package static func writeBytes(_ fd: Int32, from buffer: UnsafeRawPointer, count: Int) -> Int {
+        write(fd, buffer, count)
+    }
+
+    /// Runs `handler` when `number` arrives.
+    package static func handle(signal number: Int32, with handler: @convention(c) (Int32) -> Void) {
+        _ = signal(number, handler)
+    }
+
     /// The process's resident memory in bytes (Linux: from /proc/self/statm; 0 elsewhere).
     static func residentBytes() -> Int { resident().total }
 
