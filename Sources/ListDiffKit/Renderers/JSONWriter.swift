@@ -207,6 +207,7 @@ struct JSONBytes: ~Copyable {
     /// A JSON value given as checked JSON text, written as `appendPretty(_:level:)` writes
     /// the value it reads as, without building the value.
     mutating func append(prettyJSON text: UnsafeRawBufferPointer, level start: Int) {
+        if appendFlatObject(text, level: start) { return }
         var i = 0
         let n = text.count
         var level = start
@@ -258,6 +259,65 @@ struct JSONBytes: ~Copyable {
                 i = j
             }
         }
+    }
+
+    /// The common record, written the common way: an object on one line with no white
+    /// space, whose names and string values need no escaping and whose other values are
+    /// numbers or literals. Written as `append(prettyJSON:level:)` writes it, but in one
+    /// loop whose branches go the same way member after member. False, with nothing
+    /// written, for anything else.
+    private mutating func appendFlatObject(_ text: UnsafeRawBufferPointer, level: Int) -> Bool {
+        let n = text.count
+        guard n > 2, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self), p[0] == UInt8(ascii: "{"),
+            p[n - 1] == UInt8(ascii: "}"), p[1] == 0x22
+        else { return false }
+        let mark = count
+        append(byte: UInt8(ascii: "{"))
+        var i = 1
+        while true {
+            // The name, from its quote: plain, or not this path.
+            let nameEnd = Self.nextSpecial(text, from: i + 1)
+            guard nameEnd < n, p[nameEnd] == 0x22, nameEnd + 1 < n, p[nameEnd + 1] == UInt8(ascii: ":") else { break }
+            newLine(level: level + 1)
+            append(bytes: UnsafeRawBufferPointer(rebasing: text[i...nameEnd]))
+            append(": ")
+            i = nameEnd + 2
+            guard i < n else { break }
+            // The value: a plain string, or a number or literal up to the next `,` or `}`.
+            var end: Int
+            let first = p[i]
+            if first == 0x22 {
+                end = Self.nextSpecial(text, from: i + 1)
+                guard end < n, p[end] == 0x22 else { break }
+                end += 1
+            } else {
+                guard first != UInt8(ascii: "{"), first != UInt8(ascii: "["), first > 0x20 else { break }
+                end = i + 1
+                while end < n, p[end] != UInt8(ascii: ","), p[end] != UInt8(ascii: "}"), p[end] > 0x20 { end += 1 }
+            }
+            append(bytes: UnsafeRawBufferPointer(rebasing: text[i..<end]))
+            i = end
+            guard i < n else { break }
+            if p[i] == UInt8(ascii: ",") {
+                i += 1
+                guard i < n, p[i] == 0x22 else { break }
+                append(byte: UInt8(ascii: ","))
+                continue
+            }
+            guard p[i] == UInt8(ascii: "}"), i == n - 1 else { break }
+            newLine(level: level)
+            append(byte: UInt8(ascii: "}"))
+            return true
+        }
+        count = mark
+        return false
+    }
+
+    /// A line feed and the indentation of `level`.
+    @inline(__always)
+    private mutating func newLine(level: Int) {
+        append(byte: 0x0A)
+        indent(level)
     }
 
     /// The checked JSON string whose opening quote is at `i`, written escaped anew; returns
@@ -421,6 +481,9 @@ struct JSONBytes: ~Copyable {
     }
 
     mutating func indent(_ level: Int) {
-        for _ in 0..<level { append("  ") }
+        let spaces = 2 * level
+        reserve(spaces)
+        (base + count).initialize(repeating: 0x20, count: spaces)
+        count &+= spaces
     }
 }
