@@ -54,9 +54,11 @@ public final class FileApplier: @unchecked Sendable {
                 out[0] = Result { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) }
             } else {
                 out[1] = Result { () throws(ListDiffError) -> Any in
+                    // On one core less than the machine has: the changeset is read on the
+                    // other meanwhile, and takes about as long as the scan on one core.
                     try Self.scan(
                         Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
-                        reader: base, progress: progress)
+                        reader: base, progress: progress, parts: max(1, Machine.cores - 1))
                 }
             }
         }
@@ -95,9 +97,9 @@ public final class FileApplier: @unchecked Sendable {
         let reader: DocumentReader
     }
 
-    static func scan(_ header: Header, old path: String, reader base: DocumentReader, progress: Progress?) throws(ListDiffError)
-        -> Scan
-    {
+    static func scan(
+        _ header: Header, old path: String, reader base: DocumentReader, progress: Progress?, parts: Int = Machine.cores
+    ) throws(ListDiffError) -> Scan {
         var reader = base
         reader.key = header.key
         reader.duplicates = header.duplicates
@@ -110,6 +112,7 @@ public final class FileApplier: @unchecked Sendable {
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml
         engine.releasesPages = true
+        engine.parts = parts
         let side: Engine.Side, hashing: KeyHashing
         do throws(ListDiffError) {
             (side, hashing) = try engine.keyedSide(file, format)
