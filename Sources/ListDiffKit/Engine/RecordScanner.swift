@@ -365,7 +365,7 @@ extension JSONParser {
         }
         index = i
         depth -= 1
-        if !(matchedAll && member == checked), member > 1, JSONParser.hasRepeat(memory.nameHashes, count: member) {
+        if !(matchedAll && member == checked), JSONParser.hasRepeat(memory.nameHashes, count: member) {
             try JSONParser.refuseRepeatedName(in: bytes, objectAt: objectStart, maxDepth: maxDepth)
         }
         if placedAll { memory.checkedNames = member }

@@ -260,16 +260,12 @@ struct JSONParser {
     }
 
     /// Refuses a member name given twice in the object at `start`, whose names' hashes are
-    /// `names[mark...]`, and forgets them. listdiff refuses such objects, as YAML does,
-    /// because tools disagree on which member counts: jq and Python take the last.
+    /// `names[mark...]`, and forgets them.
     @inline(__always)
     mutating func checkNames(from mark: Int, objectAt start: Int) throws(JSONParseFailure) {
         let count = names.count - mark
-        guard count > 0 else { return }
-        if count > 1 {
-            let repeats = names.withUnsafeMutableBufferPointer { JSONParser.hasRepeat($0.baseAddress! + mark, count: count) }
-            if repeats { try JSONParser.refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth) }
-        }
+        let repeats = names.withUnsafeMutableBufferPointer { JSONParser.hasRepeat($0.baseAddress! + mark, count: count) }
+        if repeats { try JSONParser.refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth) }
         names.removeLast(count)
     }
 
@@ -278,15 +274,17 @@ struct JSONParser {
     static func checkNames(_ names: inout [UInt64], objectAt start: Int, in bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int)
         throws(JSONParseFailure)
     {
-        guard names.count > 1 else { return }
         let count = names.count
         if names.withUnsafeMutableBufferPointer({ hasRepeat($0.baseAddress!, count: count) }) {
             try refuseRepeatedName(in: bytes, objectAt: start, maxDepth: maxDepth)
         }
     }
 
-    /// Whether two of the `count` hashes at `p` are equal. It may reorder them.
+    /// Whether two of the `count` hashes at `p` are equal. It may reorder them. listdiff
+    /// refuses an object that gives a name twice, as YAML does, because tools disagree on
+    /// which member counts: jq and Python take the last.
     static func hasRepeat(_ p: UnsafeMutablePointer<UInt64>, count: Int) -> Bool {
+        guard count > 1 else { return false }
         if count <= 16 {
             for i in 1..<count {
                 let h = p[i]
