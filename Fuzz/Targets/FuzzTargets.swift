@@ -1,9 +1,6 @@
 // libFuzzer targets for ListDiffKit, built only by Fuzz/run (see Fuzz/README.md).
 // LISTDIFF_FUZZ_TARGET picks one: json, yaml, changeset or roundtrip. A crash, a hang or
 // a failed check (a trap) is a finding; everything else must end in a value or an error.
-#if canImport(Glibc)
-import Glibc
-#endif
 @testable import ListDiffKit
 
 enum Target: String {
@@ -11,7 +8,7 @@ enum Target: String {
 }
 
 nonisolated(unsafe) var target: Target = {
-    let name = getenv("LISTDIFF_FUZZ_TARGET").map { String(cString: $0) } ?? "json"
+    let name = SystemCalls.environment("LISTDIFF_FUZZ_TARGET") ?? "json"
     guard let target = Target(rawValue: name) else { fatalError("LISTDIFF_FUZZ_TARGET: json, yaml, changeset or roundtrip") }
     return target
 }()

@@ -1,10 +1,5 @@
 import ArgumentParser
 import ListDiffKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
     case json, ndjson, yaml

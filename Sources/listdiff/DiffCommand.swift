@@ -1,10 +1,5 @@
 import ArgumentParser
 import ListDiffKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case patch, json, jsonpatch, markdown, github, replay
@@ -353,7 +348,7 @@ struct DiffOptions: ParsableArguments {
         let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
         let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
         if let record {
-            let (width, height) = ReplayPlayer.size(of: STDOUT_FILENO)
+            let (width, height) = ReplayPlayer.size(of: SystemCalls.standardOutput)
             try Output.write(to: record) { stream in
                 ReplayPlayer.record(
                     replay, limit: animateLimit, scale: scale, width: width, height: height,
@@ -361,7 +356,7 @@ struct DiffOptions: ParsableArguments {
             }
             return
         }
-        guard Terminal.isTerminal(STDOUT_FILENO) else {
+        guard Terminal.isTerminal(SystemCalls.standardOutput) else {
             throw ListDiffError(.usage, "--format replay needs a terminal on standard output; --record FILE.cast records it without one")
         }
         ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
@@ -380,7 +375,7 @@ struct DiffOptions: ParsableArguments {
         case .always: return true
         case .never: return false
         case .auto:
-            if output != nil || !Terminal.isTerminal(STDOUT_FILENO) { return false }
+            if output != nil || !Terminal.isTerminal(SystemCalls.standardOutput) { return false }
             if let noColor = Terminal.environment("NO_COLOR"), !noColor.isEmpty { return false }
             return Terminal.environment("TERM") != "dumb"
         }

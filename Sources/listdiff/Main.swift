@@ -1,11 +1,5 @@
 import ArgumentParser
-import CSupport
 import ListDiffKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `listdiff [diff] OLD NEW` diffs; `listdiff apply OLD CHANGESET` replays a changeset.
 struct ListDiff: ParsableCommand {
@@ -45,7 +39,7 @@ enum Main {
         // back to the system when freed. glibc otherwise raises the threshold to the size of
         // each such block freed, and the changes' blocks, freed once joined, then stay in
         // the heap for good, adding to the peak.
-        listdiff_fix_mmap_threshold(128 << 10)
+        SystemCalls.fixMappingThreshold(128 << 10)
         let command: any ParsableCommand
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
@@ -56,9 +50,9 @@ enum Main {
             let code = ListDiff.exitCode(for: error)
             if code == .success {
                 print(ListDiff.fullMessage(for: error))
-                exit(ExitStatus.same.rawValue)
+                SystemCalls.exit(ExitStatus.same.rawValue)
             }
-            var stderr = FileStream(fd: STDERR_FILENO)
+            var stderr = FileStream(fd: SystemCalls.standardError)
             // One line, escaped as every error is (usage errors quote the arguments), with
             // the way to the full usage; --help prints it.
             let message = ListDiff.message(for: error).split(separator: "\n")
@@ -66,14 +60,14 @@ enum Main {
             let text = "error: " + message.replacingFirst("Error: ", with: "") + " (see 'listdiff --help')"
             stderr.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n")
             stderr.flush()
-            exit(ExitStatus.trouble.rawValue)
+            SystemCalls.exit(ExitStatus.trouble.rawValue)
         }
         guard let executable = command as? any Executable else {
             // argument-parser's own commands (`listdiff help apply`) print and succeed.
             var command = command
             do {
                 try command.run()
-                exit(ExitStatus.same.rawValue)
+                SystemCalls.exit(ExitStatus.same.rawValue)
             } catch {
                 ListDiff.exit(withError: error)
             }
@@ -81,14 +75,14 @@ enum Main {
         do {
             try InputLimit.configure()
             let (status, retained) = try executable.execute()
-            withExtendedLifetime(retained) { exit(status.rawValue) }
+            withExtendedLifetime(retained) { SystemCalls.exit(status.rawValue) }
         } catch {
             // `file:line:column: error: message`, as compilers write it, so that editors can jump
             // to the place; an error about no file in particular names the program instead.
-            var stderr = FileStream(fd: STDERR_FILENO)
+            var stderr = FileStream(fd: SystemCalls.standardError)
             stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
             stderr.flush()
-            exit(ExitStatus.trouble.rawValue)
+            SystemCalls.exit(ExitStatus.trouble.rawValue)
         }
     }
 }

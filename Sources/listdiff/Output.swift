@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ListDiffKit
 
 /// A buffered `TextOutputStream` over a file descriptor.
@@ -38,8 +33,8 @@ struct FileStream: TextOutputStream {
         while offset < bytes.count {
             let n = SystemCalls.writeBytes(fd, from: bytes.baseAddress! + offset, count: bytes.count - offset)
             if n < 0 {
-                if errno == EINTR { continue }
-                return errno
+                if SystemCalls.wasInterrupted { continue }
+                return SystemCalls.errorNumber
             }
             offset += n
         }
@@ -65,50 +60,48 @@ struct AtomicFile {
 
     init(path: String) throws(ListDiffError) {
         self.path = path
-        var existing = stat()
-        let exists = stat(path, &existing) == 0
-        if exists, (existing.st_mode & S_IFMT) != S_IFREG {
-            if (existing.st_mode & S_IFMT) == S_IFDIR { throw ListDiffError(.io, file: path, "cannot write: it is a directory") }
-            let fd = open(path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(errno)))") }
+        let existing = SystemCalls.status(ofPath: path)
+        if let existing, existing.kind != .regular {
+            if existing.kind == .directory { throw ListDiffError(.io, file: path, "cannot write: it is a directory") }
+            let fd = SystemCalls.openForWriting(path)
+            guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot write: \(Self.reason())") }
             self.fd = fd
             temporary = nil
             return
         }
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        var template = Array(((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
+        guard let (fd, temporary) = SystemCalls.makeTemporaryFile((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX") else {
             throw ListDiffError(
-                .io,
-                file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(String(cString: strerror(errno)))")
+                .io, file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(Self.reason())")
         }
         self.fd = fd
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         self.temporary = temporary
         Cleanup.remove(onSignal: temporary)
-        if exists {
-            fchmod(fd, existing.st_mode & 0o7777)
-            _ = fchown(fd, existing.st_uid, existing.st_gid)
+        if let existing {
+            SystemCalls.setPermissions(fd, existing.permissions)
+            SystemCalls.setOwner(fd, owner: existing.owner, group: existing.group)
         } else {
-            let mask = umask(0)
-            umask(mask)
-            fchmod(fd, 0o666 & ~mask)
+            SystemCalls.setPermissions(fd, 0o666 & ~SystemCalls.creationMask())
         }
+    }
+
+    /// The reason the last call failed, in words.
+    private static func reason(_ number: Int32 = SystemCalls.errorNumber) -> String {
+        SystemCalls.describe(number)
     }
 
     func commit(_ stream: FileStream) throws(ListDiffError) {
         if let failed = stream.failed {
             discard()
-            throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(failed)))")
+            throw ListDiffError(.io, file: path, "cannot write: \(Self.reason(failed))")
         }
         guard let temporary else {
-            guard close(fd) == 0 else { throw ListDiffError(.io, file: path, "cannot write: \(String(cString: strerror(errno)))") }
+            guard SystemCalls.close(fd) else { throw ListDiffError(.io, file: path, "cannot write: \(Self.reason())") }
             return
         }
-        guard fsync(fd) == 0 || errno == EINVAL, close(fd) == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
+        guard SystemCalls.sync(fd), SystemCalls.close(fd), SystemCalls.rename(temporary, to: path) else {
+            let reason = Self.reason()
+            SystemCalls.remove(temporary)
             Cleanup.remove(onSignal: nil)
             throw ListDiffError(.io, file: path, "cannot write: \(reason)")
         }
@@ -116,9 +109,9 @@ struct AtomicFile {
     }
 
     func discard() {
-        close(fd)
+        SystemCalls.close(fd)
         if let temporary {
-            unlink(temporary)
+            SystemCalls.remove(temporary)
             Cleanup.remove(onSignal: nil)
         }
     }
@@ -137,15 +130,10 @@ enum Cleanup {
         copy.initialize(from: bytes, count: bytes.count)
         cleanupPath = copy
         let handler: @convention(c) (Int32) -> Void = { signal in
-            if let path = cleanupPath { unlink(path) }
-            _exit(128 + signal)
+            if let path = cleanupPath { SystemCalls.remove(path) }
+            SystemCalls.exitNow(128 + signal)
         }
-        for signal in [SIGINT, SIGTERM, SIGHUP] { SystemCalls.handle(signal: signal, with: handler) }
-        // A parent may have left them blocked, and a blocked signal would leave the file behind.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signal) }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
+        for signal in [SystemCalls.Signal.interrupt, .terminate, .hangUp] { SystemCalls.handle(signal, with: handler) }
     }
 }
 
@@ -168,22 +156,20 @@ enum Output {
             stream.flush()
             try file.commit(stream)
         } else {
-            var stream = FileStream(fd: STDOUT_FILENO)
+            var stream = FileStream(fd: SystemCalls.standardOutput)
             try body(&stream)
             stream.flush()
             if let failed = stream.failed {
-                throw ListDiffError(.io, "cannot write to standard output: \(String(cString: strerror(failed)))")
+                throw ListDiffError(.io, "cannot write to standard output: \(SystemCalls.describe(failed))")
             }
         }
     }
 }
 
 enum Terminal {
-    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+    static func isTerminal(_ fd: Int32) -> Bool { SystemCalls.isTerminal(fd) }
 
-    static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
+    static func environment(_ name: String) -> String? { SystemCalls.environment(name) }
 }
 
 /// LISTDIFF_TIMINGS=1: the time of each phase and the memory at its end, on standard
@@ -200,7 +186,7 @@ enum Timings {
             "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))"
         }
         .joined(separator: ", ")
-        var stream = FileStream(fd: STDERR_FILENO)
+        var stream = FileStream(fd: SystemCalls.standardError)
         stream.write("listdiff: timings: " + text + "\n")
         stream.flush()
     }

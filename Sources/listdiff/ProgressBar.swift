@@ -1,11 +1,6 @@
 import Dispatch
 import ListDiffKit
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A progress bar on standard error, for diffs that take more than about a second, and only
 /// when standard error is a terminal. It is drawn from a background thread every 100 ms
@@ -24,24 +19,24 @@ final class ProgressBar: Sendable {
 
     /// A running bar, or nil when standard error is not a terminal (or TERM is dumb).
     static func start() -> ProgressBar? {
-        guard Terminal.isTerminal(STDERR_FILENO), Terminal.environment("TERM") != "dumb" else { return nil }
+        guard Terminal.isTerminal(SystemCalls.standardError), Terminal.environment("TERM") != "dumb" else { return nil }
         let delay = Terminal.environment("LISTDIFF_PROGRESS_DELAY").flatMap(Double.init) ?? 1
         let bar = ProgressBar(delay: max(0, delay))
-        return Thread.detach { bar.run() } ? bar : nil
+        return SystemCalls.detachThread { bar.run() } ? bar : nil
     }
 
     private func run() {
         var waited = 0.0
         while waited < delay {
             if stopped.load(ordering: .acquiring) { finished.signal(); return }
-            usleep(20_000)
+            SystemCalls.sleep(seconds: 0.02)
             waited += 0.02
         }
         var drawn = false
         while !stopped.load(ordering: .acquiring) {
             draw()
             drawn = true
-            usleep(100_000)
+            SystemCalls.sleep(seconds: 0.1)
         }
         if drawn { write("\r\u{1B}[2K") }
         finished.signal()
@@ -75,42 +70,14 @@ final class ProgressBar: Sendable {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = SystemCalls.writeBytes(STDERR_FILENO, from: buffer.baseAddress! + offset, count: buffer.count - offset)
-                if n <= 0 { if errno == EINTR { continue }; return }
+                let n = SystemCalls.writeBytes(SystemCalls.standardError, from: buffer.baseAddress! + offset, count: buffer.count - offset)
+                if n <= 0 { if SystemCalls.wasInterrupted { continue }; return }
                 offset += n
             }
         }
     }
 
     static func columns() -> Int {
-        var size = winsize()
-        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return 80
-    }
-}
-
-/// A detached POSIX thread (Foundation's Thread without Foundation).
-enum Thread {
-    /// Whether the thread started.
-    static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
-        final class Box: @unchecked Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(
-            &thread, nil,
-            { raw in
-                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-                box.body()
-                return nil
-            }, box)
-        guard started == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
+        SystemCalls.terminalSize(SystemCalls.standardError)?.columns ?? 80
     }
 }

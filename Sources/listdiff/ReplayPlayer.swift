@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ListDiffKit
 
 /// Plays a `Replay` on the terminal (alternate screen, hidden cursor, both restored however
@@ -16,11 +11,10 @@ enum ReplayPlayer {
 
     /// Terminal size from the kernel, or `COLUMNS`/`LINES`, or 80×24.
     static func size(of fd: Int32) -> (width: Int, height: Int) {
-        var ws = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
+        if let size = SystemCalls.terminalSize(fd) {
             return (
-                min(max(Int(ws.ws_col), widths.lowerBound), widths.upperBound),
-                min(max(Int(ws.ws_row), heights.lowerBound), heights.upperBound)
+                min(max(size.columns, widths.lowerBound), widths.upperBound),
+                min(max(size.rows, heights.lowerBound), heights.upperBound)
             )
         }
         // Checked first by `checkEnvironment()`.
@@ -50,20 +44,16 @@ enum ReplayPlayer {
         installHandlers(status: status)
         write(enter)
         var options = Replay.Options(limit: limit)
-        (options.width, options.height) = size(of: STDOUT_FILENO)
+        (options.width, options.height) = size(of: SystemCalls.standardOutput)
         for index in 0..<replay.frameCount {
             var frame = replay.frame(index, options: options, style: style)
             write(screen(frame))
-            var request = timespec(seconds: frame.seconds * scale)
-            var remaining = timespec()
-            while nanosleep(&request, &remaining) != 0, errno == EINTR {
-                request = remaining
-                if windowChanged != 0 {
-                    windowChanged = 0
-                    (options.width, options.height) = size(of: STDOUT_FILENO)
-                    frame = replay.frame(index, options: options, style: style)
-                    write(screen(frame))
-                }
+            SystemCalls.sleep(seconds: frame.seconds * scale) {
+                guard windowChanged != 0 else { return }
+                windowChanged = 0
+                (options.width, options.height) = size(of: SystemCalls.standardOutput)
+                frame = replay.frame(index, options: options, style: style)
+                write(screen(frame))
             }
         }
         write(leave)
@@ -77,7 +67,8 @@ enum ReplayPlayer {
         _ replay: Replay, limit: Int, scale: Double, width: Int, height: Int, style: TextStyle,
         title: String, to out: inout FileStream
     ) {
-        var header = "{\"version\": 2, \"width\": \(width), \"height\": \(height), \"timestamp\": \(time(nil)), \"title\": "
+        var header =
+            "{\"version\": 2, \"width\": \(width), \"height\": \(height), \"timestamp\": \(SystemCalls.secondsSinceEpoch()), \"title\": "
         JSONWriter.writeString(title, to: &header)
         out.write(header + ", \"env\": {\"TERM\": \"xterm-256color\"}}\n")
         let options = Replay.Options(width: width, height: height, limit: limit)
@@ -98,7 +89,7 @@ enum ReplayPlayer {
     }
 
     static func write(_ text: String) {
-        var s = FileStream(fd: STDOUT_FILENO)
+        var s = FileStream(fd: SystemCalls.standardOutput)
         s.write(text)
         s.flush()
     }
@@ -111,25 +102,16 @@ enum ReplayPlayer {
         restoreBytes!.initialize(from: bytes, count: bytes.count)
         restoreCount = bytes.count
         let restoreAndExit: @convention(c) (Int32) -> Void = { _ in
-            if let bytes = restoreBytes { _ = SystemCalls.writeBytes(STDOUT_FILENO, from: bytes, count: restoreCount) }
-            _exit(interruptStatus)
+            if let bytes = restoreBytes { _ = SystemCalls.writeBytes(SystemCalls.standardOutput, from: bytes, count: restoreCount) }
+            SystemCalls.exitNow(interruptStatus)
         }
-        signal(SIGINT, restoreAndExit)
-        signal(SIGTERM, restoreAndExit)
-        signal(SIGHUP, restoreAndExit)
-        signal(SIGWINCH, { _ in windowChanged = 1 })
-        // A parent may have left these blocked, and a blocked Ctrl-C would leave the terminal unrestored.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] { sigaddset(&set, signal) }
-        sigprocmask(SIG_UNBLOCK, &set, nil)
+        // Each is unblocked too: a blocked Ctrl-C would leave the terminal unrestored.
+        for signal in [SystemCalls.Signal.interrupt, .terminate, .hangUp] { SystemCalls.handle(signal, with: restoreAndExit) }
+        SystemCalls.handle(.windowChange) { _ in windowChanged = 1 }
     }
 
     static func ignoreSignals() {
-        signal(SIGWINCH, SIG_DFL)
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-        signal(SIGHUP, SIG_DFL)
+        for signal in SystemCalls.Signal.allCases { SystemCalls.restoreDefault(signal) }
     }
 }
 
@@ -137,11 +119,4 @@ enum ReplayPlayer {
 nonisolated(unsafe) var interruptStatus: Int32 = 1
 nonisolated(unsafe) var restoreBytes: UnsafeMutablePointer<UInt8>?
 nonisolated(unsafe) var restoreCount = 0
-nonisolated(unsafe) var windowChanged: sig_atomic_t = 0
-
-extension timespec {
-    init(seconds: Double) {
-        let s = max(0, seconds)
-        self.init(tv_sec: Int(s), tv_nsec: Int((s - s.rounded(.down)) * 1_000_000_000))
-    }
-}
+nonisolated(unsafe) var windowChanged: Int32 = 0

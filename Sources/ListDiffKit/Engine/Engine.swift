@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
-internal import CSupport
 
 /// The one engine every diff runs on, whatever the format, layout, key or duplicates policy.
 ///
@@ -719,7 +713,7 @@ struct StrayPages {
 /// The machine the engine runs on.
 enum Machine {
     /// The cores this process may run on (its CPU affinity), at least 1.
-    static let cores = max(1, Int(listdiff_cpu_count()))
+    static let cores = SystemCalls.processorCount()
 
     /// Runs `body` over `count` items in up to `parts` ranges at once.
     static func parallel(parts: Int, count: Int, _ body: @Sendable (Range<Int>) -> Void) {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 
 /// The engine's scan of one JSON or NDJSON input: it finds the records (at `--path`, in a
@@ -253,7 +248,8 @@ struct JSONScan {
         }
         let window = min(n, middle + (1 << 20))
         if lines {
-            guard let base = bytes.baseAddress, middle < n, let newline = memchr(base + middle, 0x0A, n - middle) else { return nil }
+            guard let base = bytes.baseAddress, middle < n, let newline = SystemCalls.find(0x0A, in: base + middle, count: n - middle)
+            else { return nil }
             let k = nextToken(from: UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1)
             return k < n ? k : nil
         }
@@ -924,7 +920,7 @@ final class PartState {
             let first = bytes[start]
             // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
             if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
-                length <= n - start, memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
+                length <= n - start, SystemCalls.compare(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
             {
                 parser.index = start + length
                 append(start: start, end: parser.index, hash: oldHashes[cursor])
@@ -953,7 +949,7 @@ final class PartState {
             // while they are at hand, so that the compare need not read them again.
             let copy =
                 match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
-                && memcmp(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
+                && SystemCalls.compare(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
             append(start: start, end: parser.index, hash: hash)
             matches.append(Int32(truncatingIfNeeded: match))
             copies.append(copy)

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The key's field paths as a tree of names, so that a scanner finds every part of a key in
 /// one pass over a record, without building the record.
 ///
@@ -67,7 +61,7 @@ struct KeyTrie: Sendable {
     func entry(_ level: Int, named name: UnsafeRawBufferPointer) -> Int? {
         let names = levels[level].names
         for e in 0..<names.count where names[e].count == name.count {
-            if names[e].withUnsafeBytes({ $0.count == 0 || memcmp($0.baseAddress!, name.baseAddress!, $0.count) == 0 }) {
+            if names[e].withUnsafeBytes({ $0.count == 0 || SystemCalls.compare($0.baseAddress!, name.baseAddress!, $0.count) == 0 }) {
                 return e
             }
         }

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-internal import CSupport
-
 /// The bytes of one input, for the fast reader: a regular file is mapped into memory (no
 /// copy), anything else (standard input, pipes) is read into one buffer.
 ///
@@ -17,32 +10,31 @@ package final class MappedFile: @unchecked Sendable {
     private let mapped: Bool
     /// The open file of a mapped input, for `copy(_:into:)`; -1 otherwise.
     private let descriptor: Int32
-    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    private static let pageSize = SystemCalls.pageSize
 
     public init(_ path: String) throws(ListDiffError) {
         name = path
-        let (fd, info) = try InputFile.open(path)
-        if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG {
-            do throws(ListDiffError) { try InputFile.checkSize(Int(info.st_size), name: path) } catch {
-                close(fd)
+        let (fd, status) = try InputFile.open(path)
+        let size = fd != SystemCalls.standardInput && status?.kind == .regular ? status!.size : nil
+        if let size {
+            do throws(ListDiffError) { try InputFile.checkSize(size, name: path) } catch {
+                SystemCalls.close(fd)
                 throw error
             }
         }
-        if fd != STDIN_FILENO, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0,
-            let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED
-        {
+        if let size, size > 0, let base = SystemCalls.mapForReading(fd, count: size) {
             descriptor = fd
-            _ = madvise(base, Int(info.st_size), MADV_SEQUENTIAL)
+            SystemCalls.advise(base, count: size, .sequential)
             // Pages of the file that are not in the page cache are read ahead now, in the
             // background, rather than one fault at a time when the scan reaches them.
-            _ = madvise(base, Int(info.st_size), MADV_WILLNEED)
-            bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(info.st_size))
+            SystemCalls.advise(base, count: size, .willNeed)
+            bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
             mapped = true
             _ = Self.guarded
             try InputFile.checkStart(bytes, name: path)
             return
         }
-        defer { if fd != STDIN_FILENO { close(fd) } }
+        defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
         descriptor = -1
         let all = try InputFile.read(fd: fd, name: path)
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(all.count, 1))
@@ -77,8 +69,9 @@ package final class MappedFile: @unchecked Sendable {
         buffer.append(contentsOf: repeatElement(0, count: range.count))
         let failed = buffer.withUnsafeMutableBytes { out -> Bool in
             while done < range.count {
-                let n = pread(descriptor, out.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
-                if n < 0, errno == EINTR { continue }
+                let n = SystemCalls.readBytes(
+                    descriptor, into: out.baseAddress! + done, count: range.count - done, at: range.lowerBound + done)
+                if n < 0, SystemCalls.wasInterrupted { continue }
                 if n <= 0 { return true }
                 done += n
             }
@@ -90,13 +83,12 @@ package final class MappedFile: @unchecked Sendable {
     }
 
     /// A read past the end of a file that shrank gives zeros (noted) instead of SIGBUS.
-    private static let guarded: Void = listdiff_guard_mapped_reads()
+    private static let guarded: Void = SystemCalls.guardMappedReads()
 
     /// Throws when a read of this file found that it had shrunk since it was mapped (so
     /// what was read is not the file): reads of the lost pages gave zeros.
     public func checkIntact() throws(ListDiffError) {
-        guard mapped, listdiff_mapped_faults() > 0, let base = bytes.baseAddress else { return }
-        let fault = UInt(listdiff_last_mapped_fault())
+        guard mapped, let fault = SystemCalls.lastMappedFault(), let base = bytes.baseAddress else { return }
         let start = UInt(bitPattern: base)
         let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
         if fault >= start, fault < end {
@@ -116,7 +108,7 @@ package final class MappedFile: @unchecked Sendable {
         let low = (range.lowerBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize
         let high = min(range.upperBound, bytes.count) / Self.pageSize * Self.pageSize
         guard high > low else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
+        SystemCalls.advise(bytes.baseAddress! + low, count: high - low, .dontNeed)
     }
 
     /// Hands back every page that `range` touches, whole or not (a page shared with a record
@@ -126,19 +118,19 @@ package final class MappedFile: @unchecked Sendable {
         let low = range.lowerBound / Self.pageSize * Self.pageSize
         let high = min(bytes.count, (range.upperBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
         guard high > low else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + low), high - low, MADV_DONTNEED)
+        SystemCalls.advise(bytes.baseAddress! + low, count: high - low, .dontNeed)
     }
 
     /// Tells the kernel that the rest is read here and there (no read-ahead on a fault).
     public func adviseRandom() {
         guard mapped, let base = bytes.baseAddress else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_RANDOM)
+        SystemCalls.advise(base, count: bytes.count, .random)
     }
 
     deinit {
         if mapped {
-            munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
-            close(descriptor)
+            SystemCalls.unmap(bytes.baseAddress!, count: bytes.count)
+            SystemCalls.close(descriptor)
         } else {
             UnsafeMutableBufferPointer(mutating: bytes).deallocate()
         }

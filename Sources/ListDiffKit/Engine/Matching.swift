@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 
 /// Which NEW record takes which OLD record: each NEW record its key hash's match, in NEW's

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A growable array of plain values in a memory mapping of its own, for the fast path's
 /// tables of one entry per record (millions of them).
 ///
@@ -44,10 +38,8 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     private static func map(_ capacity: Int, huge: Bool) -> (UnsafeMutablePointer<Element>, Int) {
         let (product, overflow) = capacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         let bytes = overflow ? Int.max : product
-        if !overflow, let raw = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED {
-            #if os(Linux)
-            if huge, bytes >= 1 << 21 { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
-            #endif
+        if !overflow, let raw = SystemCalls.mapZeroed(count: bytes) {
+            if huge, bytes >= 1 << 21 { SystemCalls.advise(raw, count: bytes, .hugePages) }
             return (raw.bindMemory(to: Element.self, capacity: capacity), bytes)
         }
         // No mapping to be had: the heap, zeroed by hand (and trapping, as `Array` does,
@@ -59,7 +51,7 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
 
     private static func unmap(_ base: UnsafeMutablePointer<Element>, _ mappedBytes: Int, _ capacity: Int) {
         if mappedBytes > 0 {
-            munmap(UnsafeMutableRawPointer(base), mappedBytes)
+            SystemCalls.unmap(base, count: mappedBytes)
         } else {
             base.deallocate()
         }

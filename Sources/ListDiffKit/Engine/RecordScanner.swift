@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The records of one input as the fast reader keeps them: where each record's bytes are,
 /// hashes, but no value tree and not the identity itself (it is read again from the record
 /// on the rare occasions it is needed).
@@ -607,7 +601,7 @@ extension JSONParser {
     /// the end of the line or of the input.
     mutating func endOfLine(recordStart start: Int) throws(JSONParseFailure) {
         if let base = bytes.baseAddress, index > start,
-            let found = memchr(base + start, 0x0A, index - start)
+            let found = SystemCalls.find(0x0A, in: base + start, count: index - start)
         {
             throw fail(
                 "a record must be on one line (NDJSON); this one goes on past the end of its line",

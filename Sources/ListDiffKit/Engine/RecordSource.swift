@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// Where one side's records are read back from, when their values are needed: for the
@@ -122,7 +117,7 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     override func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
         guard let other = other as? JSONRecords, other.depth == depth, lengths[i] == other.lengths[j] else { return false }
         let n = Int(lengths[i])
-        return n == 0 || memcmp(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
+        return n == 0 || SystemCalls.compare(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
     }
 
     /// Reads only the members of the record that the key's paths start with (the first of
@@ -346,6 +341,6 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
             column(i) == other.column(j)
         else { return false }
         let n = Int(lengths[i])
-        return n == 0 || memcmp(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
+        return n == 0 || SystemCalls.compare(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Diffs two NDJSON inputs that are both sorted by key in one streaming pass, in memory
 /// that grows with the changes, not with the inputs: files larger than memory can be diffed.
 ///
@@ -135,15 +129,15 @@ final class RecordStream {
         self.names = names
         self.key = key
         self.maxDepth = maxDepth
-        let (fd, info) = try InputFile.open(path)
+        let (fd, status) = try InputFile.open(path)
         self.fd = fd
-        size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0
+        size = status?.kind == .regular ? status!.size : 0
         buffer = .allocate(capacity: max(blockSize, 16))
         parts = [[UInt8]](repeating: [], count: names.fieldCount)
     }
 
     deinit {
-        if fd != STDIN_FILENO { close(fd) }
+        if fd != SystemCalls.standardInput { SystemCalls.close(fd) }
         buffer.deallocate()
     }
 
@@ -169,9 +163,9 @@ final class RecordStream {
             buffer = bigger
         }
         while true {
-            let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            let n = SystemCalls.readBytes(fd, into: buffer.baseAddress! + filled, count: buffer.count - filled)
             if n < 0 {
-                if errno == EINTR { continue }
+                if SystemCalls.wasInterrupted { continue }
                 throw ListDiffError(.io, file: name, "cannot read: \(InputFile.errnoText())")
             }
             if n == 0 { atEnd = true }
@@ -183,7 +177,7 @@ final class RecordStream {
     func countLines(upTo offset: Int) {
         var i = countedTo
         let base = buffer.baseAddress!
-        while i < offset, let found = memchr(base + i, 0x0A, offset - i) {
+        while i < offset, let found = SystemCalls.find(0x0A, in: base + i, count: offset - i) {
             linesInBuffer += 1
             i = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
         }
@@ -234,7 +228,7 @@ final class RecordStream {
             }
             // A whole line must be in the buffer before it is parsed.
             let base = buffer.baseAddress!
-            guard memchr(base + position, 0x0A, filled - position) != nil else {
+            guard SystemCalls.find(0x0A, in: base + position, count: filled - position) != nil else {
                 if atEnd { break }
                 try refill()
                 continue
@@ -318,7 +312,7 @@ final class RecordStream {
 
     func sameBytes(_ other: RecordStream) -> Bool {
         guard let a = current, let b = other.current, a.hash == b.hash, a.end - a.start == b.end - b.start else { return false }
-        return memcmp(buffer.baseAddress! + a.start, other.buffer.baseAddress! + b.start, a.end - a.start) == 0
+        return SystemCalls.compare(buffer.baseAddress! + a.start, other.buffer.baseAddress! + b.start, a.end - a.start) == 0
     }
 }
 
@@ -365,7 +359,7 @@ enum KeyOrder {
             case UInt8(ascii: "s"):
                 let na = length(a, &i), nb = length(b, &j)
                 let n = min(na, nb)
-                let c = n == 0 ? 0 : Int(memcmp(a.baseAddress! + i, b.baseAddress! + j, n))
+                let c = n == 0 ? 0 : Int(SystemCalls.compare(a.baseAddress! + i, b.baseAddress! + j, n))
                 if c != 0 { return c }
                 if na != nb { return na - nb }
                 i += na
@@ -388,7 +382,7 @@ enum KeyOrder {
                         c = ea < eb ? -1 : 1
                     } else {
                         let n = min(na, nb)
-                        c = n == 0 ? 0 : Int(memcmp(a.baseAddress! + i, b.baseAddress! + j, n))
+                        c = n == 0 ? 0 : Int(SystemCalls.compare(a.baseAddress! + i, b.baseAddress! + j, n))
                         if c == 0 { c = na - nb }
                     }
                     c *= signA

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A JSON-shaped value as it was written in a file.
 ///
 /// - Objects keep their members in file order, duplicates included.
@@ -86,7 +80,9 @@ extension String {
         guard utf8.count == other.utf8.count else { return false }
         // Native strings are contiguous UTF-8: compare their bytes in place.
         let fast = utf8.withContiguousStorageIfAvailable { a in
-            other.utf8.withContiguousStorageIfAvailable { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+            other.utf8.withContiguousStorageIfAvailable { b in
+                a.count == 0 || SystemCalls.compare(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
         }
         if let fast, let fast { return fast }
         return utf8.elementsEqual(other.utf8)
@@ -98,7 +94,7 @@ extension String {
         let fast = utf8.withContiguousStorageIfAvailable { a in
             other.utf8.withContiguousStorageIfAvailable { b -> Bool in
                 let n = min(a.count, b.count)
-                let c = n == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, n)
+                let c = n == 0 ? 0 : SystemCalls.compare(a.baseAddress!, b.baseAddress!, n)
                 return c < 0 || (c == 0 && a.count < b.count)
             }
         }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// The formats listdiff reads.
@@ -49,7 +44,7 @@ package enum InputFile {
     /// /dev/zero, binary files and random bytes do at once.
     static func checkStart(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(ListDiffError) {
         let start = UnsafeBufferPointer(rebasing: bytes.prefix(startLength))
-        guard let base = start.baseAddress, let nul = memchr(base, 0, start.count) else { return }
+        guard let base = start.baseAddress, let nul = SystemCalls.find(0, in: base, count: start.count) else { return }
         let offset = UnsafeRawPointer(nul) - UnsafeRawPointer(base)
         throw ListDiffError(
             .syntax,
@@ -67,34 +62,33 @@ package enum InputFile {
 
     public static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
         let (fd, _) = try open(path)
-        defer { if fd != STDIN_FILENO { close(fd) } }
+        defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
         return try read(fd: fd, name: path)
     }
 
     /// Opens `path` (`-` is standard input) for reading, refusing a directory; the caller
     /// closes the descriptor (unless it is standard input).
-    public static func open(_ path: String) throws(ListDiffError) -> (fd: Int32, info: stat) {
+    public static func open(_ path: String) throws(ListDiffError) -> (fd: Int32, status: SystemCalls.FileStatus?) {
         let fd: Int32
         if path == "-" {
-            fd = STDIN_FILENO
+            fd = SystemCalls.standardInput
         } else {
             fd = SystemCalls.openForReading(path)
             guard fd >= 0 else { throw ListDiffError(.io, file: path, "cannot open: \(errnoText())") }
         }
-        var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            if fd != STDIN_FILENO { close(fd) }
+        let status = SystemCalls.status(of: fd)
+        if status?.kind == .directory {
+            if fd != SystemCalls.standardInput { SystemCalls.close(fd) }
             throw ListDiffError(.io, file: path, "is a directory")
         }
-        return (fd, info)
+        return (fd, status)
     }
 
     /// Reads everything left on an open descriptor (which stays open).
     public static func read(fd: Int32, name path: String) throws(ListDiffError) -> [UInt8] {
-        var info = stat()
         var capacity = 1 << 16
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
-            capacity = Int(info.st_size) + 1
+        if let status = SystemCalls.status(of: fd), status.kind == .regular, status.size > 0 {
+            capacity = status.size + 1
         }
         try checkSize(capacity - 1, name: path)
         var bytes = [UInt8](repeating: 0, count: capacity)
@@ -113,7 +107,7 @@ package enum InputFile {
                 SystemCalls.readBytes(fd, into: buffer.baseAddress! + count, count: buffer.count - count)
             }
             if n < 0 {
-                if errno == EINTR { continue }
+                if SystemCalls.wasInterrupted { continue }
                 throw ListDiffError(.io, file: path, "cannot read: \(errnoText())")
             }
             if n == 0 { break }
@@ -125,7 +119,7 @@ package enum InputFile {
     }
 
     static func errnoText() -> String {
-        String(cString: strerror(errno))
+        SystemCalls.describe(SystemCalls.errorNumber)
     }
 }
 
