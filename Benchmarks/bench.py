@@ -57,6 +57,9 @@ SHAPES = [
      ["--key", "region", "--key", "n"]),
     ("--duplicates match", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--duplicates", "match"]),
     ("high churn", lambda n: (f"churn-old-{n}.json", f"churn-new-{n}.json"), []),
+    # Comparison rules on the plain list: a field left out, and the order of records ignored.
+    ("--ignore /email", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--ignore", "/email"]),
+    ("--unordered", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--unordered"]),
 ]
 
 

@@ -11,10 +11,13 @@ public struct Differ: Sendable {
 
     public var algorithm: any DiffAlgorithm
     public var memberOrder: MemberOrder
+    /// The rules under which two versions of a record are the same.
+    public var comparison: Comparison
 
-    public init(algorithm: any DiffAlgorithm = HeckelDiff(), memberOrder: MemberOrder = .ignore) {
+    public init(algorithm: any DiffAlgorithm = HeckelDiff(), memberOrder: MemberOrder = .ignore, comparison: Comparison = Comparison()) {
         self.algorithm = algorithm
         self.memberOrder = memberOrder
+        self.comparison = comparison
     }
 
     /// Diffs two lists of records held in memory, matched by `key`.
@@ -39,7 +42,9 @@ public struct Differ: Sendable {
         let old = try Document(old, name: "old", key: key, duplicates: duplicates, options: options)
         let new = try Document(new, name: "new", key: key, duplicates: duplicates, options: options)
         var changeset = try diff(old: old, new: new, key: key)
-        changeset.fingerprints = Changeset.Fingerprints(old: Fingerprint.of(old.diffed), new: Fingerprint.of(new.diffed))
+        changeset.fingerprints = Changeset.Fingerprints(
+            old: Fingerprint.of(old.diffed),
+            new: comparison.isEmpty ? Fingerprint.of(new.diffed) : try Fingerprint.ofResult(changeset, old: old))
         return changeset
     }
 
@@ -67,6 +72,15 @@ public struct Differ: Sendable {
             let sectionTarget: [Int?]
             (sectionChanges, sectionTarget) = try diffSections(old: old, new: new)
             stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
+            if comparison.unorderedRecords {
+                // Order means nothing: a record moves only when it changes section.
+                stays = pairing.enumerated().map { i, j in
+                    guard let j else { return true }
+                    return sectionTarget[old.records[i].position.section] == new.records[j].position.section
+                }
+            }
+        } else if comparison.unorderedRecords {
+            stays = [Bool](repeating: true, count: pairing.count)
         }
 
         let numbered = old.duplicates == .match || new.duplicates == .match
@@ -78,14 +92,16 @@ public struct Differ: Sendable {
                 occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
         let significant = memberOrder == .significant
+        let comparison = comparison
         let (changes, summary) = try changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
             let a = old.records[i].value, b = new.records[j].value
-            return significant ? a.isIdentical(to: b) : a == b
+            return significant ? a.isIdentical(to: b) : comparison.same(a, b)
         }
         var changeset = Changeset(
             algorithm: algorithm.name, key: key, oldCount: old.records.count,
             newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
+        changeset.comparison = comparison
         changeset.layout = old.layout
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(old)
@@ -118,7 +134,7 @@ public struct Differ: Sendable {
     ) throws(ListDiffError) -> ([Change], Changeset.Summary) {
         var newToOld = [Int](repeating: -1, count: new.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
-        var builder = ChangeBuilder(old: old, new: new)
+        var builder = ChangeBuilder(old: old, new: new, comparison: comparison)
         for i in 0..<old.count where pairing[i] == nil { try builder.delete(i) }
         for j in 0..<new.count {
             let i = newToOld[j]
@@ -135,15 +151,17 @@ public struct Differ: Sendable {
     /// order, each kept apart, so that builders of consecutive ranges of either side append.
     struct ChangeBuilder {
         let old: RecordSide, new: RecordSide
+        let comparison: Comparison
         /// Changes in chunks of a fixed size: they never grow by copying, and are let go one
         /// at a time when joined (`Changes.joined`).
         private(set) var deletes = Changes()
         private(set) var others = Changes()
         private(set) var summary = Changeset.Summary()
 
-        init(old: RecordSide, new: RecordSide) {
+        init(old: RecordSide, new: RecordSide, comparison: Comparison) {
             self.old = old
             self.new = new
+            self.comparison = comparison
         }
 
         mutating func delete(_ i: Int) throws(ListDiffError) {
@@ -203,7 +221,7 @@ public struct Differ: Sendable {
                 let earlier = before
                 let before: Value
                 if let given = earlier { before = given } else { before = try old.value(i) }
-                let fields = FieldDiff.changes(old: before, new: after)
+                let fields = comparison.changes(old: before, new: after)
                 if let reference {
                     others.append(
                         Change(

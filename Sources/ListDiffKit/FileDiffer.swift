@@ -146,8 +146,13 @@ public struct FileDiffer: Sendable {
         progress?.enter(.comparing)
         var changeset = try differ.diff(old: oldDocument, new: newDocument, key: reader.key)
         if fingerprints {
-            let (a, b) = Fingerprint.of(oldDocument.diffed, newDocument.diffed)
-            changeset.fingerprints = Changeset.Fingerprints(old: a, new: b)
+            if differ.comparison.isEmpty {
+                let (a, b) = Fingerprint.of(oldDocument.diffed, newDocument.diffed)
+                changeset.fingerprints = Changeset.Fingerprints(old: a, new: b)
+            } else {
+                changeset.fingerprints = Changeset.Fingerprints(
+                    old: Fingerprint.of(oldDocument.diffed), new: try Fingerprint.ofResult(changeset, old: oldDocument))
+            }
         }
         progress?.enter(.writing)
         return Result(changeset: changeset, documents: (oldDocument, newDocument), fast: false)

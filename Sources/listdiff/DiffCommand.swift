@@ -120,6 +120,63 @@ struct DiffOptions: ParsableArguments {
     var items: String?
 
     @Option(
+        name: .customLong("ignore"),
+        help: ArgumentHelp(
+            "Leave the value at this JSON Pointer into a record out of the comparison: no update, no field change. * matches any one member or index (/tags/*/updated). Repeatable.",
+            valueName: "pointer"))
+    var ignore: [String] = []
+
+    @Option(
+        name: .customLong("only"),
+        help: ArgumentHelp("Compare only the values at these JSON Pointers (repeatable); everything else is ignored.", valueName: "pointer")
+    )
+    var only: [String] = []
+
+    @Flag(
+        help:
+            "The order of the records is not content: no moves are reported within a list, and a run whose records only changed places exits 0."
+    )
+    var unordered = false
+
+    @Option(
+        name: .customLong("unordered-arrays"),
+        help: ArgumentHelp(
+            "Arrays at this JSON Pointer compare as multisets ([\"a\",\"b\"] equals [\"b\",\"a\"]); / for every array in a record. Repeatable.",
+            valueName: "pointer"))
+    var unorderedArrays: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Numbers that differ by at most ABS are equal (compared as decimals); /pointer=ABS for one path only. Repeatable.",
+            valueName: "abs"))
+    var tolerance: [String] = []
+
+    @Option(
+        name: .customLong("relative-tolerance"),
+        help: ArgumentHelp(
+            "Numbers that differ by at most REL times the larger magnitude are equal; /pointer=REL for one path only. Repeatable.",
+            valueName: "rel"))
+    var relativeTolerance: [String] = []
+
+    @Flag(
+        name: .customLong("ignore-case"),
+        help: "Compare strings without regard to case. --ignore-case=/pointer (repeatable) limits it to a path.")
+    var ignoreCase = false
+
+    @Option(name: .customLong("ignore-case-at"), help: .hidden)
+    var ignoreCaseAt: [String] = []
+
+    @Flag(
+        name: .customLong("ignore-whitespace"),
+        help:
+            "Compare strings with white space trimmed at both ends and each run of it as one space. --ignore-whitespace=/pointer (repeatable) limits it to a path."
+    )
+    var ignoreWhitespace = false
+
+    @Option(name: .customLong("ignore-whitespace-at"), help: .hidden)
+    var ignoreWhitespaceAt: [String] = []
+
+    @Option(
         name: [.customShort("f"), .long],
         help:
             "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
@@ -273,9 +330,36 @@ struct DiffOptions: ParsableArguments {
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
+        do {
+            let rules = try comparison()
+            if !rules.isEmpty, memberOrder == .significant {
+                throw ValidationError("--member-order significant compares records exactly; it does not go with comparison rules")
+            }
+        } catch let error as ListDiffError {
+            throw ValidationError(error.message)
+        }
         for key in keys + [path].compactMap({ $0 }) {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
         }
+    }
+
+    /// The comparison rules the options set.
+    func comparison() throws(ListDiffError) -> Comparison {
+        func patterns(_ spellings: [String]) throws(ListDiffError) -> [Comparison.Pattern] {
+            var out: [Comparison.Pattern] = []
+            for spelling in spellings { out.append(try Comparison.Pattern(spelling)) }
+            return out
+        }
+        var rules = Comparison()
+        rules.ignore = try patterns(ignore)
+        rules.only = try patterns(only)
+        rules.unorderedRecords = unordered
+        rules.unorderedArrays = try patterns(unorderedArrays)
+        for spec in tolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: false)) }
+        for spec in relativeTolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: true)) }
+        rules.ignoreCase = try patterns((ignoreCase ? ["/"] : []) + ignoreCaseAt)
+        rules.ignoreWhitespace = try patterns((ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
+        return rules
     }
 
     /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
@@ -287,8 +371,11 @@ struct DiffOptions: ParsableArguments {
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
         let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
+        let rules = try comparison()
+        try rules.check(key: key)
         var files = FileDiffer(
-            reader: reader, differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder))
+            reader: reader,
+            differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder, comparison: rules))
         // git names the side of an added or deleted file /dev/null: an empty list.
         if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let progress = ProgressBar.start()
@@ -298,7 +385,8 @@ struct DiffOptions: ParsableArguments {
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
         let result: FileDiffer.Result
         if sorted {
-            let merge = SortedMerge(key: key, memberOrder: memberOrder, progress: files.progress)
+            var merge = SortedMerge(key: key, memberOrder: memberOrder, progress: files.progress)
+            merge.comparison = rules
             result = FileDiffer.Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
         } else {
             result = try files.diff(old: old, new: new, fingerprints: format == .json)

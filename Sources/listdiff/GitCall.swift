@@ -30,3 +30,27 @@ enum GitCall {
         s == "." || (s.utf8.count == 6 && s.utf8.allSatisfy { $0 >= 48 && $0 <= 55 })
     }
 }
+
+/// `--ignore-case=POINTER` and `--ignore-whitespace=POINTER` limit a flag to a path. The
+/// argument parser takes no value after a flag, so each is rewritten as the hidden option
+/// `--ignore-case-at POINTER` (or `--ignore-whitespace-at`) before parsing. Nothing after
+/// `--` is touched.
+enum RuleArguments {
+    static let flags = ["--ignore-case", "--ignore-whitespace"]
+
+    static func rewrite(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" {
+                out += arguments[index...]
+                break
+            }
+            if let flag = flags.first(where: { argument.hasPrefix($0 + "=") }) {
+                out += [flag + "-at", String(argument.dropFirst(flag.count + 1))]
+            } else {
+                out.append(argument)
+            }
+        }
+        return out
+    }
+}

@@ -44,7 +44,7 @@ enum Main {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments.first == "--generate-completion-script" { CompletionRoot.main(arguments) }
-            command = try ListDiff.parseAsRoot(GitCall.rewrite(arguments) ?? arguments)
+            command = try ListDiff.parseAsRoot(RuleArguments.rewrite(GitCall.rewrite(arguments) ?? arguments))
         } catch {
             // --help and --version succeed; every usage error is trouble (2), as in diff(1).
             let code = ListDiff.exitCode(for: error)

@@ -29,11 +29,17 @@ public struct FieldChange: Sendable, Equatable {
     public var path: String
     public var old: Value?
     public var new: Value?
+    /// For an array compared as a multiset (`--unordered-arrays`): the elements only the
+    /// new array holds, and those only the old one holds (nil otherwise).
+    public var added: [Value]?
+    public var removed: [Value]?
 
-    public init(path: String, old: Value?, new: Value?) {
+    public init(path: String, old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil) {
         self.path = path
         self.old = old
         self.new = new
+        self.added = added
+        self.removed = removed
     }
 }
 
@@ -143,6 +149,9 @@ public struct Changeset: Sendable {
     public var summary: Summary
     /// Fingerprints of the two documents' diffed parts, when computed (the JSON changeset carries them).
     public var fingerprints: Fingerprints?
+    /// The rules records were compared under (empty: exactly). The fingerprints hash the
+    /// records as these rules see them.
+    public var comparison = Comparison()
     /// Where the records are in the documents and how they are grouped.
     public var layout = Layout()
     /// Section operations (none for plain lists).

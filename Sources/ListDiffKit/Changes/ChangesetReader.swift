@@ -138,10 +138,17 @@ public struct ChangesetReader: Sendable {
             changes: changes, summary: summary)
         changeset.duplicates = duplicates
         changeset.fingerprints = fingerprints
+        changeset.comparison = try decodeComparison(fields)
         changeset.layout = layout
         changeset.sections = sectionChanges
         changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
         return changeset
+    }
+
+    /// The comparison rules of a changeset's top-level members (none when there is none).
+    func decodeComparison(_ fields: Cursor.Fields) throws(ListDiffError) -> Comparison {
+        guard let (value, at) = fields["comparison"] else { return Comparison() }
+        do { return try Comparison(value: value) } catch { throw at.error(error.message) }
     }
 
     /// The key and duplicates policy of a changeset's top-level members.
@@ -178,7 +185,9 @@ public struct ChangesetReader: Sendable {
     /// from the members before `"changes"` (where listdiff writes them), without reading
     /// the changes. Nil when they are not all there, or anything is amiss: the changeset is
     /// then read whole, and its errors given.
-    func header(_ bytes: [UInt8], name: String) -> (key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout)? {
+    func header(_ bytes: [UInt8], name: String) -> (
+        key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout, comparison: Comparison
+    )? {
         // Where the "changes" member starts, found by the parser's own walk of the members.
         let cut: Int? = bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
@@ -212,8 +221,10 @@ public struct ChangesetReader: Sendable {
         }
         let cursor = Cursor(source: source, preorder: 0)
         let fields = cursor.fields(of: object)
-        guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
-        return (key, duplicates, layout)
+        guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields),
+            let comparison = try? decodeComparison(fields)
+        else { return nil }
+        return (key, duplicates, layout, comparison)
     }
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The one engine every diff runs on, whatever the format, layout, key or duplicates policy.
 ///
@@ -77,7 +78,11 @@ struct Engine: Sendable {
         var table: RecordTable
         let layout: Layout
         let sections: [Section]
-        let fingerprint: Hash128
+        /// The document's fingerprint (NEW's, under comparison rules: the fingerprint of the
+        /// document that applying the changeset to OLD makes).
+        var fingerprint: Hash128
+        /// The fingerprint of this document with each section's list hash given.
+        let fingerprintOf: ([Hash128]) -> Hash128
         let records: RecordSource
         let recordDepth: Int
         let firstUnkeyed: Int?
@@ -98,6 +103,7 @@ struct Engine: Sendable {
             self.layout = layout
             self.sections = sections
             fingerprint = scanned.fingerprint(layout, sections)
+            fingerprintOf = { scanned.fingerprint(layout, sections, lists: $0) }
             self.records = records
             recordDepth = scanned.recordDepth
             firstUnkeyed = scanned.firstUnkeyed
@@ -179,7 +185,8 @@ struct Engine: Sendable {
         progress?.lap("index OLD")
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
-        oldSide.table.dropHashes()
+        // (Under rules, NEW's fingerprint is made of both sides' record hashes.)
+        if differ.comparison.isEmpty { oldSide.table.dropHashes() }
         keys.discard()
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
         if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
@@ -248,7 +255,7 @@ struct Engine: Sendable {
             }
         }
         newSide.occurrences = occurrences
-        oldSide.table.dropHashes()
+        if differ.comparison.isEmpty { oldSide.table.dropHashes() }
         newSide.table.copies = copies
         fillCopies(oldSide, newSide, newToOld, only: false)
         progress?.lap("index NEW")
@@ -286,7 +293,13 @@ struct Engine: Sendable {
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
             let targets: [Int?]
             (sectionChanges, targets) = try differ.diffSections(old: oldSide.sections, new: newSide.sections)
-            stays = staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
+            stays =
+                differ.comparison.unorderedRecords
+                ? staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: targets)
+                : staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
+        } else if differ.comparison.unorderedRecords {
+            if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
+            stays = staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: [0])
         } else if differ.algorithm is HeckelDiff {
             // Keys are unique (or numbered by occurrence): the pairing is the claims',
             // whatever the algorithm; Heckel's is taken as it is.
@@ -298,15 +311,18 @@ struct Engine: Sendable {
             stays = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld)
         }
         progress?.lap("matching")
+        let kept = PageBuffer<Bool>(zeroed: differ.comparison.isEmpty ? 0 : newSide.count)
         guard
             let (changes, summary) = try compare(
                 oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies,
-                stays: stays)
+                stays: stays, kept: kept)
         else { return nil }
+        if !differ.comparison.isEmpty { try resultFingerprint(oldSide, newSide, newToOld: newToOld, kept: kept) }
         var changeset = Changeset(
             algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
             changes: changes, summary: summary)
         changeset.duplicates = duplicates
+        changeset.comparison = differ.comparison
         changeset.layout = oldSide.layout
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(names: oldSide.sections.map(\.name), sizes: oldSide.sections.map(\.records.count))
@@ -325,6 +341,39 @@ struct Engine: Sendable {
         let oldCount = oldToNew.count, newCount = newToOld.count
         let symbols = (0..<newCount).map { j in newToOld[j] >= 0 ? Int(newToOld[j]) : oldCount + j }
         return try differ.matching(old: Array(0..<oldCount), new: symbols, symbolCount: oldCount + newCount).stays
+    }
+
+    /// Under comparison rules: NEW's fingerprint becomes that of the document `apply` makes,
+    /// NEW's records where they changed and OLD's where they are the same under the rules
+    /// (`kept`), each list in hash order when the order of records means nothing.
+    func resultFingerprint(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, kept: PageBuffer<Bool>) throws(ListDiffError) {
+        func hashes(_ side: Side) throws(ListDiffError) -> PageBuffer<Hash128> {
+            if side.table.keepsHashes, side.table.hashes.count == side.count { return side.table.hashes }
+            let out = PageBuffer<Hash128>(zeroed: side.count)
+            for r in 0..<side.count { out[r] = CanonicalHash.of(try side.records.value(r)) }
+            return out
+        }
+        let oldHashes = try hashes(old), newHashes = try hashes(new)
+        let lists = new.sections.map { section -> Hash128 in
+            var list = section.records.map { j in kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j] }
+            if differ.comparison.unorderedRecords { list.sort { ($0.a, $0.b) < ($1.a, $1.b) } }
+            var hasher = CanonicalHash.ArrayHasher()
+            for hash in list { hasher.add(hash) }
+            return hasher.finish()
+        }
+        new.fingerprint = new.fingerprintOf(lists)
+    }
+
+    /// Under `--unordered`: a matched record stays unless it changes section.
+    func staysUnordered(_ old: Side, _ new: Side, oldToNew: PageBuffer<Int32>, targets: [Int?]) -> [Bool] {
+        var stays = [Bool](repeating: true, count: old.count)
+        guard old.layout.isSectioned else { return stays }
+        for i in 0..<old.count {
+            let j = Int(oldToNew[i]) - 1
+            guard j >= 0 else { continue }
+            stays[i] = targets[old.position(i).section] == new.position(j).section
+        }
+        return stays
     }
 
     /// Which matched records stay put when records are grouped in sections: those on a
@@ -403,6 +452,7 @@ struct Engine: Sendable {
                 keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
             scan.parts = parts
             scan.splitsFrom = splitsFrom
+            scan.keepsHashes = !differ.comparison.isEmpty
             return try scan.scan(as: shape)
         case .yaml:
             let scan = YAMLScan(
@@ -522,7 +572,7 @@ struct Engine: Sendable {
     /// two records matched by key hash turn out to have different keys.
     func compare(
         _ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>, copies: PageBuffer<Bool>,
-        stays: [Bool]
+        stays: [Bool], kept: PageBuffer<Bool>
     ) throws(ListDiffError) -> ([Change], Changeset.Summary)? {
         // More parts than cores, taken in order: each hands back its ranges of both inputs
         // when done, so that OLD's pages go as the compare goes.
@@ -536,6 +586,8 @@ struct Engine: Sendable {
         defer { results.deinitialize(); results.deallocate() }
         nonisolated(unsafe) let out = results
         let significant = differ.memberOrder == .significant
+        let comparison = differ.comparison
+        nonisolated(unsafe) let kept = kept.buffer
         nonisolated(unsafe) let newToOld = newToOld.buffer, oldToNew = oldToNew.buffer, copies = copies.buffer
         let progress = progress
         DispatchQueue.concurrentPerform(iterations: count) { k in
@@ -558,7 +610,8 @@ struct Engine: Sendable {
                     if old.records.readsInBatches { oldValues = try old.records.values(oldNeeded) }
                     if new.records.readsInBatches { newValues = try new.records.values(newNeeded) }
                 }
-                var builder = Differ.ChangeBuilder(old: self.side(old, arena, oldValues), new: self.side(new, arena, newValues))
+                var builder = Differ.ChangeBuilder(
+                    old: self.side(old, arena, oldValues), new: self.side(new, arena, newValues), comparison: comparison)
                 // Pages read again are handed back behind the walk.
                 var floor = newRange.isEmpty ? 0 : new.table.starts[newRange.lowerBound]
                 for j in newRange {
@@ -592,7 +645,10 @@ struct Engine: Sendable {
                     }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
-                    try builder.matched(i, j, stays: stays[i], same: significant ? a.isIdentical(to: b) : a == b, before: a, after: b)
+                    let same = significant ? a.isIdentical(to: b) : comparison.same(a, b)
+                    // (Same under rules, and so left as OLD's by apply.)
+                    if same, kept.count > j { kept[j] = true }
+                    try builder.matched(i, j, stays: stays[i], same: same, before: a, after: b)
                 }
                 for i in oldRange where oldToNew[i] == 0 { try builder.delete(i) }
                 new.file.release(floor..<Self.end(new, newRange))

@@ -57,13 +57,17 @@ public final class FileApplier: @unchecked Sendable {
                     // On one core less than the machine has: the changeset is read on the
                     // other meanwhile, and takes about as long as the scan on one core.
                     try Self.scan(
-                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
+                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout, comparison: header.comparison),
+                        old: path,
                         reader: base, progress: progress, parts: max(1, Machine.cores - 1))
                 }
             }
         }
         let changeset = try results[0]!.get() as! Changeset
-        guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
+        guard
+            Header(changeset)
+                == Header(key: header.key, duplicates: header.duplicates, layout: header.layout, comparison: header.comparison)
+        else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(changeset: changeset, old: path, reader: base, progress: progress)
         }
@@ -75,15 +79,18 @@ public final class FileApplier: @unchecked Sendable {
         var key: IdentityKey
         var duplicates: DuplicatePolicy
         var layout: Layout
+        /// The rules OLD's records are hashed under, for its fingerprint.
+        var comparison: Comparison
 
-        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout) {
+        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout, comparison: Comparison) {
             self.key = key
             self.duplicates = duplicates
             self.layout = layout
+            self.comparison = comparison
         }
 
         init(_ changeset: Changeset) {
-            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout)
+            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout, comparison: changeset.comparison)
         }
     }
 
@@ -107,7 +114,7 @@ public final class FileApplier: @unchecked Sendable {
         let file = try MappedFile(path)
         let format = reader.format(for: path, bytes: file.head)
         var engine = Engine(
-            key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
+            key: header.key, differ: Differ(comparison: header.comparison), duplicates: header.duplicates, options: reader.layout,
             progress: progress)
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml
@@ -178,10 +185,14 @@ public final class FileApplier: @unchecked Sendable {
 
     /// The fingerprint of the document `apply()` made (of its part at the layout's path).
     public var newFingerprint: String {
+        // Under `--unordered`, each list is hashed in hash order (`Fingerprint.ofResult`).
+        let comparison = changeset.comparison
         let hashes = side.table.hashes
         func list(_ records: [Int32]) -> Hash128 {
+            var list = records.map { r in r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)]) }
+            if comparison.unorderedRecords { list.sort { ($0.a, $0.b) < ($1.a, $1.b) } }
             var hasher = CanonicalHash.ArrayHasher()
-            for r in records { hasher.add(r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)])) }
+            for hash in list { hasher.add(hash) }
             return hasher.finish()
         }
         let hash: Hash128

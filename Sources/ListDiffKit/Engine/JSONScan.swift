@@ -26,6 +26,8 @@ struct JSONScan {
     /// How many parts a large input is scanned in, and from what size.
     var parts = 2
     var splitsFrom = 1 << 20
+    /// Whether NEW, scanned against OLD, keeps each record's hash too (for `--unordered`).
+    var keepsHashes = false
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
     var what: String { options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
@@ -275,7 +277,8 @@ struct JSONScan {
     /// Scans from the start: follows `--path` to the container, opens it as `shape` (or
     /// reports why it cannot), and reads its records up to `stop`.
     func head(shape: ContainerShape?, stop: Int) -> ScanPart {
-        var part = ScanPart(table: RecordTable(capacity: max(16, bytes.count / 64), against: old != nil, keepsHashes: old == nil))
+        var part = ScanPart(
+            table: RecordTable(capacity: max(16, bytes.count / 64), against: old != nil, keepsHashes: old == nil || keepsHashes))
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
         let state = PartState(scan: self, table: part.table, startsList: true)

@@ -188,10 +188,15 @@ extension ScannedDocument {
 
     /// The fingerprint of the diffed part, as `CanonicalHash.of` gives it for its value: the
     /// list, the object of lists, or the list of section objects, from the sections' list hashes.
-    func fingerprint(_ layout: Layout, _ found: [Section]) -> Hash128 {
+    /// `lists`: each section's list hash, in place of the scan's (under comparison rules).
+    func fingerprint(_ layout: Layout, _ found: [Section], lists: [Hash128]? = nil) -> Hash128 {
+        var sections = sections
+        if let lists, lists.count == sections.count {
+            for s in sections.indices { sections[s].listHash = lists[s] }
+        }
         switch layout.shape {
         case .list:
-            return sections.first?.listHash ?? CanonicalHash.ArrayHasher().finish()
+            return (lists?.first ?? sections.first?.listHash) ?? CanonicalHash.ArrayHasher().finish()
         case .objectOfLists:
             var hasher = CanonicalHash.ObjectHasher()
             for section in sections {

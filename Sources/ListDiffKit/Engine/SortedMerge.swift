@@ -14,6 +14,8 @@
 package struct SortedMerge: Sendable {
     public var key: IdentityKey
     public var memberOrder: Differ.MemberOrder
+    /// The rules under which two versions of a record are the same.
+    public var comparison = Comparison()
     public var maxDepth = 1000
     public var progress: Progress?
     /// Bytes read at a time (a record longer than this grows the buffer).
@@ -47,7 +49,14 @@ package struct SortedMerge: Sendable {
                 isScalar: { _, value in value?.isScalar ?? ((try? stream.value())?.isScalar ?? false) },
                 occurrence: { _ in nil })
         }
-        var builder = Differ.ChangeBuilder(old: side(old), new: side(new))
+        var builder = Differ.ChangeBuilder(old: side(old), new: side(new), comparison: comparison)
+        // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
+        // hash, or its OLD record's where the two are the same under the rules.
+        var result = CanonicalHash.ArrayHasher()
+        var resultHashes: [Hash128] = []
+        func add(_ hash: Hash128) {
+            if comparison.unorderedRecords { resultHashes.append(hash) } else { result.add(hash) }
+        }
         let significant = memberOrder == .significant
         try old.advance(progress)
         try new.advance(progress)
@@ -58,15 +67,22 @@ package struct SortedMerge: Sendable {
                 try builder.delete(old.index)
                 try old.advance(progress)
             } else if order > 0 {
+                add(new.current!.hash)
                 try builder.insert(new.index)
                 try new.advance(progress)
             } else {
                 // Sorted records cannot move: a match stays, and is an update unless the same.
+                let sameHash = old.current!.hash == new.current!.hash
                 if old.sameBytes(new) {
+                    add(new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
                 } else {
                     let before = try old.value(), after = try new.value()
-                    let same = old.current!.hash == new.current!.hash && (significant ? before.isIdentical(to: after) : before == after)
+                    let same =
+                        comparison.comparesContent
+                        ? comparison.same(before, after)
+                        : sameHash && (significant ? before.isIdentical(to: after) : before == after)
+                    add(same ? old.current!.hash : new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: same, before: before, after: after)
                 }
                 try old.advance(progress)
@@ -77,9 +93,13 @@ package struct SortedMerge: Sendable {
         var changeset = Changeset(
             algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
             changes: changes, summary: summary)
+        changeset.comparison = comparison
+        if comparison.unorderedRecords {
+            for hash in resultHashes.sorted(by: { ($0.a, $0.b) < ($1.a, $1.b) }) { result.add(hash) }
+        }
         changeset.fingerprints = Changeset.Fingerprints(
             old: Fingerprint.string(old.list.finish()),
-            new: Fingerprint.string(new.list.finish()))
+            new: Fingerprint.string(comparison.isEmpty ? new.list.finish() : result.finish()))
         progress?.enter(.writing)
         return changeset
     }

@@ -43,6 +43,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append(string: changeset.algorithm)
         buffer.append(",\n  \"duplicates\": ")
         buffer.append(string: changeset.duplicates.rawValue)
+        if !changeset.comparison.isEmpty {
+            buffer.append(",\n  \"comparison\": ")
+            buffer.append(value: changeset.comparison.value)
+        }
         buffer.append(",\n  \"records\": {\"old\": ")
         buffer.append(int: changeset.oldCount)
         buffer.append(", \"new\": ")
@@ -220,6 +224,14 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             if let new = field.new {
                 out.append(", \"new\": ")
                 out.append(value: new)
+            }
+            if let added = field.added {
+                out.append(", \"added\": ")
+                out.append(value: .array(added))
+            }
+            if let removed = field.removed {
+                out.append(", \"removed\": ")
+                out.append(value: .array(removed))
             }
             out.append("}")
         }

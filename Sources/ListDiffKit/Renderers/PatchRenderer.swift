@@ -27,6 +27,9 @@ public struct PatchRenderer: ChangesetRenderer {
         guard changeset.differs else { return }
         out.write(style.paint("--- \(SafeText.escape(context.oldName))", .bold) + "\n")
         out.write(style.paint("+++ \(SafeText.escape(context.newName))", .bold) + "\n")
+        if !changeset.comparison.isEmpty {
+            out.write(style.paint(SafeText.escape("# compared under \(changeset.comparison)"), .bold) + "\n")
+        }
         if !changeset.layout.isSectioned {
             for change in changeset.changes { out.write(line(change, changeset)) }
             out.write(Self.summaryLine(changeset.summary) + "\n")
@@ -93,6 +96,20 @@ public struct PatchRenderer: ChangesetRenderer {
         for field in fields {
             text += lead
             text += (field.path.isEmpty ? "(record)" : SafeText.escape(field.path)) + ": "
+            if field.added != nil || field.removed != nil {
+                // An array compared as a multiset: what it gained and lost, in any order.
+                var parts: [String] = []
+                if let added = field.added, !added.isEmpty {
+                    parts.append(
+                        style.paint("added " + added.map { SafeText.escape(JSONWriter.compact($0)) }.joined(separator: ", "), .green))
+                }
+                if let removed = field.removed, !removed.isEmpty {
+                    parts.append(
+                        style.paint("removed " + removed.map { SafeText.escape(JSONWriter.compact($0)) }.joined(separator: ", "), .red))
+                }
+                text += parts.joined(separator: "; ") + "\n"
+                continue
+            }
             text += style.paint(field.old.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .red)
             text += " → "
             text += style.paint(field.new.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .green)

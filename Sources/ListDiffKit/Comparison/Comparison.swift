@@ -1,0 +1,435 @@
+/// The rules under which two versions of a record count as the same: fields left out,
+/// lists and arrays whose order means nothing, numbers within a tolerance, strings
+/// compared without case or extra white space.
+///
+/// It is the one place these rules live. The diff consults it to decide whether a record
+/// changed, the field differ to name what changed, the fingerprints to hash records as the
+/// rules see them, and `apply` to check a changeset made under rules.
+///
+/// Rules never touch identity: records are matched by their key exactly, and a rule whose
+/// path would reach a key field is refused (``check(key:)``).
+///
+/// A rule's path is a JSON Pointer into a record (RFC 6901), where the segment `*` matches
+/// any one member or index. A rule applies to the value at its path and to everything
+/// inside it. The path `/` alone names the whole record (so `--unordered-arrays /` makes
+/// every array unordered, and `--ignore-case /` every string).
+public struct Comparison: Sendable, Hashable {
+    /// A JSON Pointer into a record, where `*` matches any one member or index.
+    public struct Pattern: Sendable, Hashable, CustomStringConvertible {
+        /// The steps; `*` matches any one.
+        public let segments: [String]
+        /// The pointer as written.
+        public let spelling: String
+
+        /// Parses a JSON Pointer (`/a/b`, with `~0` for `~` and `~1` for `/`); `/` alone
+        /// is the whole record.
+        public init(_ spelling: String) throws(ListDiffError) {
+            guard spelling.hasPrefix("/") else {
+                throw ListDiffError(.usage, "invalid path '\(spelling)': write a JSON Pointer such as /updated_at or /tags/*/name")
+            }
+            self.spelling = spelling
+            segments = spelling == "/" ? [] : try FieldPath.pointerComponents(spelling)
+        }
+
+        public var description: String { spelling }
+
+        /// Whether the pattern names `path` or a value that holds it.
+        func covers(_ path: [String]) -> Bool {
+            guard segments.count <= path.count else { return false }
+            for (s, p) in zip(segments, path) where s != "*" && s != p { return false }
+            return true
+        }
+
+        /// Whether `path` leads to what the pattern names (the pattern goes on below it).
+        func leadsTo(_ path: [String]) -> Bool {
+            guard path.count < segments.count else { return false }
+            for (s, p) in zip(segments, path) where s != "*" && s != p { return false }
+            return true
+        }
+    }
+
+    /// Numbers under `path` are equal when they differ by at most `absolute`, or by at most
+    /// `relative` times the larger of their magnitudes.
+    public struct Tolerance: Sendable, Hashable {
+        public var path: Pattern
+        public var absolute: Number?
+        public var relative: Number?
+
+        public init(path: Pattern, absolute: Number? = nil, relative: Number? = nil) {
+            self.path = path
+            self.absolute = absolute
+            self.relative = relative
+        }
+    }
+
+    /// Paths whose values are not compared at all (present, absent or changed).
+    public var ignore: [Pattern] = []
+    /// When not empty, the only paths compared.
+    public var only: [Pattern] = []
+    /// Whether the order of the records in a list means nothing: no moves within a list.
+    public var unorderedRecords = false
+    /// Arrays compared as multisets (`[1, 2]` equals `[2, 1]`).
+    public var unorderedArrays: [Pattern] = []
+    /// Numeric tolerances; the one with the longest path that applies wins.
+    public var tolerances: [Tolerance] = []
+    /// Strings compared without regard to case.
+    public var ignoreCase: [Pattern] = []
+    /// Strings compared with white space at either end trimmed and runs of it as one space.
+    public var ignoreWhitespace: [Pattern] = []
+
+    /// Exact comparison: no rules.
+    public init() {}
+
+    /// Whether there are no rules at all.
+    public var isEmpty: Bool { self == Comparison() }
+
+    /// Whether any rule looks inside records (all but `unorderedRecords`).
+    public var comparesContent: Bool {
+        !ignore.isEmpty || !only.isEmpty || !unorderedArrays.isEmpty || !tolerances.isEmpty || !ignoreCase.isEmpty
+            || !ignoreWhitespace.isEmpty
+    }
+
+    /// Refuses a rule whose path reaches a key field: keys are identity, never compared
+    /// under rules.
+    public func check(key: IdentityKey) throws(ListDiffError) {
+        let named: [(String, [Pattern])] = [
+            ("--ignore", ignore), ("--unordered-arrays", unorderedArrays.filter { !$0.segments.isEmpty }),
+            ("--tolerance", tolerances.map(\.path).filter { !$0.segments.isEmpty }),
+            ("--ignore-case", ignoreCase.filter { !$0.segments.isEmpty }),
+            ("--ignore-whitespace", ignoreWhitespace.filter { !$0.segments.isEmpty }),
+        ]
+        for (option, patterns) in named {
+            for pattern in patterns {
+                if let field = key.fields.first(where: { pattern.covers($0.components) }) {
+                    throw ListDiffError(
+                        .usage,
+                        "\(option) \(pattern.spelling) reaches the key field \(field.spelling): keys are identity, and no rule applies to them"
+                    )
+                }
+            }
+        }
+    }
+
+    // MARK: Which rules apply where
+
+    func isLeftOut(_ path: [String]) -> Bool {
+        if ignore.contains(where: { $0.covers(path) }) { return true }
+        if !only.isEmpty, !only.contains(where: { $0.covers(path) || $0.leadsTo(path) }) { return true }
+        return false
+    }
+
+    func isUnorderedArray(_ path: [String]) -> Bool { unorderedArrays.contains { $0.covers(path) } }
+
+    func foldsCase(_ path: [String]) -> Bool { ignoreCase.contains { $0.covers(path) } }
+
+    func foldsWhitespace(_ path: [String]) -> Bool { ignoreWhitespace.contains { $0.covers(path) } }
+
+    /// The absolute and relative tolerance for a number at `path`: each from the rule with
+    /// the longest path that applies and sets it.
+    func tolerance(_ path: [String]) -> (absolute: Number?, relative: Number?)? {
+        guard !tolerances.isEmpty else { return nil }
+        var absolute: (Int, Number)? = nil, relative: (Int, Number)? = nil
+        for rule in tolerances where rule.path.covers(path) {
+            let length = rule.path.segments.count
+            if let a = rule.absolute, absolute.map({ length >= $0.0 }) ?? true { absolute = (length, a) }
+            if let r = rule.relative, relative.map({ length >= $0.0 }) ?? true { relative = (length, r) }
+        }
+        if absolute == nil, relative == nil { return nil }
+        return (absolute?.1, relative?.1)
+    }
+
+    // MARK: Records as the rules see them
+
+    /// A value standing for any number under a tolerance, in hashes: two numbers within a
+    /// tolerance must hash alike, so no number under one is hashed.
+    static let anyNumber = Value.string("\u{0}number under a tolerance")
+
+    /// The record as the rules see it, for hashing: left-out paths removed, strings folded,
+    /// unordered arrays sorted, numbers under a tolerance replaced by one placeholder.
+    package func projected(_ record: Value) -> Value {
+        guard comparesContent else { return record }
+        var path: [String] = []
+        return project(record, &path)
+    }
+
+    private func project(_ value: Value, _ path: inout [String]) -> Value {
+        switch value {
+        case .object(let object):
+            var members: [Object.Member] = []
+            members.reserveCapacity(object.members.count)
+            for member in object.members {
+                path.append(member.key)
+                if !isLeftOut(path) { members.append(Object.Member(key: member.key, value: project(member.value, &path))) }
+                path.removeLast()
+            }
+            return .object(Object(members))
+        case .array(let items):
+            var out: [Value] = []
+            out.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                path.append(String(index))
+                if !isLeftOut(path) { out.append(project(item, &path)) }
+                path.removeLast()
+            }
+            if isUnorderedArray(path) {
+                out = Fingerprint.sortedByHash(out)
+            }
+            return .array(out)
+        case .string(let text):
+            return .string(normalized(text, path))
+        case .number:
+            return tolerance(path) == nil ? value : Self.anyNumber
+        default:
+            return value
+        }
+    }
+
+    func normalized(_ text: String, _ path: [String]) -> String {
+        var text = text
+        if foldsWhitespace(path) { text = Self.collapsingWhitespace(text) }
+        if foldsCase(path) { text = text.lowercased() }
+        return text
+    }
+
+    /// Trims white space at both ends and turns each run of it inside into one space.
+    static func collapsingWhitespace(_ text: String) -> String {
+        var out = ""
+        var pending = false
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace {
+                pending = !out.isEmpty
+            } else {
+                if pending { out.unicodeScalars.append(" ") }
+                pending = false
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The hash of a record as the rules see it.
+    package func hash(_ record: Value) -> Hash128 {
+        CanonicalHash.of(projected(record))
+    }
+
+    // MARK: Comparing
+
+    /// Whether two versions of a record are the same under the rules.
+    package func same(_ a: Value, _ b: Value) -> Bool {
+        if !comparesContent { return a == b }
+        return changes(old: a, new: b).isEmpty
+    }
+
+    /// The fields that changed under the rules, as `FieldDiff` names them; an unordered
+    /// array that changed is one change at its path, with the elements added and removed.
+    package func changes(old: Value, new: Value) -> [FieldChange] {
+        guard comparesContent else { return FieldDiff.changes(old: old, new: new) }
+        var out: [FieldChange] = []
+        var path: [String] = []
+        collect(old, new, &path, into: &out)
+        return out
+    }
+
+    private func pointer(_ path: [String]) -> String {
+        path.map { "/" + FieldDiff.escape($0) }.joined()
+    }
+
+    private func collect(_ a: Value, _ b: Value, _ path: inout [String], into out: inout [FieldChange]) {
+        switch (a, b) {
+        case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
+            var newMembers: [ScalarKey: Value] = [:]
+            for m in y.members { newMembers[ScalarKey(m.key)] = m.value }
+            var oldKeys = Set<ScalarKey>()
+            for m in x.members {
+                let k = ScalarKey(m.key)
+                oldKeys.insert(k)
+                path.append(m.key)
+                defer { path.removeLast() }
+                if isLeftOut(path) { continue }
+                if let nv = newMembers[k] {
+                    collect(m.value, nv, &path, into: &out)
+                } else {
+                    out.append(FieldChange(path: pointer(path), old: m.value, new: nil))
+                }
+            }
+            for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
+                path.append(m.key)
+                if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: nil, new: m.value)) }
+                path.removeLast()
+            }
+        case let (.array(x), .array(y)) where isUnorderedArray(path):
+            // A multiset: elements as the rules see them, counted.
+            var counts: [Hash128: (count: Int, value: Value)] = [:]
+            func element(_ index: Int, _ item: Value) -> Hash128? {
+                path.append(String(index))
+                defer { path.removeLast() }
+                if isLeftOut(path) { return nil }
+                return CanonicalHash.of(project(item, &path))
+            }
+            var removed: [Value] = [], added: [Value] = []
+            for (index, item) in x.enumerated() {
+                guard let h = element(index, item) else { continue }
+                counts[h, default: (0, item)].count += 1
+            }
+            for (index, item) in y.enumerated() {
+                guard let h = element(index, item) else { continue }
+                if let entry = counts[h], entry.count > 0 { counts[h]!.count -= 1 } else { added.append(item) }
+            }
+            for (index, item) in x.enumerated() {
+                guard let h = element(index, item), let entry = counts[h], entry.count > 0 else { continue }
+                counts[h]!.count -= 1
+                removed.append(item)
+            }
+            if !added.isEmpty || !removed.isEmpty {
+                out.append(FieldChange(path: pointer(path), old: a, new: b, added: added, removed: removed))
+            }
+        case let (.array(x), .array(y)):
+            for i in 0..<min(x.count, y.count) {
+                path.append(String(i))
+                if !isLeftOut(path) { collect(x[i], y[i], &path, into: &out) }
+                path.removeLast()
+            }
+            if x.count > y.count {
+                for i in (y.count..<x.count).reversed() {
+                    path.append(String(i))
+                    if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: x[i], new: nil)) }
+                    path.removeLast()
+                }
+            } else if y.count > x.count {
+                for i in x.count..<y.count {
+                    path.append(String(i))
+                    if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: nil, new: y[i])) }
+                    path.removeLast()
+                }
+            }
+        case let (.string(s), .string(t)):
+            if !normalized(s, path).scalarEquals(normalized(t, path)) { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+        case let (.number(m), .number(n)):
+            let equal: Bool
+            if let (absolute, relative) = tolerance(path) {
+                equal = DecimalTolerance.within(m, n, absolute: absolute, relative: relative)
+            } else {
+                equal = m == n
+            }
+            if !equal { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+        default:
+            if a != b { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+        }
+    }
+}
+
+extension Comparison: CustomStringConvertible {
+    /// The rules as options would set them: `--ignore /updated_at --unordered`.
+    public var description: String {
+        var words: [String] = []
+        for p in ignore { words.append("--ignore \(p)") }
+        for p in only { words.append("--only \(p)") }
+        if unorderedRecords { words.append("--unordered") }
+        for p in unorderedArrays { words.append("--unordered-arrays \(p)") }
+        for t in tolerances {
+            let prefix = t.path.segments.isEmpty ? "" : "\(t.path)="
+            if let a = t.absolute { words.append("--tolerance \(prefix)\(a)") }
+            if let r = t.relative { words.append("--relative-tolerance \(prefix)\(r)") }
+        }
+        for p in ignoreCase { words.append(p.segments.isEmpty ? "--ignore-case" : "--ignore-case=\(p)") }
+        for p in ignoreWhitespace { words.append(p.segments.isEmpty ? "--ignore-whitespace" : "--ignore-whitespace=\(p)") }
+        return words.joined(separator: " ")
+    }
+}
+
+// MARK: - In a changeset
+
+extension Comparison {
+    /// The rules as a changeset's `comparison` member holds them: only the rules set.
+    package var value: Value {
+        var members: [Object.Member] = []
+        func paths(_ name: String, _ patterns: [Pattern]) {
+            if !patterns.isEmpty { members.append(.init(key: name, value: .array(patterns.map { .string($0.spelling) }))) }
+        }
+        paths("ignore", ignore)
+        paths("only", only)
+        if unorderedRecords { members.append(.init(key: "unordered", value: .bool(true))) }
+        paths("unorderedArrays", unorderedArrays)
+        if !tolerances.isEmpty {
+            members.append(
+                .init(
+                    key: "tolerances",
+                    value: .array(
+                        tolerances.map { t in
+                            var o = Object([.init(key: "path", value: .string(t.path.spelling))])
+                            if let a = t.absolute { o.members.append(.init(key: "absolute", value: .number(a))) }
+                            if let r = t.relative { o.members.append(.init(key: "relative", value: .number(r))) }
+                            return .object(o)
+                        })))
+        }
+        paths("ignoreCase", ignoreCase)
+        paths("ignoreWhitespace", ignoreWhitespace)
+        return .object(Object(members))
+    }
+
+    /// Reads a changeset's `comparison` member; the message says what is wrong.
+    package init(value: Value) throws(ListDiffError) {
+        let shape =
+            "\"comparison\" must be an object of rules (ignore, only, unordered, unorderedArrays, tolerances, ignoreCase, ignoreWhitespace)"
+        guard case .object(let object) = value else { throw ListDiffError(.changeset, shape) }
+        func paths(_ value: Value) throws(ListDiffError) -> [Pattern] {
+            guard case .array(let items) = value else { throw ListDiffError(.changeset, shape) }
+            var out: [Pattern] = []
+            for item in items {
+                guard case .string(let s) = item else { throw ListDiffError(.changeset, shape) }
+                out.append(try Pattern(s))
+            }
+            return out
+        }
+        func number(_ value: Value?) throws(ListDiffError) -> Number? {
+            guard let value else { return nil }
+            guard case .number(let n) = value, n.isFinite, !n.text.hasPrefix("-") else {
+                throw ListDiffError(.changeset, "a tolerance must be a number of zero or more")
+            }
+            return n
+        }
+        for member in object.members {
+            switch member.key {
+            case "ignore": ignore = try paths(member.value)
+            case "only": only = try paths(member.value)
+            case "unordered":
+                guard case .bool(let b) = member.value else { throw ListDiffError(.changeset, shape) }
+                unorderedRecords = b
+            case "unorderedArrays": unorderedArrays = try paths(member.value)
+            case "tolerances":
+                guard case .array(let items) = member.value else { throw ListDiffError(.changeset, shape) }
+                for item in items {
+                    guard case .object(let o) = item, case .string(let path)? = o["path"] else { throw ListDiffError(.changeset, shape) }
+                    tolerances.append(
+                        Tolerance(path: try Pattern(path), absolute: try number(o["absolute"]), relative: try number(o["relative"])))
+                }
+            case "ignoreCase": ignoreCase = try paths(member.value)
+            case "ignoreWhitespace": ignoreWhitespace = try paths(member.value)
+            default: throw ListDiffError(.changeset, "\"comparison\" has an unknown rule \"\(member.key.prefix(60))\"")
+            }
+        }
+    }
+}
+
+extension Comparison.Tolerance {
+    /// Reads `ABS` (every number) or `/pointer=ABS` (numbers at or under the pointer), a
+    /// JSON number of zero or more; `relative` makes it a relative tolerance.
+    public init(parsing spec: String, relative: Bool) throws(ListDiffError) {
+        let option = relative ? "--relative-tolerance" : "--tolerance"
+        var path = try Comparison.Pattern("/")
+        var text = spec
+        if spec.hasPrefix("/") {
+            guard let cut = spec.lastIndex(of: "=") else {
+                throw ListDiffError(.usage, "\(option) \(spec.prefix(80)): write /pointer=number, or a number alone for every number")
+            }
+            path = try Comparison.Pattern(String(spec[..<cut]))
+            text = String(spec[spec.index(after: cut)...])
+        }
+        guard case .number(let number)? = try? JSONReader().read(Array(text.utf8), name: option).0, number.isFinite,
+            !text.hasPrefix("-")
+        else {
+            throw ListDiffError(.usage, "\(option) \(spec.prefix(80)): the tolerance must be a number of zero or more, such as 0.01")
+        }
+        self.init(path: path, absolute: relative ? nil : number, relative: relative ? number : nil)
+    }
+}
