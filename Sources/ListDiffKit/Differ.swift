@@ -71,13 +71,14 @@ public struct Differ: Sendable {
         if old.layout.isSectioned {
             let sectionTarget: [Int?]
             (sectionChanges, sectionTarget) = try diffSections(old: old, new: new)
-            stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
             if comparison.unorderedRecords {
                 // Order means nothing: a record moves only when it changes section.
                 stays = pairing.enumerated().map { i, j in
                     guard let j else { return true }
                     return sectionTarget[old.records[i].position.section] == new.records[j].position.section
                 }
+            } else {
+                stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
             }
         } else if comparison.unorderedRecords {
             stays = [Bool](repeating: true, count: pairing.count)

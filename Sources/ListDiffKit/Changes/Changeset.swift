@@ -149,8 +149,8 @@ public struct Changeset: Sendable {
     public var summary: Summary
     /// Fingerprints of the two documents' diffed parts, when computed (the JSON changeset carries them).
     public var fingerprints: Fingerprints?
-    /// The rules records were compared under (empty: exactly). The fingerprints hash the
-    /// records as these rules see them.
+    /// The rules records were compared under (empty: exactly). Under rules, the new
+    /// fingerprint is that of the document applying the changeset makes.
     public var comparison = Comparison()
     /// Where the records are in the documents and how they are grouped.
     public var layout = Layout()

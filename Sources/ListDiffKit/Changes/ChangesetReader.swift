@@ -185,9 +185,7 @@ public struct ChangesetReader: Sendable {
     /// from the members before `"changes"` (where listdiff writes them), without reading
     /// the changes. Nil when they are not all there, or anything is amiss: the changeset is
     /// then read whole, and its errors given.
-    func header(_ bytes: [UInt8], name: String) -> (
-        key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout, comparison: Comparison
-    )? {
+    func header(_ bytes: [UInt8], name: String) -> (key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout)? {
         // Where the "changes" member starts, found by the parser's own walk of the members.
         let cut: Int? = bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
@@ -221,10 +219,8 @@ public struct ChangesetReader: Sendable {
         }
         let cursor = Cursor(source: source, preorder: 0)
         let fields = cursor.fields(of: object)
-        guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields),
-            let comparison = try? decodeComparison(fields)
-        else { return nil }
-        return (key, duplicates, layout, comparison)
+        guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
+        return (key, duplicates, layout)
     }
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {

@@ -2,9 +2,9 @@
 /// lists and arrays whose order means nothing, numbers within a tolerance, strings
 /// compared without case or extra white space.
 ///
-/// It is the one place these rules live. The diff consults it to decide whether a record
-/// changed, the field differ to name what changed, the fingerprints to hash records as the
-/// rules see them, and `apply` to check a changeset made under rules.
+/// It is the one place these rules live. The diff (the engine, `Differ` and `--sorted`)
+/// consults it to decide whether a record changed and which fields changed, and a changeset
+/// carries it, so that `apply` hashes its result as the diff did (`Fingerprint.ofResult`).
 ///
 /// Rules never touch identity: records are matched by their key exactly, and a rule whose
 /// path would reach a key field is refused (``check(key:)``).
@@ -205,11 +205,6 @@ public struct Comparison: Sendable, Hashable {
             }
         }
         return out
-    }
-
-    /// The hash of a record as the rules see it.
-    package func hash(_ record: Value) -> Hash128 {
-        CanonicalHash.of(projected(record))
     }
 
     // MARK: Comparing

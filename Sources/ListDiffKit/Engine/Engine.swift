@@ -299,7 +299,7 @@ struct Engine: Sendable {
                 : staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
         } else if differ.comparison.unorderedRecords {
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
-            stays = staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: [0])
+            stays = [Bool](repeating: true, count: oldSide.count)
         } else if differ.algorithm is HeckelDiff {
             // Keys are unique (or numbered by occurrence): the pairing is the claims',
             // whatever the algorithm; Heckel's is taken as it is.
@@ -364,10 +364,10 @@ struct Engine: Sendable {
         new.fingerprint = new.fingerprintOf(lists)
     }
 
-    /// Under `--unordered`: a matched record stays unless it changes section.
+    /// Under `--unordered`, when records are grouped in sections: a matched record stays
+    /// unless it changes section.
     func staysUnordered(_ old: Side, _ new: Side, oldToNew: PageBuffer<Int32>, targets: [Int?]) -> [Bool] {
         var stays = [Bool](repeating: true, count: old.count)
-        guard old.layout.isSectioned else { return stays }
         for i in 0..<old.count {
             let j = Int(oldToNew[i]) - 1
             guard j >= 0 else { continue }

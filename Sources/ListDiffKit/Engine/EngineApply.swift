@@ -57,17 +57,13 @@ public final class FileApplier: @unchecked Sendable {
                     // On one core less than the machine has: the changeset is read on the
                     // other meanwhile, and takes about as long as the scan on one core.
                     try Self.scan(
-                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout, comparison: header.comparison),
-                        old: path,
+                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
                         reader: base, progress: progress, parts: max(1, Machine.cores - 1))
                 }
             }
         }
         let changeset = try results[0]!.get() as! Changeset
-        guard
-            Header(changeset)
-                == Header(key: header.key, duplicates: header.duplicates, layout: header.layout, comparison: header.comparison)
-        else {
+        guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(changeset: changeset, old: path, reader: base, progress: progress)
         }
@@ -79,18 +75,15 @@ public final class FileApplier: @unchecked Sendable {
         var key: IdentityKey
         var duplicates: DuplicatePolicy
         var layout: Layout
-        /// The rules OLD's records are hashed under, for its fingerprint.
-        var comparison: Comparison
 
-        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout, comparison: Comparison) {
+        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout) {
             self.key = key
             self.duplicates = duplicates
             self.layout = layout
-            self.comparison = comparison
         }
 
         init(_ changeset: Changeset) {
-            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout, comparison: changeset.comparison)
+            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout)
         }
     }
 
@@ -114,7 +107,7 @@ public final class FileApplier: @unchecked Sendable {
         let file = try MappedFile(path)
         let format = reader.format(for: path, bytes: file.head)
         var engine = Engine(
-            key: header.key, differ: Differ(comparison: header.comparison), duplicates: header.duplicates, options: reader.layout,
+            key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
             progress: progress)
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml

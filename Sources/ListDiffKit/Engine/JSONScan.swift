@@ -26,7 +26,8 @@ struct JSONScan {
     /// How many parts a large input is scanned in, and from what size.
     var parts = 2
     var splitsFrom = 1 << 20
-    /// Whether NEW, scanned against OLD, keeps each record's hash too (for `--unordered`).
+    /// Whether NEW, scanned against OLD, keeps each record's hash too (under comparison
+    /// rules, for the fingerprint of what `apply` makes).
     var keepsHashes = false
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
