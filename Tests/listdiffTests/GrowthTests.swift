@@ -35,7 +35,7 @@ import Glibc
     }
 
     enum Shape: String, CaseIterable {
-        case list, ndjson, yaml, objectOfLists, sectionList, yamlSections, nested, composite, duplicates, path, apply
+        case list, ndjson, yaml, objectOfLists, sectionList, yamlSections, nested, composite, duplicates, path, apply, rules
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -74,7 +74,7 @@ import Glibc
                 return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
             case .duplicates:
                 return try list((records + records.prefix(records.count / 10))[...]) + "\n"
-            case .list, .nested, .composite, .apply:
+            case .list, .nested, .composite, .apply, .rules:
                 return try list(records[...]) + "\n"
             }
         }
@@ -88,6 +88,12 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .path: options = ["--path", "/data/users"]
+        // Every kind of comparison rule, on records whose scores and order change.
+        case .rules:
+            options = [
+                "--ignore", "/name", "--unordered", "--unordered-arrays", "/", "--tolerance", "/score=0.001", "--ignore-case",
+                "--ignore-whitespace",
+            ]
         default: break
         }
         if shape == .apply {
