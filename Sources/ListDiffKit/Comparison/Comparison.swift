@@ -229,6 +229,9 @@ public struct Comparison: Sendable, Hashable {
         path.map { "/" + FieldDiff.escape($0) }.joined()
     }
 
+    /// `FieldDiff.collect` with the rules at each step. It is kept apart from that walk,
+    /// which the plain diff runs on every update, so that the plain diff pays nothing for
+    /// the rules (path segments, rule checks).
     private func collect(_ a: Value, _ b: Value, _ path: inout [String], into out: inout [FieldChange]) {
         switch (a, b) {
         case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
