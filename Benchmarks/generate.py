@@ -7,7 +7,8 @@ inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
 new-COUNT.ndjson), for `listdiff --sorted`, and as block-style YAML (old-COUNT.yaml,
 new-COUNT.yaml), and in other shapes (SHAPE-old-COUNT.json, SHAPE-new-COUNT.json): an object
 of 10 lists (objects), a list of 10 section objects (sections), a nested key user.id
-(nested) and a composite key region, n (composite). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
+(nested), a composite key region, n (composite), and an updated_at member that differs in
+every record between old and new (volatile). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
 and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json.
 Usage: generate.py COUNT OUT_DIR [--churn]
 """
@@ -105,6 +106,11 @@ def write_shapes(out, count, old, new):
         with open(os.path.join(out, f"composite-{side}-{count}.json"), "w") as f:
             f.write("[\n")
             lines(f, [dict(r, region=r["id"] % 7, n=r["id"] // 7) for r in records])
+            f.write("]\n")
+        stamp = "2026-01-01T00:00:00Z" if side == "old" else "2026-02-02T11:11:11Z"
+        with open(os.path.join(out, f"volatile-{side}-{count}.json"), "w") as f:
+            f.write("[\n")
+            lines(f, [dict(r, updated_at=stamp) for r in records])
             f.write("]\n")
 
 

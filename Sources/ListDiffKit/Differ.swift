@@ -198,10 +198,11 @@ public struct Differ: Sendable {
         }
 
         /// Old record i matched new record j: a move unless it `stays`, an update unless
-        /// `same`. The records' values are asked of the sides unless given.
-        mutating func matched(_ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil)
-            throws(ListDiffError)
-        {
+        /// `same`. The records' values are asked of the sides unless given, and the fields
+        /// that changed are found unless given.
+        mutating func matched(
+            _ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil, fields: [FieldChange]? = nil
+        ) throws(ListDiffError) {
             if stays, same {
                 summary.unchanged += 1
                 return
@@ -222,7 +223,7 @@ public struct Differ: Sendable {
                 let earlier = before
                 let before: Value
                 if let given = earlier { before = given } else { before = try old.value(i) }
-                let fields = comparison.changes(old: before, new: after)
+                let fields = fields ?? comparison.changes(old: before, new: after)
                 if let reference {
                     others.append(
                         Change(

@@ -87,6 +87,23 @@ import Testing
                 == CanonicalHash.of(rules.projected(Self.value(#"{"v":1,"id":1,"meta":{"at":9}}"#))))
     }
 
+    /// Under `--unordered` each list is hashed as a bag: any order gives one hash, while
+    /// the multiset itself (how many of each) still counts, and a bag is not an array.
+    @Test func aBagHashIgnoresOrderButCountsRepeats() {
+        func bag(_ values: [Value]) -> Hash128 {
+            var hasher = CanonicalHash.BagHasher()
+            for value in values { hasher.add(CanonicalHash.of(value)) }
+            return hasher.finish()
+        }
+        let a = Self.value(#"{"id":1}"#), b = Self.value(#"{"id":2}"#), c = Self.value(#""c""#)
+        #expect(bag([a, b, c]) == bag([c, a, b]))
+        #expect(bag([a, a, b]) != bag([a, b, b]))
+        #expect(bag([a, b]) != bag([a, b, c]))
+        #expect(bag([a]) != bag([a, a]))
+        #expect(bag([]) != CanonicalHash.of(.array([])))
+        #expect(bag([a, b]) != CanonicalHash.of(.array([a, b])))
+    }
+
     @Test func aRuleOnAKeyFieldIsRefused() throws {
         var rules = Comparison()
         rules.ignore = [Self.pattern("/user")]
@@ -133,6 +150,114 @@ import Testing
             try ChangesetReader().read(
                 Array(out.text.replacingOccurrences(of: "\"unordered\":true", with: "\"sorted\":true").utf8), name: "c")
         }
+    }
+
+    // MARK: The hash under rules
+
+    /// A small random record: the members the rules below name, strings that differ only in
+    /// case or white space, numbers that differ only in how they are written or by a little.
+    static func randomRecord(_ rng: inout SplitMix64, depth: Int = 0) -> Value {
+        let strings = ["a", "A", " a  ", "b", "a b", "A  B "], numbers = ["1", "1.0", "1.2", "2", "-1"]
+        func leaf() -> Value {
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return .string(strings.randomElement(using: &rng)!)
+            case 1: return .number(Number(text: numbers.randomElement(using: &rng)!))
+            case 2: return .bool(Bool.random(using: &rng))
+            default: return .null
+            }
+        }
+        func any(_ depth: Int) -> Value {
+            guard depth < 3, Int.random(in: 0..<3, using: &rng) == 0 else { return leaf() }
+            return Bool.random(using: &rng) ? randomRecord(&rng, depth: depth + 1) : randomArray(depth + 1)
+        }
+        func randomArray(_ depth: Int) -> Value {
+            .array((0..<Int.random(in: 0..<5, using: &rng)).map { _ in any(depth) })
+        }
+        var members: [Object.Member] = depth == 0 ? [.init(key: "id", value: .number(Number(text: "7")))] : []
+        for name in ["name", "tags", "v", "x", "added"] where Bool.random(using: &rng) {
+            members.append(.init(key: name, value: name == "tags" ? randomArray(depth + 1) : any(depth + 1)))
+        }
+        return .object(Object(members.shuffled(using: &rng)))
+    }
+
+    /// `value` with one random edit somewhere inside: a leaf replaced, an array shuffled, an
+    /// element dropped or added, a member dropped or added.
+    static func edited(_ value: Value, _ rng: inout SplitMix64) -> Value {
+        switch value {
+        case .object(var object) where !object.members.isEmpty && Int.random(in: 0..<4, using: &rng) > 0:
+            let k = Int.random(in: 0..<object.members.count, using: &rng)
+            if object.members[k].key == "id" { return value }
+            if Int.random(in: 0..<5, using: &rng) == 0 {
+                object.members.remove(at: k)
+            } else {
+                object.members[k].value = edited(object.members[k].value, &rng)
+            }
+            return .object(object)
+        case .array(var items) where !items.isEmpty:
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: items.shuffle(using: &rng)
+            case 1: items.remove(at: Int.random(in: 0..<items.count, using: &rng))
+            case 2: items.insert(randomRecord(&rng, depth: 2), at: Int.random(in: 0...items.count, using: &rng))
+            default:
+                let k = Int.random(in: 0..<items.count, using: &rng)
+                items[k] = edited(items[k], &rng)
+            }
+            return .array(items)
+        default:
+            let leaves: [Value] = [
+                .string("a"), .string("A"), .string(" a "), .string("c"), .number(Number(text: "1.0")),
+                .number(Number(text: "1.3")), .number(Number(text: "3")), .null,
+            ]
+            return leaves.randomElement(using: &rng)!
+        }
+    }
+
+    /// The hash under the rules agrees with the field walk: two records hash alike, with no
+    /// tolerance used, exactly when the rules find no change between them. Random records,
+    /// random edits (many invisible under the rules) and random rules.
+    @Test func theHashUnderRulesAgreesWithTheFieldWalk() throws {
+        var rng = SplitMix64(seed: 41)
+        let paths = ["/", "/name", "/tags", "/tags/*", "/tags/1", "/tags/*/v", "/v", "/v/*", "/v/*/x", "/x", "/added"]
+        func some() -> [Comparison.Pattern] {
+            (0..<Int.random(in: 0...2, using: &rng)).map { _ in Self.pattern(paths.randomElement(using: &rng)!) }
+        }
+        func hash(_ value: Value, _ rules: RuleHasher, _ used: inout Bool) throws -> Hash128 {
+            let bytes = Array(JSONWriter.compact(value).utf8)
+            return try bytes.withUnsafeBufferPointer { buffer in
+                var parser = JSONParser(bytes: buffer, maxDepth: 100)
+                return try parser.ruleHash(rules, rules.root, usedTolerance: &used)
+            }
+        }
+        var same = 0, different = 0, tolerated = 0
+        for _ in 0..<8000 {
+            var comparison = Comparison()
+            comparison.ignore = some().filter { $0.spelling != "/" }
+            if Int.random(in: 0..<4, using: &rng) == 0 { comparison.only = some() }
+            comparison.unorderedArrays = some()
+            comparison.ignoreCase = some()
+            comparison.ignoreWhitespace = some()
+            if Int.random(in: 0..<4, using: &rng) == 0 {
+                comparison.tolerances = some().map { Comparison.Tolerance(path: $0, absolute: Number(text: "0.5")) }
+            }
+            guard let rules = RuleHasher(comparison) else { continue }
+            let a = Self.randomRecord(&rng)
+            var b = a
+            for _ in 0..<Int.random(in: 1...2, using: &rng) { b = Self.edited(b, &rng) }
+            var used = false
+            let equal = try hash(a, rules, &used) == hash(b, rules, &used)
+            let unchanged = comparison.changes(old: a, new: b).isEmpty
+            if used {
+                tolerated += 1
+                // A tolerance is no equivalence: equal hashes prove nothing, but unequal
+                // ones still prove a change outside the numbers it covers.
+                if unchanged { #expect(equal, "\(comparison): \(JSONWriter.compact(a)) vs \(JSONWriter.compact(b))") }
+            } else {
+                #expect(equal == unchanged, "\(comparison): \(JSONWriter.compact(a)) vs \(JSONWriter.compact(b))")
+            }
+            if unchanged { same += 1 } else { different += 1 }
+        }
+        // Both outcomes are common, so that neither half of the claim goes untested.
+        #expect(same > 300 && different > 300 && tolerated > 100, "\(same) same, \(different) different, \(tolerated) tolerated")
     }
 
     // MARK: Random pairs under random rules

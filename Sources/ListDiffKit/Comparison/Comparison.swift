@@ -172,7 +172,8 @@ public struct Comparison: Sendable, Hashable {
                 path.removeLast()
             }
             if isUnorderedArray(path) {
-                out = Fingerprint.sortedByHash(out)
+                // One order for any order of a multiset: that of the canonical hashes.
+                out = out.map { (CanonicalHash.of($0), $0) }.sorted { ($0.0.a, $0.0.b) < ($1.0.a, $1.0.b) }.map(\.1)
             }
             return .array(out)
         case .string(let text):
@@ -185,9 +186,15 @@ public struct Comparison: Sendable, Hashable {
     }
 
     func normalized(_ text: String, _ path: [String]) -> String {
+        Self.normalized(text, foldingCase: foldsCase(path), foldingWhitespace: foldsWhitespace(path))
+    }
+
+    /// A string as `--ignore-case` and `--ignore-whitespace` compare it: white space
+    /// collapsed first, then the case folded.
+    static func normalized(_ text: String, foldingCase: Bool, foldingWhitespace: Bool) -> String {
         var text = text
-        if foldsWhitespace(path) { text = Self.collapsingWhitespace(text) }
-        if foldsCase(path) { text = text.lowercased() }
+        if foldingWhitespace { text = collapsingWhitespace(text) }
+        if foldingCase { text = text.lowercased() }
         return text
     }
 

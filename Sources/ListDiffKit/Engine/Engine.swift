@@ -345,7 +345,7 @@ struct Engine: Sendable {
 
     /// Under comparison rules: NEW's fingerprint becomes that of the document `apply` makes,
     /// NEW's records where they changed and OLD's where they are the same under the rules
-    /// (`kept`), each list in hash order when the order of records means nothing.
+    /// (`kept`), each list hashed as a bag when the order of records means nothing.
     func resultFingerprint(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, kept: PageBuffer<Bool>) throws(ListDiffError) {
         func hashes(_ side: Side) throws(ListDiffError) -> PageBuffer<Hash128> {
             if side.table.keepsHashes, side.table.hashes.count == side.count { return side.table.hashes }
@@ -354,12 +354,17 @@ struct Engine: Sendable {
             return out
         }
         let oldHashes = try hashes(old), newHashes = try hashes(new)
+        let unordered = differ.comparison.unorderedRecords
         let lists = new.sections.map { section -> Hash128 in
-            var list = section.records.map { j in kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j] }
-            if differ.comparison.unorderedRecords { list.sort { ($0.a, $0.b) < ($1.a, $1.b) } }
-            var hasher = CanonicalHash.ArrayHasher()
-            for hash in list { hasher.add(hash) }
-            return hasher.finish()
+            func hash(_ j: Int) -> Hash128 { kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j] }
+            if unordered {
+                var bag = CanonicalHash.BagHasher()
+                for j in section.records { bag.add(hash(j)) }
+                return bag.finish()
+            }
+            var list = CanonicalHash.ArrayHasher()
+            for j in section.records { list.add(hash(j)) }
+            return list.finish()
         }
         new.fingerprint = new.fingerprintOf(lists)
     }
@@ -587,6 +592,7 @@ struct Engine: Sendable {
         nonisolated(unsafe) let out = results
         let significant = differ.memberOrder == .significant
         let comparison = differ.comparison
+        let rules = RuleHasher(comparison)
         nonisolated(unsafe) let kept = kept.buffer
         nonisolated(unsafe) let newToOld = newToOld.buffer, oldToNew = oldToNew.buffer, copies = copies.buffer
         let progress = progress
@@ -612,6 +618,8 @@ struct Engine: Sendable {
                 }
                 var builder = Differ.ChangeBuilder(
                     old: self.side(old, arena, oldValues), new: self.side(new, arena, newValues), comparison: comparison)
+                // JSON records, whose hashes under the rules are read from their bytes.
+                let oldJSON = old.records as? JSONRecords, newJSON = new.records as? JSONRecords
                 // Pages read again are handed back behind the walk.
                 var floor = newRange.isEmpty ? 0 : new.table.starts[newRange.lowerBound]
                 for j in newRange {
@@ -629,24 +637,54 @@ struct Engine: Sendable {
                         try builder.matched(i, j, stays: stays[i], same: true)
                         continue
                     }
+                    // An OLD record far from this part's (one that moved) is copied from the
+                    // file rather than mapped.
+                    let far = oldValues[i] == nil && !oldRange.contains(i)
+                    if far {
+                        let start = old.table.starts[i]
+                        try old.file.copy(start..<start + Int(old.table.lengths[i]), into: &scratch)
+                    }
+                    // Under rules, a record whose bytes changed may still be the same: the
+                    // hashes under the rules tell, without building either value.
+                    if let rules, let oldRecords = oldJSON, let newRecords = newJSON {
+                        var usedTolerance = false
+                        let before =
+                            far
+                            ? try scratch.withUnsafeBufferPointer { bytes throws(ListDiffError) in
+                                try oldRecords.ruleHash(in: bytes, at: 0, rules, usedTolerance: &usedTolerance)
+                            }
+                            : try oldRecords.ruleHash(in: old.file.bytes, at: old.table.starts[i], rules, usedTolerance: &usedTolerance)
+                        let after = try newRecords.ruleHash(
+                            in: new.file.bytes, at: new.table.starts[j], rules, usedTolerance: &usedTolerance)
+                        // (The check that the keys are equal, which the values would make, is
+                        // left out: the key hashes matched, and these hashes cover the keys too.)
+                        if before == after, !usedTolerance {
+                            kept[j] = true
+                            try builder.matched(i, j, stays: stays[i], same: true)
+                            continue
+                        }
+                    }
                     let a: Value, b: Value
                     if let value = oldValues[i] {
                         a = value
                         // Read before the walk: its page goes back soon.
                         if !oldRange.contains(i) { strays.add(old.table.starts[i], Int(old.table.lengths[i])) }
-                    } else if oldRange.contains(i) {
-                        a = try old.records.value(i)
-                    } else {
-                        // An OLD record far from this part's (one that moved) is copied from
-                        // the file rather than mapped.
-                        let start = old.table.starts[i]
-                        try old.file.copy(start..<start + Int(old.table.lengths[i]), into: &scratch)
+                    } else if far {
                         a = try scratch.withUnsafeBufferPointer { bytes throws(ListDiffError) in try old.records.value(copy: bytes) }
+                    } else {
+                        a = try old.records.value(i)
                     }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
-                    let same = significant ? a.isIdentical(to: b) : comparison.same(a, b)
-                    // (Same under rules, and so left as OLD's by apply.)
+                    if comparison.comparesContent {
+                        // The fields that changed under the rules, found once: none is the same.
+                        let fields = comparison.changes(old: a, new: b)
+                        if fields.isEmpty, kept.count > j { kept[j] = true }
+                        try builder.matched(i, j, stays: stays[i], same: fields.isEmpty, before: a, after: b, fields: fields)
+                        continue
+                    }
+                    let same = significant ? a.isIdentical(to: b) : a == b
+                    // (Same under `--unordered`, and so left as OLD's by apply.)
                     if same, kept.count > j { kept[j] = true }
                     try builder.matched(i, j, stays: stays[i], same: same, before: a, after: b)
                 }

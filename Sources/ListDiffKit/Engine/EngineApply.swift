@@ -178,50 +178,21 @@ public final class FileApplier: @unchecked Sendable {
 
     /// The fingerprint of the document `apply()` made (of its part at the layout's path).
     public var newFingerprint: String {
-        // Under `--unordered`, each list is hashed in hash order (`Fingerprint.ofResult`).
-        let comparison = changeset.comparison
-        let hashes = side.table.hashes
-        func list(_ records: [Int32]) -> Hash128 {
-            var list = records.map { r in r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)]) }
-            if comparison.unorderedRecords { list.sort { ($0.a, $0.b) < ($1.a, $1.b) } }
-            var hasher = CanonicalHash.ArrayHasher()
-            for hash in list { hasher.add(hash) }
-            return hasher.finish()
-        }
-        let hash: Hash128
-        switch side.layout.shape {
-        case .list:
-            hash = list(sections.first?.records ?? [])
-        case .objectOfLists:
-            var hasher = CanonicalHash.ObjectHasher()
-            for section in sections {
-                guard case .string(let name)? = section.name else { continue }
-                hasher.add(key: CanonicalHash.string(name), value: list(section.records))
-            }
-            hash = hasher.finish()
-        case .sectionList(_, let items):
-            // As `Layout.rebuild` builds each section object: the records list in place of
-            // the header's first member of that name, or last.
-            var hasher = CanonicalHash.ArrayHasher()
-            for section in sections {
-                var object = CanonicalHash.ObjectHasher()
-                var listed = false
-                if case .object(let header)? = section.header {
-                    for member in header.members {
-                        if !listed, member.key.scalarEquals(items) {
-                            listed = true
-                            object.add(key: CanonicalHash.string(member.key), value: list(section.records))
-                        } else {
-                            object.add(key: CanonicalHash.string(member.key), value: CanonicalHash.of(member.value))
-                        }
-                    }
+        // Under `--unordered`, each list is hashed as a bag, in any order (`Fingerprint.ofResult`).
+        let unordered = changeset.comparison.unorderedRecords
+        let hashes = side.table.hashes, values = values
+        func hash(_ r: Int32) -> Hash128 { r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)]) }
+        return Fingerprint.string(
+            side.layout.hash(sections) { records in
+                if unordered {
+                    var bag = CanonicalHash.BagHasher()
+                    for r in records { bag.add(hash(r)) }
+                    return bag.finish()
                 }
-                if !listed { object.add(key: CanonicalHash.string(items), value: list(section.records)) }
-                hasher.add(object.finish())
-            }
-            hash = hasher.finish()
-        }
-        return Fingerprint.string(hash)
+                var list = CanonicalHash.ArrayHasher()
+                for r in records { list.add(hash(r)) }
+                return list.finish()
+            })
     }
 
     // MARK: - Writing

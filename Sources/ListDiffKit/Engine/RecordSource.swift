@@ -110,6 +110,21 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
         }
     }
 
+    /// The hash under comparison rules (`RuleHasher`) of a record whose text starts at
+    /// `offset` in `bytes` (the input, or a copy).
+    func ruleHash(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ rules: RuleHasher, usedTolerance: inout Bool)
+        throws(ListDiffError) -> Hash128
+    {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = offset
+        parser.depth = depth
+        do throws(JSONParseFailure) {
+            return try parser.ruleHash(rules, rules.root, usedTolerance: &usedTolerance)
+        } catch {
+            throw ListDiffError(.io, file: name, "the file changed while it was being read: \(error.message)")
+        }
+    }
+
     override var copyReader: RecordSource {
         JSONRecords(file: MappedFile(name: name, bytes: []), table: RecordTable(capacity: 1), depth: depth, maxDepth: maxDepth)
     }

@@ -190,36 +190,12 @@ extension ScannedDocument {
     /// list, the object of lists, or the list of section objects, from the sections' list hashes.
     /// `lists`: each section's list hash, in place of the scan's (under comparison rules).
     func fingerprint(_ layout: Layout, _ found: [Section], lists: [Hash128]? = nil) -> Hash128 {
-        var sections = sections
-        if let lists, lists.count == sections.count {
-            for s in sections.indices { sections[s].listHash = lists[s] }
+        if case .list = layout.shape { return lists?.first ?? sections.first?.listHash ?? Self.emptyList }
+        let content: [Changeset.SectionContent<Hash128>] = sections.indices.map { s in
+            let list = lists.flatMap { $0.count == sections.count ? $0[s] : nil } ?? sections[s].listHash ?? Self.emptyList
+            return (name: .string(sections[s].memberName ?? ""), header: .object(Object(sections[s].members)), records: [list])
         }
-        switch layout.shape {
-        case .list:
-            return (lists?.first ?? sections.first?.listHash) ?? CanonicalHash.ArrayHasher().finish()
-        case .objectOfLists:
-            var hasher = CanonicalHash.ObjectHasher()
-            for section in sections {
-                hasher.add(key: CanonicalHash.string(section.memberName ?? ""), value: section.listHash ?? Self.emptyList)
-            }
-            return hasher.finish()
-        case .sectionList(_, let items):
-            var hasher = CanonicalHash.ArrayHasher()
-            for section in sections {
-                var object = CanonicalHash.ObjectHasher()
-                var listed = false
-                for member in section.members {
-                    if !listed, member.key.scalarEquals(items) {
-                        listed = true
-                        object.add(key: CanonicalHash.string(member.key), value: section.listHash ?? Self.emptyList)
-                    } else {
-                        object.add(key: CanonicalHash.string(member.key), value: CanonicalHash.of(member.value))
-                    }
-                }
-                hasher.add(object.finish())
-            }
-            return hasher.finish()
-        }
+        return layout.hash(content) { $0[0] }
     }
 
     static let emptyList = CanonicalHash.ArrayHasher().finish()

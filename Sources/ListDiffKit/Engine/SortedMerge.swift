@@ -53,11 +53,12 @@ package struct SortedMerge: Sendable {
         // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
         // hash, or its OLD record's where the two are the same under the rules.
         var result = CanonicalHash.ArrayHasher()
-        var resultHashes: [Hash128] = []
+        var bag = CanonicalHash.BagHasher()
         func add(_ hash: Hash128) {
-            if comparison.unorderedRecords { resultHashes.append(hash) } else { result.add(hash) }
+            if comparison.unorderedRecords { bag.add(hash) } else { result.add(hash) }
         }
         let significant = memberOrder == .significant
+        let rules = RuleHasher(comparison)
         try old.advance(progress)
         try new.advance(progress)
         while old.current != nil || new.current != nil {
@@ -76,12 +77,19 @@ package struct SortedMerge: Sendable {
                 if old.sameBytes(new) {
                     add(new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
+                } else if let rules, try old.ruleHash(rules, new) {
+                    // The same under the rules, told by their hashes without reading either.
+                    add(old.current!.hash)
+                    try builder.matched(old.index, new.index, stays: true, same: true)
+                } else if comparison.comparesContent {
+                    let before = try old.value(), after = try new.value()
+                    let fields = comparison.changes(old: before, new: after)
+                    add(fields.isEmpty ? old.current!.hash : new.current!.hash)
+                    try builder.matched(
+                        old.index, new.index, stays: true, same: fields.isEmpty, before: before, after: after, fields: fields)
                 } else {
                     let before = try old.value(), after = try new.value()
-                    let same =
-                        comparison.comparesContent
-                        ? comparison.same(before, after)
-                        : sameHash && (significant ? before.isIdentical(to: after) : before == after)
+                    let same = sameHash && (significant ? before.isIdentical(to: after) : before == after)
                     add(same ? old.current!.hash : new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: same, before: before, after: after)
                 }
@@ -94,12 +102,10 @@ package struct SortedMerge: Sendable {
             algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
             changes: changes, summary: summary)
         changeset.comparison = comparison
-        if comparison.unorderedRecords {
-            for hash in resultHashes.sorted(by: { ($0.a, $0.b) < ($1.a, $1.b) }) { result.add(hash) }
-        }
+        let resultHash = comparison.unorderedRecords ? bag.finish() : result.finish()
         changeset.fingerprints = Changeset.Fingerprints(
             old: Fingerprint.string(old.list.finish()),
-            new: Fingerprint.string(comparison.isEmpty ? new.list.finish() : result.finish()))
+            new: Fingerprint.string(comparison.isEmpty ? new.list.finish() : resultHash))
         progress?.enter(.writing)
         return changeset
     }
@@ -315,6 +321,22 @@ final class RecordStream {
         } catch {
             throw self.error(error.kind, at: error.offset, error.message(location))
         }
+    }
+
+    /// Whether the current record and `other`'s are the same under `rules`, as their hashes
+    /// under the rules tell; false also when a tolerance applied (the values must say).
+    func ruleHash(_ rules: RuleHasher, _ other: RecordStream) throws(ListDiffError) -> Bool {
+        var usedTolerance = false
+        func hash(_ stream: RecordStream) throws(ListDiffError) -> Hash128 {
+            var parser = JSONParser(bytes: UnsafeBufferPointer(stream.buffer.rebased(0..<stream.filled)), maxDepth: maxDepth)
+            parser.index = stream.current!.start
+            do throws(JSONParseFailure) {
+                return try parser.ruleHash(rules, rules.root, usedTolerance: &usedTolerance)
+            } catch {
+                throw stream.error(error.kind, at: error.offset, error.message(stream.location))
+            }
+        }
+        return try hash(self) == hash(other) && !usedTolerance
     }
 
     /// The current record's value.

@@ -47,6 +47,7 @@ package enum CanonicalHash {
     static let numberTag: UInt64 = 0x6e75_6d62_6572_0002
     static let arrayTag: UInt64 = 0x6172_7261_7900_0003
     static let objectTag: UInt64 = 0x6f62_6a65_6374_0004
+    static let bagTag: UInt64 = 0x6261_6700_0000_0008
 
     public static let null = Hash128(a: 0x6e75_6c6c_0000_0005 ^ p0, b: 0x6e75_6c6c_0000_0005 ^ p3)
     public static let `true` = Hash128(a: 0x7472_7565_0000_0006 ^ p1, b: 0x7472_7565_0000_0006 ^ p4)
@@ -247,6 +248,26 @@ package enum CanonicalHash {
         @inline(__always)
         func finish() -> Hash128 {
             Hash128(a: mum(sum.a ^ count ^ objectTag, p1), b: mum(sum.b ^ objectTag, p2 ^ count))
+        }
+    }
+
+    /// Adds up the elements of a list whose order means nothing (`--unordered`), so that
+    /// every order of the same elements gives one hash, without sorting them. Each element
+    /// is mixed before it is added, so that equal sums of raw hashes do not collide.
+    struct BagHasher {
+        var sum = Hash128(a: 0, b: 0)
+        var count: UInt64 = 0
+
+        @inline(__always)
+        mutating func add(_ e: Hash128) {
+            sum.a &+= mum(e.a ^ p2, e.b ^ p4)
+            sum.b &+= mum(e.b ^ p3, e.a ^ p1)
+            count &+= 1
+        }
+
+        @inline(__always)
+        func finish() -> Hash128 {
+            Hash128(a: mum(sum.a ^ count ^ bagTag, p3), b: mum(sum.b ^ bagTag, p0 ^ count))
         }
     }
 

@@ -15,22 +15,23 @@ package enum Fingerprint {
 
     /// The new fingerprint of a changeset made under comparison rules: the fingerprint of
     /// the document that applying it to `old` makes (NEW's records where they changed,
-    /// OLD's where they are the same under the rules), each list in hash order when the
-    /// order of records means nothing. Without rules that document is NEW.
+    /// OLD's where they are the same under the rules). When the order of records means
+    /// nothing, each list is hashed as a bag (`CanonicalHash.BagHasher`), so that any order
+    /// of its records gives one fingerprint. Without rules that document is NEW.
     public static func ofResult(_ changeset: Changeset, old: Document) throws(ListDiffError) -> String {
         let result = try changeset.apply(to: old)
         guard changeset.comparison.unorderedRecords else { return of(old.layout.diffed(in: result)) }
         let document = try Document(
             result, name: old.source.name, key: changeset.key, duplicates: changeset.duplicates, options: old.layout.options)
-        let sections = document.sections.map { section in
-            (name: section.name, header: section.header, records: sortedByHash(document.records[section.records].map(\.value)))
+        let sections: [Changeset.SectionContent<Value>] = document.sections.map { section in
+            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
         }
-        return of(document.layout.diffed(in: try document.layout.rebuild(document.root, sections: sections)))
-    }
-
-    /// Values in the order of their canonical hashes: one order for any order of a multiset.
-    static func sortedByHash(_ values: [Value]) -> [Value] {
-        values.map { (CanonicalHash.of($0), $0) }.sorted { ($0.0.a, $0.0.b) < ($1.0.a, $1.0.b) }.map(\.1)
+        return string(
+            document.layout.hash(sections) { records in
+                var bag = CanonicalHash.BagHasher()
+                for record in records { bag.add(CanonicalHash.of(record)) }
+                return bag.finish()
+            })
     }
 
     public static func string(_ hash: Hash128) -> String {

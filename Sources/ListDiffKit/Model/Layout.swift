@@ -249,6 +249,44 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         return Self.replacing(root, at: path.components[...], with: container)
     }
 
+    /// The canonical hash of the container `rebuild` makes of `sections` (the part at the
+    /// path), given how to hash each section's list. `apply` and the reference both use it
+    /// when each list is hashed as a bag (`--unordered`).
+    func hash<R>(_ sections: [Changeset.SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
+        switch shape {
+        case .list:
+            return list(sections.first?.records ?? [])
+        case .objectOfLists:
+            var hasher = CanonicalHash.ObjectHasher()
+            for section in sections {
+                guard case .string(let name)? = section.name else { continue }
+                hasher.add(key: CanonicalHash.string(name), value: list(section.records))
+            }
+            return hasher.finish()
+        case .sectionList(_, let items):
+            // As `rebuild` builds each section object: the records list in place of the
+            // header's first member of that name, or last.
+            var hasher = CanonicalHash.ArrayHasher()
+            for section in sections {
+                var object = CanonicalHash.ObjectHasher()
+                var listed = false
+                if case .object(let header)? = section.header {
+                    for member in header.members {
+                        if !listed, member.key.scalarEquals(items) {
+                            listed = true
+                            object.add(key: CanonicalHash.string(member.key), value: list(section.records))
+                        } else {
+                            object.add(key: CanonicalHash.string(member.key), value: CanonicalHash.of(member.value))
+                        }
+                    }
+                }
+                if !listed { object.add(key: CanonicalHash.string(items), value: list(section.records)) }
+                hasher.add(object.finish())
+            }
+            return hasher.finish()
+        }
+    }
+
     static func replacing(_ value: Value, at steps: ArraySlice<String>, with replacement: Value) -> Value {
         guard let step = steps.first else { return replacement }
         switch value {
