@@ -115,6 +115,8 @@ public struct FileDiffer: Sendable {
     public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         if fastPathApplies {
+            let (oldFile, oldFormat) = try reader.opened(oldFile, oldFormat)
+            let (newFile, newFormat) = try reader.opened(newFile, newFormat)
             var engine = Engine(
                 key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
                 progress: progress)

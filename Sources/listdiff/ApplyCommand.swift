@@ -2,13 +2,15 @@ import ArgumentParser
 import ListDiffKit
 
 enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, ndjson, yaml
+    case json, ndjson, yaml, csv, tsv
 
     var inputFormat: InputFormat {
         switch self {
         case .json: .json
         case .ndjson: .ndjson
         case .yaml: .yaml
+        case .csv: .csv
+        case .tsv: .tsv
         }
     }
 
@@ -17,6 +19,8 @@ enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
         case .json: self = .json
         case .ndjson: self = .ndjson
         case .yaml: self = .yaml
+        case .csv: self = .csv
+        case .tsv: self = .tsv
         }
     }
 }
@@ -51,12 +55,17 @@ struct ApplyCommand: ParsableCommand, Executable {
     @Option(
         name: .customLong("output-format"),
         help: ArgumentHelp(
-            "Write json, ndjson (a list, one record per line) or yaml. Default: the format --output's extension names, else OLD's format.",
+            "Write json, ndjson (a list, one record per line), yaml, csv or tsv (a list of flat records: OLD's header, then any other field). Default: the format --output's extension names, else OLD's format.",
             valueName: "format"))
     var outputFormat: DocumentFormat?
 
-    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson or yaml.")
+    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson, yaml, csv or tsv.")
     var inputFormat: InputFormatOption = .auto
+
+    @Option(
+        name: .customLong("csv-types"),
+        help: ArgumentHelp("How a CSV or TSV OLD's cells are read: string or infer, as the diff read them.", valueName: "mode"))
+    var csvTypes: CSVTypes = .string
 
     @Flag(
         help:
@@ -74,9 +83,11 @@ struct ApplyCommand: ParsableCommand, Executable {
         let progress = Timings.progress
         defer { Timings.report(progress) }
         let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
+        var reader = DocumentReader(format: inputFormat.format, key: placeholder)
+        reader.csvInfersTypes = csvTypes == .infer
         let applier = try FileApplier.open(
             changeset: try InputFile.read(changeset), name: changeset, old: old,
-            reader: DocumentReader(format: inputFormat.format, key: placeholder))
+            reader: reader)
         let changes = applier.changeset
         progress?.lap("read changeset, scan OLD")
         if !force {

@@ -10,7 +10,7 @@ enum ColorMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case auto, json, ndjson, yaml
+    case auto, json, ndjson, yaml, csv, tsv
 
     var format: InputFormat? {
         switch self {
@@ -18,8 +18,15 @@ enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
         case .json: return .json
         case .ndjson: return .ndjson
         case .yaml: return .yaml
+        case .csv: return .csv
+        case .tsv: return .tsv
         }
     }
+}
+
+/// How CSV and TSV cells are read.
+enum CSVTypes: String, ExpressibleByArgument, CaseIterable {
+    case string, infer
 }
 
 enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
@@ -260,9 +267,17 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         name: .customLong("input-format"),
-        help: "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl) or yaml."
+        help:
+            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv)."
     )
     var inputFormat: InputFormatOption = .auto
+
+    @Option(
+        name: .customLong("csv-types"),
+        help: ArgumentHelp(
+            "How CSV and TSV cells are read: string (every cell a string, so 007 stays 007) or infer (a cell that is a JSON number is a number, true and false are booleans, an empty cell is null).",
+            valueName: "mode"))
+    var csvTypes: CSVTypes = .string
 
     @Flag(
         help:
@@ -370,7 +385,8 @@ struct DiffOptions: ParsableArguments {
         let layout = LayoutOptions(
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
-        let reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
+        var reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
+        reader.csvInfersTypes = csvTypes == .infer
         let rules = try comparison()
         try rules.check(key: key)
         var files = FileDiffer(

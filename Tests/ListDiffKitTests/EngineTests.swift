@@ -232,6 +232,8 @@ struct DocumentPairs {
                 return items.map { JSONWriter.compact($0) + "\n" }.joined()
             case .yaml:
                 return try YAMLWriter.document(result)
+            case .csv, .tsv:
+                return "CSV is checked in CSVTests"
             }
         } catch {
             return "error: \(error)"
@@ -289,7 +291,8 @@ struct DocumentPairs {
             #expect(applier.fingerprint == changeset.fingerprints?.old, "round \(round)")
             try applier.apply()
             #expect(applier.newFingerprint == changeset.fingerprints?.new, "round \(round)")
-            for format in InputFormat.allCases {
+            // (CSV holds flat records only: CSVTests checks what apply writes as CSV.)
+            for format in InputFormat.allCases where format != .csv && format != .tsv {
                 #expect(Self.written(applier, format) == Self.written(result, format), "round \(round) \(format)")
             }
         }

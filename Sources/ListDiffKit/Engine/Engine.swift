@@ -137,7 +137,7 @@ struct Engine: Sendable {
                     guard let start, p.index >= 0, start + p.index < count else { return nil }
                     return records.starts[start + p.index]
                 }
-                return SourceLocation.of(offsets: offsets, in: records.file.bytes)
+                return records.file.locations(of: offsets)
             }
         }
 
@@ -428,7 +428,7 @@ struct Engine: Sendable {
                     records: records(file, format, scanned))
             case .problem(let problem):
                 throw ListDiffError(
-                    .shape, file: file.name, location: SourceLocation.of(offset: problem.offset, in: file.bytes), problem.message)
+                    .shape, file: file.name, location: file.location(of: problem.offset), problem.message)
             case .rescan(let shape):
                 if case .list = scanned.shape { listScan = scanned }
                 if case .list = shape, let listScan {
@@ -451,7 +451,8 @@ struct Engine: Sendable {
             throw ListDiffError(.limit, "the key has more than 64 fields or path steps in all")
         }
         switch format {
-        case .json, .ndjson:
+        // (CSV and TSV come as the JSON text of their records: `DocumentReader.opened`.)
+        case .json, .ndjson, .csv, .tsv:
             var scan = JSONScan(
                 file: file, lines: format == .ndjson, key: key, keys: keys, options: options, maxDepth: maxDepth,
                 keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
@@ -469,7 +470,8 @@ struct Engine: Sendable {
 
     func records(_ file: MappedFile, _ format: InputFormat, _ scanned: ScannedDocument) -> RecordSource {
         switch format {
-        case .json, .ndjson: return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
+        case .json, .ndjson, .csv, .tsv:
+            return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
         case .yaml: return YAMLRecords(file: file, scanned: scanned, reader: yaml, key: key, options: options)
         }
     }
@@ -493,7 +495,7 @@ struct Engine: Sendable {
                     { () throws(ListDiffError) in
                         ListDiffError(
                             .shape,
-                            file: side.file.name, location: SourceLocation.of(offset: offset, in: side.file.bytes),
+                            file: side.file.name, location: side.file.location(of: offset),
                             "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique"
                         )
                     }

@@ -104,8 +104,10 @@ public final class FileApplier: @unchecked Sendable {
         reader.key = header.key
         reader.duplicates = header.duplicates
         reader.layout = header.layout.options
-        let file = try MappedFile(path)
-        let format = reader.format(for: path, bytes: file.head)
+        let input = try MappedFile(path)
+        let format = reader.format(for: path, bytes: input.head)
+        // (A CSV or TSV OLD is scanned as the JSON text of its records, and written back as CSV.)
+        let (file, scanned) = try reader.opened(input, format)
         var engine = Engine(
             key: header.key, differ: Differ(), duplicates: header.duplicates, options: reader.layout,
             progress: progress)
@@ -115,7 +117,7 @@ public final class FileApplier: @unchecked Sendable {
         engine.parts = parts
         let side: Engine.Side, hashing: KeyHashing
         do throws(ListDiffError) {
-            (side, hashing) = try engine.keyedSide(file, format)
+            (side, hashing) = try engine.keyedSide(file, scanned)
         } catch {
             try file.checkIntact()
             throw error
@@ -244,7 +246,86 @@ public final class FileApplier: @unchecked Sendable {
             out(UnsafeRawBufferPointer(bytes.bytes))
         case .yaml:
             try writeYAML(root, to: out)
+        case .csv, .tsv:
+            try writeCSV(root, separator: format == .tsv ? 0x09 : UInt8(ascii: ","), to: out)
         }
+    }
+
+    /// The records as CSV: a header row, then one row per record. The header is OLD's when
+    /// OLD is CSV, then any other field in the order records first hold it. A field a
+    /// record lacks, or that is null, is an empty cell; numbers and booleans are written as
+    /// JSON writes them. Rows end as OLD's do (CRLF or LF).
+    ///
+    /// - Throws: before writing anything, when the result is not a list of objects, or a
+    ///   field holds an object or a list (a cell holds text).
+    private func writeCSV(_ root: Value, separator: UInt8, to out: Sink) throws(ListDiffError) {
+        guard case .array(let items) = root, let t = Self.hole(items) else {
+            throw ListDiffError(
+                .usage, file: name, "CSV writes a list of records; the result is not one list; use --output-format json")
+        }
+        let records = sections[t].records
+        var header = side.file.csv?.header ?? []
+        var known = Set(header)
+        var index = 0
+        try forEachValue(records) { (value: Value) throws(ListDiffError) in
+            defer { index += 1 }
+            guard case .object(let object) = value else {
+                throw ListDiffError(
+                    .usage, file: name, "CSV writes records that are objects; record \(index) is \(value.typeName.withArticle)")
+            }
+            for member in object.members {
+                if case .object = member.value {
+                    throw ListDiffError(
+                        .usage, file: name,
+                        "a CSV cell holds text; field \(JSONWriter.compact(.string(member.key))) of record \(index) is an object")
+                }
+                if case .array = member.value {
+                    throw ListDiffError(
+                        .usage, file: name,
+                        "a CSV cell holds text; field \(JSONWriter.compact(.string(member.key))) of record \(index) is a list")
+                }
+                if known.insert(member.key).inserted { header.append(member.key) }
+            }
+        }
+        let newline: [UInt8] = side.file.csv?.crlf == true ? [0x0D, 0x0A] : [0x0A]
+        var bytes: [UInt8] = []
+        func cell(_ text: String) {
+            let utf8 = Array(text.utf8)
+            if utf8.contains(where: { $0 == separator || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) {
+                bytes.append(UInt8(ascii: "\""))
+                for b in utf8 {
+                    if b == UInt8(ascii: "\"") { bytes.append(b) }
+                    bytes.append(b)
+                }
+                bytes.append(UInt8(ascii: "\""))
+            } else {
+                bytes.append(contentsOf: utf8)
+            }
+        }
+        func row(_ cells: [String]) {
+            for (k, text) in cells.enumerated() {
+                if k > 0 { bytes.append(separator) }
+                cell(text)
+            }
+            bytes.append(contentsOf: newline)
+            if bytes.count >= 1 << 16 {
+                bytes.withUnsafeBytes { out($0) }
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if !header.isEmpty { row(header) }
+        try forEachValue(records) { (value: Value) throws(ListDiffError) in
+            guard case .object(let object) = value else { return }
+            row(
+                header.map { name in
+                    switch object[name] {
+                    case nil, .null?: return ""
+                    case .string(let text)?: return text
+                    case let other?: return JSONWriter.compact(other)
+                    }
+                })
+        }
+        bytes.withUnsafeBytes { out($0) }
     }
 
     /// The new document with each section's records list standing as one marker (a number

@@ -92,7 +92,7 @@ struct JSONScan {
             if release { file.release(0..<bytes.count) }
             return document.scanned
         } catch {
-            throw error.error(file: file.name, in: bytes)
+            throw file.placed(error.error(file: file.name, in: bytes))
         }
     }
 

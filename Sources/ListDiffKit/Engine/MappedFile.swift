@@ -30,6 +30,7 @@ package final class MappedFile: @unchecked Sendable {
             SystemCalls.advise(base, count: size, .willNeed)
             bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
             mapped = true
+            csv = nil
             _ = Self.guarded
             try InputFile.checkStart(bytes, name: path)
             return
@@ -41,11 +42,41 @@ package final class MappedFile: @unchecked Sendable {
         _ = copy.initialize(from: all)
         bytes = UnsafeBufferPointer(start: copy.baseAddress, count: all.count)
         mapped = false
+        csv = nil
+    }
+
+    /// For a CSV or TSV input: where its records came from (`bytes` is their JSON text).
+    package let csv: CSVSource?
+
+    /// A CSV or TSV input: the JSON text its records were turned into, owned from now on.
+    init(name: String, json: UnsafeMutableBufferPointer<UInt8>, csv: CSVSource) {
+        self.name = name
+        bytes = UnsafeBufferPointer(json)
+        mapped = false
+        descriptor = -1
+        self.csv = csv
+    }
+
+    /// Where `offset` is, in the input as written (a CSV input's row, for its JSON text).
+    func location(of offset: Int) -> SourceLocation {
+        let location = SourceLocation.of(offset: offset, in: bytes)
+        return csv?.location(location) ?? location
+    }
+
+    /// An error found in a CSV input's JSON text, placed at its row in the CSV.
+    func placed(_ error: ListDiffError) -> ListDiffError { csv?.placed(error) ?? error }
+
+    /// Where each of `offsets` is, as `location(of:)` tells.
+    func locations(of offsets: [Int?]) -> [SourceLocation?] {
+        let locations = SourceLocation.of(offsets: offsets, in: bytes)
+        guard let csv else { return locations }
+        return locations.map { $0.map(csv.location) }
     }
 
     /// Bytes held in memory under a name (for tests and small inputs).
     init(name: String, bytes source: [UInt8]) {
         self.name = name
+        csv = nil
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(source.count, 1))
         _ = copy.initialize(from: source)
         bytes = UnsafeBufferPointer(start: copy.baseAddress, count: source.count)

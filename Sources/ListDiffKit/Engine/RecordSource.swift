@@ -74,7 +74,7 @@ class RecordSource: @unchecked Sendable {
 
     /// The record's line and column.
     func location(_ record: Int) -> SourceLocation {
-        SourceLocation.of(offset: starts[record], in: file.bytes)
+        file.location(of: starts[record])
     }
 
     /// Whether record `i` is byte for byte record `j` of `other`, read alike (so that the

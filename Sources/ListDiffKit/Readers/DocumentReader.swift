@@ -7,6 +7,10 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// NDJSON / JSON Lines: one JSON value per line, read as a list of those values.
     case ndjson
     case yaml
+    /// Comma-separated values (RFC 4180): a header row, then one record per row.
+    case csv
+    /// Tab-separated values, read as CSV with a tab between fields.
+    case tsv
 
     /// The format a file name says, if it says one.
     public static func fromExtension(of path: String) -> InputFormat? {
@@ -15,6 +19,8 @@ public enum InputFormat: String, Sendable, CaseIterable {
         case "json": return .json
         case "ndjson", "jsonl": return .ndjson
         case "yaml", "yml": return .yaml
+        case "csv": return .csv
+        case "tsv", "tab": return .tsv
         default: return nil
         }
     }
@@ -133,6 +139,9 @@ public struct DocumentReader: Sendable {
     public var layout = LayoutOptions()
     package var json = JSONReader()
     package var yaml = YAMLReader()
+    /// How CSV and TSV cells are read: as strings, or with numbers, booleans and nulls
+    /// inferred (`--csv-types infer`).
+    public var csvInfersTypes = false
 
     public init(
         format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,
@@ -149,6 +158,19 @@ public struct DocumentReader: Sendable {
         format ?? InputFormat.fromExtension(of: path) ?? InputFormat.sniff(bytes)
     }
 
+    /// The CSV reader for `format` (CSV or TSV).
+    func csv(_ format: InputFormat) -> CSVReader {
+        CSVReader(separator: format == .tsv ? 0x09 : UInt8(ascii: ","), inferTypes: csvInfersTypes)
+    }
+
+    /// An input as the engine reads it: a CSV or TSV input turned into the JSON text of its
+    /// records (`CSVReader`), anything else as it is.
+    package func opened(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
+        guard format == .csv || format == .tsv else { return (file, format) }
+        let (json, source) = try csv(format).transcode(file.bytes, name: file.name)
+        return (MappedFile(name: file.name, json: json, csv: source), .json)
+    }
+
     /// Reads and parses `path` (`-` is standard input), then keys its records.
     public func read(_ path: String) throws(ListDiffError) -> Document {
         let bytes = try InputFile.read(path)
@@ -161,6 +183,7 @@ public struct DocumentReader: Sendable {
         case .json: (root, source) = try json.read(bytes, name: name)
         case .ndjson: (root, source) = try json.readLines(bytes, name: name)
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
+        case .csv, .tsv: (root, source) = try csv(format(for: name, bytes: bytes)).read(bytes, name: name, json: json)
         }
         return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
     }

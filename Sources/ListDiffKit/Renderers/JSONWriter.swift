@@ -55,6 +55,13 @@ struct JSONBytes: ~Copyable {
         count = 0
     }
 
+    /// The bytes written, handed over: the caller deallocates them.
+    consuming func take() -> UnsafeMutableBufferPointer<UInt8> {
+        let taken = UnsafeMutableBufferPointer(start: base, count: count)
+        discard self
+        return taken
+    }
+
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
         if count &+ extra > capacity { grow(to: count + extra) }

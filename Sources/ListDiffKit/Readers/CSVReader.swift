@@ -1,0 +1,262 @@
+/// Reads CSV and TSV (RFC 4180) as a list of records, one object per row, named by the
+/// header row.
+///
+/// The rows are turned into the JSON text of that list (`[{"id":"1",...},...]`), and every
+/// reader of listdiff reads that text: the engine, the full reader and `apply`. So a CSV
+/// input is diffed, hashed and fingerprinted as the same records written as JSON would be,
+/// and errors found in the JSON text are placed back in the CSV (`CSVSource`).
+///
+/// The rules:
+/// - Fields are separated by `,` (CSV) or a tab (TSV); a row ends at LF or CRLF.
+/// - A field that starts with `"` is quoted: it ends at the next lone `"`, `""` inside
+///   it stands for one `"`, and it may hold separators and line breaks. After the closing
+///   quote comes a separator or the end of the row.
+/// - A `"` inside an unquoted field is kept as it is.
+/// - A UTF-8 byte order mark at the start is skipped. Empty lines are skipped.
+/// - The first row names the fields; each name must be unique. Every other row must have
+///   as many fields as the header.
+/// - Each value is a string, so `007` stays `007`. Under `inferTypes`, a cell that is a
+///   JSON number (`-12`, `3.5`, `1e3`, not `007` or `+1`) is a number, `true` and `false`
+///   are booleans, and an empty cell is null; anything else stays a string.
+public struct CSVReader: Sendable {
+    public var separator: UInt8
+    public var inferTypes: Bool
+
+    public init(separator: UInt8 = UInt8(ascii: ","), inferTypes: Bool = false) {
+        self.separator = separator
+        self.inferTypes = inferTypes
+    }
+
+    /// The JSON text of `bytes`' records, one record per line, and where each came from.
+    package func transcode(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(ListDiffError) -> (
+        json: UnsafeMutableBufferPointer<UInt8>, source: CSVSource
+    ) {
+        var scanner = CSVScanner(bytes: bytes, separator: separator, name: name)
+        var source = CSVSource()
+        var out = JSONBytes(capacity: bytes.count * 2 + 64)
+        out.append(byte: UInt8(ascii: "["))
+        scanner.skipByteOrderMark()
+        // The header row: each name as it is written before each value (`"name":`).
+        var names: [[UInt8]] = []
+        var seen: [[UInt8]: Int] = [:]
+        var field: [UInt8] = []
+        if scanner.nextRow() != nil {
+            repeat {
+                let at = scanner.index
+                try scanner.field(into: &field)
+                if let earlier = seen[field] {
+                    throw scanner.error(
+                        at: at,
+                        "the header names \(Self.quoted(field)) twice (fields \(earlier + 1) and \(names.count + 1)); each field needs its own name"
+                    )
+                }
+                seen[field] = names.count
+                source.header.append(String(decoding: field, as: UTF8.self))
+                var written = JSONBytes(capacity: field.count + 8)
+                field.withUnsafeBytes { written.append(stringBytes: $0) }
+                written.append(byte: UInt8(ascii: ":"))
+                names.append(Array(written.bytes))
+            } while try scanner.endOfField()
+        }
+        while let rowStart = scanner.nextRow() {
+            (source.rowLines.isEmpty ? Self.firstRow : Self.nextRow).withUnsafeBytes { out.append(bytes: $0) }
+            source.rowLines.append(scanner.line)
+            out.append(byte: UInt8(ascii: "{"))
+            var k = 0
+            repeat {
+                guard k < names.count else {
+                    throw scanner.error(
+                        at: scanner.index,
+                        "this row has more fields than the header's \(names.count); quote a field that holds a separator")
+                }
+                if k > 0 { out.append(byte: UInt8(ascii: ",")) }
+                names[k].withUnsafeBytes { out.append(bytes: $0) }
+                try scanner.field(into: &field)
+                if inferTypes, let literal = Self.literal(field) {
+                    literal.withUnsafeBytes { out.append(bytes: $0) }
+                } else {
+                    field.withUnsafeBytes { out.append(stringBytes: $0) }
+                }
+                k += 1
+            } while try scanner.endOfField()
+            guard k == names.count else {
+                throw scanner.error(at: rowStart, "this row has \(k) field\(k == 1 ? "" : "s"); the header has \(names.count)")
+            }
+            out.append(byte: UInt8(ascii: "}"))
+        }
+        source.crlf = scanner.sawCRLF
+        Self.end.withUnsafeBytes { out.append(bytes: $0) }
+        return (out.take(), source)
+    }
+
+    private static let firstRow: [UInt8] = [0x0A]
+    private static let nextRow: [UInt8] = [UInt8(ascii: ","), 0x0A]
+    private static let end: [UInt8] = [0x0A, UInt8(ascii: "]"), 0x0A]
+
+    /// The records of `bytes` as a value (a list of objects), and the JSON text they were
+    /// read from (so the places it gives are in that text, not in the CSV; the engine, which
+    /// the command runs, places its errors in the CSV).
+    package func read(_ bytes: [UInt8], name: String, json: JSONReader) throws(ListDiffError) -> (Value, SourceText) {
+        let (text, source) = try bytes.withUnsafeBufferPointer { buffer throws(ListDiffError) in try transcode(buffer, name: name) }
+        defer { text.deallocate() }
+        do throws(ListDiffError) {
+            return try json.read(Array(text), name: name)
+        } catch {
+            throw source.placed(error)
+        }
+    }
+
+    /// A cell that `inferTypes` reads as a JSON literal, written as one.
+    static func literal(_ cell: [UInt8]) -> [UInt8]? {
+        if cell.isEmpty { return Array("null".utf8) }
+        if cell == Array("true".utf8) || cell == Array("false".utf8) { return cell }
+        return isJSONNumber(cell) ? cell : nil
+    }
+
+    /// Whether `text` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ text: [UInt8]) -> Bool {
+        var i = 0
+        let n = text.count
+        func digits() -> Int {
+            let start = i
+            while i < n, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - start
+        }
+        if i < n, text[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < n else { return false }
+        if text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if i < n, text[i] == UInt8(ascii: ".") {
+            i += 1
+            if digits() == 0 { return false }
+        }
+        if i < n, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == n
+    }
+
+    static func quoted(_ bytes: [UInt8]) -> String {
+        JSONWriter.compact(.string(String(decoding: bytes.prefix(60), as: UTF8.self)))
+    }
+}
+
+/// Where the records of a CSV input came from, for placing errors found in its JSON text
+/// back in the CSV, and what `apply` needs to write CSV again.
+package struct CSVSource: Sendable {
+    /// The line each record's row starts on. Record r is on line r + 2 of the JSON text.
+    var rowLines: [Int] = []
+    /// The header's names, in order.
+    package var header: [String] = []
+    /// Whether rows end with CRLF.
+    package var crlf = false
+
+    /// Where in the CSV a place in the JSON text is: the start of its row.
+    func location(_ json: SourceLocation) -> SourceLocation {
+        let r = json.line - 2
+        guard r >= 0, r < rowLines.count else { return SourceLocation(line: rowLines.first ?? 1, column: 1) }
+        return SourceLocation(line: rowLines[r], column: 1)
+    }
+
+    /// `error`, placed in the CSV rather than in its JSON text.
+    func placed(_ error: ListDiffError) -> ListDiffError {
+        guard let location = error.location else { return error }
+        var moved = error
+        moved.location = self.location(location)
+        return moved
+    }
+}
+
+/// Reads fields from CSV bytes.
+struct CSVScanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let separator: UInt8
+    let name: String
+    var index = 0
+    /// The line `index` is on.
+    var line = 1
+    var sawCRLF = false
+
+    mutating func skipByteOrderMark() {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    }
+
+    /// Skips empty lines; the start of the next row, or nil at the end.
+    mutating func nextRow() -> Int? {
+        while index < bytes.count {
+            if bytes[index] == 0x0A {
+                index += 1
+                line += 1
+            } else if bytes[index] == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
+                index += 2
+                line += 1
+            } else {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// Reads one field into `field`, leaving `index` at what follows it.
+    mutating func field(into field: inout [UInt8]) throws(ListDiffError) {
+        field.removeAll(keepingCapacity: true)
+        let n = bytes.count
+        guard index < n, bytes[index] == UInt8(ascii: "\"") else {
+            let start = index
+            while index < n {
+                let b = bytes[index]
+                if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { break }
+                index += 1
+            }
+            field.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            return
+        }
+        let open = index
+        index += 1
+        while true {
+            guard index < n else { throw error(at: open, "this quoted field is never closed") }
+            let b = bytes[index]
+            if b == 0x0A { line += 1 }
+            if b == UInt8(ascii: "\"") {
+                if index + 1 < n, bytes[index + 1] == UInt8(ascii: "\"") {
+                    field.append(b)
+                    index += 2
+                    continue
+                }
+                index += 1
+                break
+            }
+            field.append(b)
+            index += 1
+        }
+        guard index < n else { return }
+        let b = bytes[index]
+        if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { return }
+        throw error(at: index, "expected a separator or the end of the row after a quoted field's closing quote")
+    }
+
+    /// After a field: true when a separator follows (and is passed), false at the end of
+    /// the row (passed too) or of the input.
+    mutating func endOfField() throws(ListDiffError) -> Bool {
+        guard index < bytes.count else { return false }
+        switch bytes[index] {
+        case separator:
+            index += 1
+            return true
+        case 0x0D:
+            sawCRLF = true
+            index += 2
+            line += 1
+            return false
+        default:
+            index += 1
+            line += 1
+            return false
+        }
+    }
+
+    func error(at offset: Int, _ message: String) -> ListDiffError {
+        ListDiffError(.syntax, file: name, location: SourceLocation.of(offset: offset, in: bytes), message)
+    }
+}

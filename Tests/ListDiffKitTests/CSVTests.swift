@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import ListDiffKit
+
+/// CSV and TSV: the reader's rules (RFC 4180 quoting, line breaks, the byte order mark,
+/// types), its errors and their places, the engine against the reference on random
+/// tables, and `apply` writing CSV back.
+@Suite struct CSVTests {
+    static func read(_ text: String, separator: UInt8 = UInt8(ascii: ","), infer: Bool = false) throws(ListDiffError) -> Value {
+        try CSVReader(separator: separator, inferTypes: infer).read(Array(text.utf8), name: "t.csv", json: JSONReader()).0
+    }
+
+    static func value(_ json: String) -> Value { try! JSONReader().read(Array(json.utf8), name: "json").0 }
+
+    @Test func quotingLineBreaksAndTheByteOrderMark() throws {
+        // Quoted separators, doubled quotes, a line break inside quotes, CRLF rows, a BOM.
+        let text = "\u{FEFF}id,note,n\r\n1,\"a, b\",\"say \"\"hi\"\"\"\r\n2,\"two\r\nlines\",\r\n"
+        #expect(
+            try Self.read(text)
+                == Self.value(#"[{"id":"1","note":"a, b","n":"say \"hi\""},{"id":"2","note":"two\r\nlines","n":""}]"#))
+        // LF rows, no line break at the end, empty lines skipped, a quote inside an
+        // unquoted field kept.
+        #expect(
+            try Self.read("id,v\n\n1,ab\"c\n\n2,x")
+                == Self.value(#"[{"id":"1","v":"ab\"c"},{"id":"2","v":"x"}]"#))
+        // A header and no rows, and nothing at all, are empty lists.
+        #expect(try Self.read("id,v\n") == .array([]))
+        #expect(try Self.read("") == .array([]))
+        // TSV: a tab between fields; commas are text.
+        #expect(try Self.read("id\tv\n1\ta,b\n", separator: 0x09) == Self.value(#"[{"id":"1","v":"a,b"}]"#))
+        // Names and values that JSON must escape.
+        #expect(try Self.read("\"a\\b\",c\n\"x\ty\",\u{1}\n") == Self.value(#"[{"a\\b":"x\ty","c":"\u0001"}]"#))
+    }
+
+    @Test func typesAreStringsUnlessInferred() throws {
+        let text = "id,a,b,c,d,e,f,g,h\n1,007,-12,3.5e2,true,,+1,1.,-0\n"
+        #expect(
+            try Self.read(text)
+                == Self.value(#"[{"id":"1","a":"007","b":"-12","c":"3.5e2","d":"true","e":"","f":"+1","g":"1.","h":"-0"}]"#))
+        #expect(
+            try Self.read(text, infer: true)
+                == Self.value(#"[{"id":1,"a":"007","b":-12,"c":3.5e2,"d":true,"e":null,"f":"+1","g":"1.","h":-0}]"#))
+        #expect(CSVReader.isJSONNumber(Array("0.5".utf8)))
+        #expect(!CSVReader.isJSONNumber(Array(".5".utf8)))
+        #expect(!CSVReader.isJSONNumber(Array("1e".utf8)))
+        #expect(!CSVReader.isJSONNumber(Array("-".utf8)))
+    }
+
+    /// Each bad input: its message and its place, line and column in the CSV.
+    @Test func errorsNameTheirPlace() {
+        let cases: [(String, String, Int, Int)] = [
+            ("id,v\n1,a\n2,b,c\n", "more fields than the header's 2", 3, 5),
+            ("id,v\n1,a\n2\n", "this row has 1 field; the header has 2", 3, 1),
+            ("id,v\n1,\"a\n2,b\n", "this quoted field is never closed", 2, 3),
+            ("id,v\n1,\"a\"b\n", "after a quoted field's closing quote", 2, 6),
+            ("id,v,id\n1,a,b\n", "the header names \"id\" twice (fields 1 and 3)", 1, 6),
+            ("id,v\n1,\"x\ny\"\n2,b,c\n", "more fields than the header's 2", 4, 5),
+        ]
+        for (text, message, line, column) in cases {
+            do {
+                _ = try Self.read(text)
+                Issue.record("no error for \(text.debugDescription)")
+            } catch {
+                #expect(error.kind == .syntax)
+                #expect(error.message.contains(message), "\(error.message)")
+                #expect(error.location == SourceLocation(line: line, column: column), "\(text.debugDescription)")
+            }
+        }
+    }
+
+    /// Random tables written as CSV (quoted where needed, CRLF or LF, now and then a
+    /// line break inside a cell): the engine gives the reference's changeset byte for
+    /// byte, and the changeset applies to a CSV whose records are NEW's.
+    @Test func theEngineMatchesTheReferenceAndApplies() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var rng = SplitMix64(seed: 77)
+        let words = ["a", "b c", "d,e", "say \"x\"", "two\nlines", "", "007", "1.5"]
+        var updates = 0
+        for round in 0..<60 {
+            let columns = ["id", "name", "v"]
+            func table(_ ids: [Int], _ salt: Int) -> String {
+                let newline = round % 2 == 0 ? "\r\n" : "\n"
+                func cell(_ s: String) -> String {
+                    s.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+                }
+                var text = columns.joined(separator: ",") + newline
+                for id in ids {
+                    let w = words[(id * 7 + (id % 5 == salt ? 1 : 0)) % words.count]
+                    text +=
+                        [String(id), cell(w), cell(words[(id + salt * (id % 3 == 0 ? 1 : 0)) % words.count])]
+                        .joined(separator: ",") + newline
+                }
+                return text
+            }
+            let oldIDs = (0..<Int.random(in: 0..<30, using: &rng)).map { $0 * 2 }
+            var newIDs = oldIDs.filter { _ in Int.random(in: 0..<6, using: &rng) > 0 }
+            newIDs.append(contentsOf: (0..<Int.random(in: 0..<4, using: &rng)).map { 101 + $0 * 3 })
+            newIDs.shuffle(using: &rng)
+            let old = dir.appendingPathComponent("old-\(round).csv"), new = dir.appendingPathComponent("new-\(round).csv")
+            try table(oldIDs, 0).write(to: old, atomically: true, encoding: .utf8)
+            try table(newIDs, 1 + round % 3).write(to: new, atomically: true, encoding: .utf8)
+            let engine = EngineTests.run(old, new, engine: true, key: ["id"])
+            let reference = EngineTests.run(old, new, engine: false, key: ["id"])
+            #expect(engine == reference, "round \(round)")
+            #expect(!engine.hasPrefix("error"), "\(engine)")
+            if engine.contains("\"update\"") { updates += 1 }
+            // Apply, written as CSV: NEW's records, in NEW's order, with OLD's line endings.
+            let changeset = try ChangesetReader().read(Array(engine.utf8), name: "c")
+            let applier = try FileApplier.open(
+                changeset: Array(engine.utf8), name: "c", old: old.path, reader: DocumentReader(key: changeset.key))
+            try applier.apply()
+            #expect(applier.newFingerprint == changeset.fingerprints?.new)
+            var out = StringStream()
+            try applier.write(.csv, to: &out)
+            #expect(try Self.read(out.text) == Self.read(try String(contentsOf: new, encoding: .utf8)), "round \(round)")
+            if !oldIDs.isEmpty { #expect(out.text.contains("\r\n") == (round % 2 == 0)) }
+        }
+        #expect(updates > 10)
+    }
+
+    /// `apply` writes CSV only for flat records, and says so before writing anything.
+    @Test func applyRefusesRecordsThatAreNotFlat() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"[{"id":1,"tags":["a"]}]"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"[{"id":1,"tags":["b"]}]"#.write(to: new, atomically: true, encoding: .utf8)
+        let changeset = EngineTests.run(old, new, engine: true, key: ["id"])
+        let applier = try FileApplier.open(
+            changeset: Array(changeset.utf8), name: "c", old: old.path, reader: DocumentReader(key: IdentityKey(parsing: ["id"])))
+        try applier.apply()
+        var out = StringStream()
+        #expect(throws: ListDiffError.self) { try applier.write(.csv, to: &out) }
+        #expect(out.text.isEmpty)
+    }
+}
