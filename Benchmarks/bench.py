@@ -47,6 +47,8 @@ SHAPES = [
     ("plain JSON list", lambda n: (f"old-{n}.json", f"new-{n}.json"), []),
     ("NDJSON", lambda n: (f"old-{n}.ndjson", f"new-{n}.ndjson"), []),
     ("YAML, block style", lambda n: (f"old-{n}.yaml", f"new-{n}.yaml"), []),
+    # The plain list's records as CSV, read back with the same types.
+    ("CSV, --csv-types infer", lambda n: (f"old-{n}.csv", f"new-{n}.csv"), ["--csv-types", "infer"]),
     ("object of 10 lists", lambda n: (f"objects-old-{n}.json", f"objects-new-{n}.json"), []),
     ("list of 10 section objects", lambda n: (f"sections-old-{n}.json", f"sections-new-{n}.json"), []),
     ("nested key user.id", lambda n: (f"nested-old-{n}.json", f"nested-new-{n}.json"), ["--key", "user.id"]),
@@ -73,7 +75,7 @@ def shapes(binary, sizes, runs, baseline):
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
-        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json")):
+        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         if not os.path.exists(path(f"churn-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)

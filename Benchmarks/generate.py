@@ -4,7 +4,7 @@
 Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
 1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
 inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
-new-COUNT.ndjson), for `listdiff --sorted`, and as block-style YAML (old-COUNT.yaml,
+new-COUNT.ndjson), for `listdiff --sorted`, as CSV (old-COUNT.csv, new-COUNT.csv), and as block-style YAML (old-COUNT.yaml,
 new-COUNT.yaml), and in other shapes (SHAPE-old-COUNT.json, SHAPE-new-COUNT.json): an object
 of 10 lists (objects), a list of 10 section objects (sections), a nested key user.id
 (nested), a composite key region, n (composite), and an updated_at member that differs in
@@ -143,6 +143,13 @@ def main():
     write_yaml(os.path.join(out, f"new-{count}.yaml"), new)
     write_shapes(out, count, old, new)
     for name, records in (("old", old), ("new", new)):
+        # The same records as CSV, in the same order: --csv-types infer reads them back as
+        # the JSON list's records.
+        with open(os.path.join(out, f"{name}-{count}.csv"), "w") as f:
+            fields = list(records[0].keys())
+            f.write(",".join(fields) + "\n")
+            for r in records:
+                f.write(",".join(json.dumps(r[k]) if not isinstance(r[k], str) else r[k] for k in fields) + "\n")
         with open(os.path.join(out, f"{name}-{count}.ndjson"), "w") as f:
             for r in sorted(records, key=lambda r: r["id"]):
                 f.write(json.dumps(r, separators=(",", ":")))

@@ -71,11 +71,13 @@ public struct CSVReader: Sendable {
                 }
                 if k > 0 { out.append(byte: UInt8(ascii: ",")) }
                 names[k].withUnsafeBytes { out.append(bytes: $0) }
-                try scanner.field(into: &field)
-                if inferTypes, let literal = Self.literal(field) {
-                    literal.withUnsafeBytes { out.append(bytes: $0) }
+                let cell = try scanner.cell(scratch: &field)
+                if cell.copied {
+                    field.withUnsafeBytes { Self.write($0, inferring: inferTypes, to: &out) }
                 } else {
-                    field.withUnsafeBytes { out.append(stringBytes: $0) }
+                    Self.write(
+                        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[cell.start..<cell.end]), inferring: inferTypes,
+                        to: &out)
                 }
                 k += 1
             } while try scanner.endOfField()
@@ -106,20 +108,34 @@ public struct CSVReader: Sendable {
         }
     }
 
-    /// A cell that `inferTypes` reads as a JSON literal, written as one.
-    static func literal(_ cell: [UInt8]) -> [UInt8]? {
-        if cell.isEmpty { return Array("null".utf8) }
-        if cell == Array("true".utf8) || cell == Array("false".utf8) { return cell }
-        return isJSONNumber(cell) ? cell : nil
+    /// A cell's value in JSON: a string, or under `inferring` the literal it is.
+    @inline(__always)
+    static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, to out: inout JSONBytes) {
+        if inferring, isLiteral(text) {
+            if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
+        } else {
+            out.append(stringBytes: text)
+        }
+    }
+
+    /// Whether `inferTypes` reads a cell as a JSON literal: empty (null), `true`, `false`
+    /// or a number as JSON writes one.
+    static func isLiteral(_ cell: UnsafeRawBufferPointer) -> Bool {
+        if cell.isEmpty { return true }
+        switch cell[0] {
+        case UInt8(ascii: "t"): return cell.elementsEqual("true".utf8)
+        case UInt8(ascii: "f"): return cell.elementsEqual("false".utf8)
+        default: return isJSONNumber(cell)
+        }
     }
 
     /// Whether `text` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: [UInt8]) -> Bool {
+    static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = text.count
         func digits() -> Int {
             let start = i
-            while i < n, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9") { i += 1 }
+            while i < n, text[i] &- UInt8(ascii: "0") < 10 { i += 1 }
             return i - start
         }
         if i < n, text[i] == UInt8(ascii: "-") { i += 1 }
@@ -136,6 +152,8 @@ public struct CSVReader: Sendable {
         }
         return i == n
     }
+
+    static func isJSONNumber(_ text: [UInt8]) -> Bool { text.withUnsafeBytes { isJSONNumber($0) } }
 
     static func quoted(_ bytes: [UInt8]) -> String {
         JSONWriter.compact(.string(String(decoding: bytes.prefix(60), as: UTF8.self)))
@@ -198,9 +216,10 @@ struct CSVScanner {
         return nil
     }
 
-    /// Reads one field into `field`, leaving `index` at what follows it.
-    mutating func field(into field: inout [UInt8]) throws(ListDiffError) {
-        field.removeAll(keepingCapacity: true)
+    /// Reads one field, leaving `index` at what follows it: where its text is in the input,
+    /// or, for a quoted field with a doubled quote, `copied` into `scratch`.
+    @inline(__always)
+    mutating func cell(scratch: inout [UInt8]) throws(ListDiffError) -> (start: Int, end: Int, copied: Bool) {
         let n = bytes.count
         guard index < n, bytes[index] == UInt8(ascii: "\"") else {
             let start = index
@@ -209,7 +228,36 @@ struct CSVScanner {
                 if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { break }
                 index += 1
             }
-            field.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            return (start, index, false)
+        }
+        // Quoted: in place unless a doubled quote must be read as one.
+        let start = index + 1
+        var i = start
+        while i < n, bytes[i] != UInt8(ascii: "\"") {
+            if bytes[i] == 0x0A { line += 1 }
+            i += 1
+        }
+        if i + 1 >= n || bytes[i + 1] != UInt8(ascii: "\"") {
+            if i < n {
+                index = i + 1
+                try afterClosingQuote()
+                return (start, i, false)
+            }
+        }
+        // Counted again as the copy reads them.
+        line -= bytes[start..<min(i, n)].lazy.filter { $0 == 0x0A }.count
+        try field(into: &scratch)
+        return (0, 0, true)
+    }
+
+    /// Reads one field into `field`, leaving `index` at what follows it.
+    mutating func field(into field: inout [UInt8]) throws(ListDiffError) {
+        field.removeAll(keepingCapacity: true)
+        let n = bytes.count
+        guard index < n, bytes[index] == UInt8(ascii: "\"") else {
+            // Unquoted: found in place by `cell`, then copied.
+            let (start, end, _) = try cell(scratch: &field)
+            field.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
             return
         }
         let open = index
@@ -230,6 +278,12 @@ struct CSVScanner {
             field.append(b)
             index += 1
         }
+        try afterClosingQuote()
+    }
+
+    /// After a quoted field's closing quote: a separator, the end of the row or the input.
+    private func afterClosingQuote() throws(ListDiffError) {
+        let n = bytes.count
         guard index < n else { return }
         let b = bytes[index]
         if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { return }
