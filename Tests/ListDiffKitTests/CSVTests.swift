@@ -40,10 +40,11 @@ import Testing
         #expect(
             try Self.read(text, infer: true)
                 == Self.value(#"[{"id":1,"a":"007","b":-12,"c":3.5e2,"d":true,"e":null,"f":"+1","g":"1.","h":-0}]"#))
-        #expect(CSVReader.isJSONNumber(Array("0.5".utf8)))
-        #expect(!CSVReader.isJSONNumber(Array(".5".utf8)))
-        #expect(!CSVReader.isJSONNumber(Array("1e".utf8)))
-        #expect(!CSVReader.isJSONNumber(Array("-".utf8)))
+        func number(_ text: String) -> Bool { Array(text.utf8).withUnsafeBytes { CSVReader.isJSONNumber($0) } }
+        #expect(number("0.5"))
+        #expect(!number(".5"))
+        #expect(!number("1e"))
+        #expect(!number("-"))
     }
 
     /// Each bad input: its message and its place, line and column in the CSV.
@@ -133,5 +134,16 @@ import Testing
         var out = StringStream()
         #expect(throws: ListDiffError.self) { try applier.write(.csv, to: &out) }
         #expect(out.text.isEmpty)
+        // A CSV OLD, whose own records are flat, and a nested record from the changeset.
+        let csv = dir.appendingPathComponent("old.csv")
+        try "id,tags\n1,a\n".write(to: csv, atomically: true, encoding: .utf8)
+        try #"[{"id":"1","tags":["b"]}]"#.write(to: new, atomically: true, encoding: .utf8)
+        let fromCSV = EngineTests.run(csv, new, engine: true, key: ["id"])
+        let csvApplier = try FileApplier.open(
+            changeset: Array(fromCSV.utf8), name: "c", old: csv.path, reader: DocumentReader(key: IdentityKey(parsing: ["id"])))
+        try csvApplier.apply()
+        var csvOut = StringStream()
+        #expect(throws: ListDiffError.self) { try csvApplier.write(.csv, to: &csvOut) }
+        #expect(csvOut.text.isEmpty)
     }
 }

@@ -266,9 +266,13 @@ public final class FileApplier: @unchecked Sendable {
         let records = sections[t].records
         var header = side.file.csv?.header ?? []
         var known = Set(header)
-        var index = 0
-        try forEachValue(records) { (value: Value) throws(ListDiffError) in
-            defer { index += 1 }
+        // A CSV OLD's own records are flat and hold its header's fields alone: then only the
+        // changeset's values are checked, and OLD is not read twice.
+        let checked = side.file.csv == nil ? Array(records.indices) : records.indices.filter { records[$0] < 0 }
+        var k = 0
+        try forEachValue(checked.map { records[$0] }) { (value: Value) throws(ListDiffError) in
+            let index = checked[k]
+            k += 1
             guard case .object(let object) = value else {
                 throw ListDiffError(
                     .usage, file: name, "CSV writes records that are objects; record \(index) is \(value.typeName.withArticle)")

@@ -77,7 +77,7 @@ package struct SortedMerge: Sendable {
                 if old.sameBytes(new) {
                     add(new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
-                } else if let rules, try old.ruleHash(rules, new) {
+                } else if let rules, try old.isSameUnderRules(rules, as: new) {
                     // The same under the rules, told by their hashes without reading either.
                     add(old.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
@@ -325,7 +325,7 @@ final class RecordStream {
 
     /// Whether the current record and `other`'s are the same under `rules`, as their hashes
     /// under the rules tell; false also when a tolerance applied (the values must say).
-    func ruleHash(_ rules: RuleHasher, _ other: RecordStream) throws(ListDiffError) -> Bool {
+    func isSameUnderRules(_ rules: RuleHasher, as other: RecordStream) throws(ListDiffError) -> Bool {
         var usedTolerance = false
         func hash(_ stream: RecordStream) throws(ListDiffError) -> Hash128 {
             var parser = JSONParser(bytes: UnsafeBufferPointer(stream.buffer.rebased(0..<stream.filled)), maxDepth: maxDepth)

@@ -153,8 +153,6 @@ public struct CSVReader: Sendable {
         return i == n
     }
 
-    static func isJSONNumber(_ text: [UInt8]) -> Bool { text.withUnsafeBytes { isJSONNumber($0) } }
-
     static func quoted(_ bytes: [UInt8]) -> String {
         JSONWriter.compact(.string(String(decoding: bytes.prefix(60), as: UTF8.self)))
     }

@@ -179,11 +179,12 @@ public struct DocumentReader: Sendable {
 
     public func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
         let (root, source): (Value, SourceText)
-        switch format(for: name, bytes: bytes) {
+        let format = format(for: name, bytes: bytes)
+        switch format {
         case .json: (root, source) = try json.read(bytes, name: name)
         case .ndjson: (root, source) = try json.readLines(bytes, name: name)
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
-        case .csv, .tsv: (root, source) = try csv(format(for: name, bytes: bytes)).read(bytes, name: name, json: json)
+        case .csv, .tsv: (root, source) = try csv(format).read(bytes, name: name, json: json)
         }
         return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
     }
