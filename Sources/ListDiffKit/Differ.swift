@@ -55,7 +55,11 @@ public struct Differ: Sendable {
             throw ListDiffError(
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
         }
-        // Identities become dense symbols, equal for equal keys.
+        if key.isWholeRecord, !comparison.isEmpty {
+            throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
+        }
+        // Identities become dense symbols, equal for equal keys. A whole record as its key
+        // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
         var symbols: [RecordID: Int] = [:]
         symbols.reserveCapacity(old.records.count + new.records.count)
         func symbol(_ id: RecordID) -> Int {
@@ -64,9 +68,16 @@ public struct Differ: Sendable {
             symbols[id] = s
             return s
         }
-        let oldSymbols = old.records.map { symbol($0.id) }
-        let newSymbols = new.records.map { symbol($0.id) }
-        var (pairing, stays) = try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+        func id(_ record: Record) -> RecordID {
+            guard key.isWholeRecord, case .success(let (_, id)) = key.identify(record.value) else { return record.id }
+            return id
+        }
+        let oldSymbols = old.records.map { symbol(id($0)) }
+        let newSymbols = new.records.map { symbol(id($0)) }
+        var (pairing, stays) =
+            key.isWholeRecord
+            ? try sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+            : try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
         var sectionChanges: [SectionChange] = []
         if old.layout.isSectioned {
             let sectionTarget: [Int?]
@@ -89,7 +100,7 @@ public struct Differ: Sendable {
             RecordSide(
                 count: document.records.count, position: { document.records[$0].position },
                 value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
-                isScalar: { i, _ in document.records[i].value.isScalar },
+                isScalar: { i, _ in key.isWholeRecord || document.records[i].value.isScalar },
                 occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
         let significant = memberOrder == .significant
@@ -175,7 +186,7 @@ public struct Differ: Sendable {
                 let value = try old.value(i)
                 deletes.append(
                     Change(
-                        .delete, key: try old.key(i, value), keyedBySelf: value.isScalar, old: old.position(i),
+                        .delete, key: try old.key(i, value), keyedBySelf: old.isScalar(i, value), old: old.position(i),
                         value: value, occurrence: old.occurrence(i)))
             }
             summary.deleted += 1
@@ -191,7 +202,7 @@ public struct Differ: Sendable {
                 let value = try new.value(j)
                 others.append(
                     Change(
-                        .insert, key: try new.key(j, value), keyedBySelf: value.isScalar, new: new.position(j),
+                        .insert, key: try new.key(j, value), keyedBySelf: new.isScalar(j, value), new: new.position(j),
                         value: value, occurrence: new.occurrence(j)))
             }
             summary.inserted += 1
@@ -209,6 +220,8 @@ public struct Differ: Sendable {
             }
             let from = old.position(i)
             let to = new.position(j)
+            // A matched change names OLD's occurrence of its key, which apply checks at its old
+            // position (the same as NEW's, but in a sequence diffed with `--key .`).
             // (A move alone needs no value: the record is read for an update only.)
             let reference = same ? nil : new.reference(j)
             var after = after
@@ -216,7 +229,7 @@ public struct Differ: Sendable {
             let key = try new.key(j, after)
             let scalar = new.isScalar(j, after)
             if !stays {
-                others.append(Change(.move, key: key, keyedBySelf: scalar, old: from, new: to, occurrence: new.occurrence(j)))
+                others.append(Change(.move, key: key, keyedBySelf: scalar, old: from, new: to, occurrence: old.occurrence(i)))
                 summary.moved += 1
             }
             if !same, let after {
@@ -228,12 +241,12 @@ public struct Differ: Sendable {
                     others.append(
                         Change(
                             .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
-                            reference: reference, occurrence: new.occurrence(j)))
+                            reference: reference, occurrence: old.occurrence(i)))
                 } else {
                     others.append(
                         Change(
                             .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
-                            value: after, occurrence: new.occurrence(j)))
+                            value: after, occurrence: old.occurrence(i)))
                 }
                 summary.updated += 1
             }
@@ -370,19 +383,41 @@ public struct Differ: Sendable {
         return (pairing, stays)
     }
 
-    /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or
-    /// reuses an index, then pairs the equal symbols left over, in order, so that a
-    /// record present on both sides is always matched.
-    func completePairing(_ proposed: [Int?], old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
+    /// The matching of a list diffed as a sequence (`--key .`): the algorithm's own pairs,
+    /// checked but not completed, so that each algorithm gives its own result. Myers and
+    /// LCS pair a common subsequence (no moves); Heckel pairs records unique on both sides
+    /// wherever they went, and the pairs that cross the longest run in order are moves.
+    func sequenceMatching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
+        let pairing = Self.validPairs(try algorithm.pairs(old: old, new: new, symbolCount: symbolCount), old: old, new: new)
+        var stays = [Bool](repeating: false, count: old.count)
+        visitLongestIncreasingSubsequence(count: old.count, value: { pairing[$0] ?? -1 }) { stays[$0] = true }
+        return (pairing, stays)
+    }
+
+    /// An algorithm's pairs, less any that joins unequal symbols, is out of range or reuses
+    /// an index of NEW (the contract tests hold the algorithms to none of these).
+    static func validPairs(_ proposed: [Int?], old: [Int], new: [Int]) -> [Int?] {
         var pairing = [Int?](repeating: nil, count: old.count)
         var newUsed = [Bool](repeating: false, count: new.count)
-        var paired = 0
         for (i, j) in proposed.enumerated() where i < old.count {
             if let j, j >= 0, j < new.count, !newUsed[j], old[i] == new[j] {
                 pairing[i] = j
                 newUsed[j] = true
-                paired += 1
             }
+        }
+        return pairing
+    }
+
+    /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or
+    /// reuses an index, then pairs the equal symbols left over, in order, so that a
+    /// record present on both sides is always matched.
+    func completePairing(_ proposed: [Int?], old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
+        var pairing = Self.validPairs(proposed, old: old, new: new)
+        var newUsed = [Bool](repeating: false, count: new.count)
+        var paired = 0
+        for case let j? in pairing {
+            newUsed[j] = true
+            paired += 1
         }
         if paired == old.count || paired == new.count { return pairing }
         // Unpaired old indexes per symbol, as linked lists in ascending order (built from

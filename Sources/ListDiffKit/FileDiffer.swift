@@ -130,7 +130,17 @@ public struct FileDiffer: Sendable {
         return (try results[0]!.get(), try results[1]!.get())
     }
 
+    /// Diffs two files. A record without its key is an error that names the fields that
+    /// would key both files (`keyCandidates`).
     public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
+        do {
+            return try diffOnce(old: old, new: new, fingerprints: fingerprints)
+        } catch {
+            throw withCandidates(error, old: old, new: new)
+        }
+    }
+
+    func diffOnce(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         if fastPathApplies {
             let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))

@@ -103,7 +103,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
-            "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key. Default: id.",
+            "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key; an absent part is a value of its own. 'auto' picks a field unique in every record of both files (id, then names like key, uuid, code, name, then the first such field) and names it on stderr. '.' makes the whole record its identity: the list diffs as a sequence (inserts, deletes, moves), where --algorithm matters. Default: id.",
             valueName: "path"))
     var keys: [String] = []
 
@@ -353,7 +353,18 @@ struct DiffOptions: ParsableArguments {
         } catch let error as ListDiffError {
             throw ValidationError(error.message)
         }
-        for key in keys + [path].compactMap({ $0 }) {
+        if keys.contains("auto") {
+            if keys.count > 1 { throw ValidationError("--key auto picks one field; it cannot be combined with other key fields") }
+            if old == "-" || new == "-" { throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input") }
+        }
+        if keys.contains(".") {
+            if keys.count > 1 { throw ValidationError("--key . (the whole record) cannot be combined with other key fields") }
+            if sorted { throw ValidationError("--sorted merges by key; --key . diffs a sequence, which needs both lists whole") }
+            if (try? comparison().isEmpty) == false {
+                throw ValidationError("comparison rules cannot be used with --key . (the whole record is the identity)")
+            }
+        }
+        for key in keys.filter({ $0 != "." && $0 != "auto" }) + [path].compactMap({ $0 }) {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
         }
     }
@@ -381,12 +392,24 @@ struct DiffOptions: ParsableArguments {
     /// The inputs and the changeset come back too, so that the caller can exit without
     /// first freeing millions of values one by one.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
-        let key = try IdentityKey(parsing: keys)
         let layout = LayoutOptions(
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
-        var reader = DocumentReader(format: inputFormat.format, key: key, duplicates: duplicates, layout: layout)
+        var reader = DocumentReader(format: inputFormat.format, key: .wholeRecord, duplicates: duplicates, layout: layout)
         reader.csvInfersTypes = csvTypes == .infer
+        let key: IdentityKey
+        if keys == ["auto"] {
+            key = try FileDiffer(reader: reader).discoverKey(old: old, new: new)
+            if !quiet {
+                // The field comes from the input: escaped, as all quoted input is.
+                var stream = FileStream(fd: SystemCalls.standardError)
+                stream.write("listdiff: --key auto chose " + SafeText.escape(key.description) + "\n")
+                stream.flush()
+            }
+        } else {
+            key = try IdentityKey(parsing: keys)
+        }
+        reader.key = key
         let rules = try comparison()
         try rules.check(key: key)
         var files = FileDiffer(

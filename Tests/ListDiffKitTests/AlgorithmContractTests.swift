@@ -173,4 +173,105 @@ import Testing
             try MyersDiff(costLimit: 10_000_000).pairs(old: Array(0..<200_000), new: alike, symbolCount: 200_000)
                 .compactMap { $0 }.count == 199_998)
     }
+
+    // MARK: The raw output, before `Differ` checks or completes it.
+
+    /// What an algorithm must promise, and more for some:
+    enum Promise {
+        /// every pair valid (in range, equal symbols, no index of NEW twice);
+        case valid
+        /// and a common subsequence no shorter than any other: the fewest edits (Myers, LCS);
+        case fewestEdits
+        /// and every symbol that occurs once on each side paired (Heckel's pass 3).
+        case uniqueSymbolsPaired
+    }
+
+    /// The ways `algorithm`'s own pairs break `promise` on random small sequences with
+    /// repeats (and the fixed cases), each spelled with its inputs; none for a sound one.
+    static func violations(of algorithm: any DiffAlgorithm, _ promise: Promise, rounds: Int = 1500) -> [String] {
+        var rng = SplitMix64(seed: 31)
+        var cases: [([Int], [Int])] = [([], []), ([0], []), ([], [0]), ([0], [0]), ([0, 1], [1, 0]), ([0, 1, 2], [2, 0, 1])]
+        for _ in 0..<rounds {
+            let alphabet = Int.random(in: 1...6, using: &rng)
+            let a = (0..<Int.random(in: 0...8, using: &rng)).map { _ in Int.random(in: 0..<alphabet, using: &rng) }
+            let b = (0..<Int.random(in: 0...8, using: &rng)).map { _ in Int.random(in: 0..<alphabet, using: &rng) }
+            cases.append((a, b))
+        }
+        var found: [String] = []
+        for (a, b) in cases {
+            let symbolCount = (a + b).max().map { $0 + 1 } ?? 0
+            let pairs: [Int?]
+            do { pairs = try algorithm.pairs(old: a, new: b, symbolCount: symbolCount) } catch {
+                found.append("\(a) → \(b): threw \(error)")
+                continue
+            }
+            guard pairs.count == a.count else {
+                found.append("\(a) → \(b): \(pairs.count) entries for \(a.count) old elements")
+                continue
+            }
+            var used = Set<Int>()
+            for (i, j) in pairs.enumerated() {
+                guard let j else { continue }
+                if !(0..<b.count).contains(j) { found.append("\(a) → \(b): old \(i) paired with \(j), out of range"); continue }
+                if a[i] != b[j] { found.append("\(a) → \(b): old \(i) (\(a[i])) paired with new \(j) (\(b[j]))") }
+                if !used.insert(j).inserted { found.append("\(a) → \(b): new \(j) paired twice") }
+            }
+            let matched = pairs.enumerated().compactMap { i, j in j.map { (i, $0) } }
+            switch promise {
+            case .valid:
+                break
+            case .fewestEdits:
+                if !zip(matched, matched.dropFirst()).allSatisfy({ $0.1 < $1.1 }) {
+                    found.append("\(a) → \(b): the pairs cross, so they are not a common subsequence")
+                }
+                let edits = a.count + b.count - 2 * matched.count
+                let fewest = Self.fewestEdits(a[...], b[...])
+                if edits != fewest { found.append("\(a) → \(b): \(edits) edits, where \(fewest) will do") }
+            case .uniqueSymbolsPaired:
+                for (i, symbol) in a.enumerated()
+                where a.filter({ $0 == symbol }).count == 1 && b.filter({ $0 == symbol }).count == 1 {
+                    if pairs[i] != b.firstIndex(of: symbol) { found.append("\(a) → \(b): \(symbol), once on each side, is not paired") }
+                }
+            }
+        }
+        return found
+    }
+
+    /// The fewest inserts and deletes that turn `a` into `b`, by trying every way: the
+    /// brute-force reference (small inputs only).
+    static func fewestEdits(_ a: ArraySlice<Int>, _ b: ArraySlice<Int>) -> Int {
+        guard let x = a.first else { return b.count }
+        guard let y = b.first else { return a.count }
+        var best = 1 + min(fewestEdits(a.dropFirst(), b), fewestEdits(a, b.dropFirst()))
+        if x == y { best = min(best, fewestEdits(a.dropFirst(), b.dropFirst())) }
+        return best
+    }
+
+    @Test func eachAlgorithmsRawOutputKeepsItsPromise() {
+        for (algorithm, promise) in [(HeckelDiff(), Promise.uniqueSymbolsPaired), (MyersDiff(), .fewestEdits), (LCSDiff(), .fewestEdits)]
+            as [(any DiffAlgorithm, Promise)]
+        {
+            let found = Self.violations(of: algorithm, promise)
+            #expect(found.isEmpty, "\(algorithm.name): \(found.prefix(5))")
+        }
+    }
+
+    /// The checks above fail broken algorithms: one that pairs nothing, one that pairs
+    /// by position, one that pairs a common subsequence that is not the longest.
+    @Test func theRawContractFailsBrokenAlgorithms() {
+        struct Broken: DiffAlgorithm {
+            let name: String
+            let pairing: @Sendable ([Int], [Int]) -> [Int?]
+            func pairs(old: [Int], new: [Int], symbolCount: Int) -> [Int?] { pairing(old, new) }
+        }
+        let nothing = Broken(name: "nothing") { old, _ in [Int?](repeating: nil, count: old.count) }
+        let byPosition = Broken(name: "by position") { old, new in old.indices.map { $0 < new.count ? $0 : nil } }
+        // Pairs only the elements that sit at the same place with equal symbols.
+        let sameSpot = Broken(name: "same spot") { old, new in old.indices.map { $0 < new.count && old[$0] == new[$0] ? $0 : nil } }
+        #expect(!Self.violations(of: nothing, .fewestEdits, rounds: 200).isEmpty)
+        #expect(!Self.violations(of: nothing, .uniqueSymbolsPaired, rounds: 200).isEmpty)
+        #expect(!Self.violations(of: byPosition, .valid, rounds: 200).isEmpty)
+        #expect(Self.violations(of: sameSpot, .valid, rounds: 200).isEmpty)
+        #expect(!Self.violations(of: sameSpot, .fewestEdits, rounds: 200).isEmpty)
+    }
 }

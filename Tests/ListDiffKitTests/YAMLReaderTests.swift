@@ -118,9 +118,11 @@ import Testing
         }
     }
 
-    @Test func oneDocumentIsRequired() {
+    /// No document is an error; several are a stream, one record per document.
+    @Test func aStreamOfDocumentsIsAList() throws {
         #expect(throws: ListDiffError.self) { _ = try load("") }
-        #expect(throws: ListDiffError.self) { _ = try load("--- [1]\n--- [2]\n") }
+        let (value, _) = try YAMLReader().read(Array("--- [1]\n--- [2]\n".utf8), name: "s.yaml")
+        #expect(value == .array([.array([1]), .array([2])]))
     }
 
     @Test func recordPositionsComeFromTheSource() throws {

@@ -85,7 +85,10 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         // Shapes and keys.
         HostileCase(
             name: "a record without the key", files: with(["nokey.json": #"[{"id": 1}, {"name": "x"}]"#]),
-            arguments: ["nokey.json", "new.json"], expected: "nokey.json:1:13: error: record 1 has no key field 'id'"),
+            arguments: ["nokey.json", "new.json"],
+            expected:
+                "nokey.json:1:13: error: record 1 has no key field 'id'; no field is present and unique in every record of both files (--key . diffs the lists as sequences)"
+        ),
         HostileCase(
             name: "a duplicate key", files: with(["dupkey.json": #"[{"id": 1}, {"id": 1}]"#]),
             arguments: ["dupkey.json", "new.json"],

@@ -8,12 +8,15 @@
 ///
 /// A conforming type must return, for each index of `old`, the index in `new` it is paired
 /// with, or `nil`; a pair must join equal symbols, and no index may be used twice. It need
-/// not pair every symbol the two sides share: `Differ` pairs what is left over in order.
+/// not pair every symbol the two sides share: for keyed records `Differ` pairs what is left
+/// over in order.
 /// It may refuse (for instance above a cost it cannot afford) by throwing.
 ///
-/// listdiff always hands an algorithm unique symbols (keys are unique, or numbered by
-/// occurrence under `--duplicates match`), so that every algorithm's changeset is the same;
-/// the algorithms themselves are general and are tested on sequences with repeats too.
+/// For keyed records, listdiff hands an algorithm unique symbols (keys are unique, or
+/// numbered by occurrence under `--duplicates match`), so every algorithm's changeset is
+/// the same. For a list diffed as a sequence (`--key .`) the symbols repeat, and the
+/// algorithm's own pairs, checked but not completed, make the changeset: there each
+/// algorithm gives its own result.
 public protocol DiffAlgorithm: Sendable {
     /// The name used on the command line and in the JSON changeset.
     var name: String { get }

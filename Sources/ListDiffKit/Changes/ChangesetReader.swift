@@ -301,7 +301,7 @@ public struct ChangesetReader: Sendable {
         // The record an insert or update brings must carry the change's key, as the record a
         // delete, move or update names in OLD must (which apply checks against OLD).
         if let record, op == .insert || op == .update {
-            let spelled = KeyFormatter(identity).format(key, selfKeyed: key.isScalar && record.isScalar)
+            let spelled = KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
             switch identity.identify(record) {
             case .success(let (written, _)) where written == key: break
             case .success(let (written, _)):
@@ -329,7 +329,7 @@ public struct ChangesetReader: Sendable {
             }
         }
         return Change(
-            op, key: key, keyedBySelf: key.isScalar && record?.isScalar == true, old: old,
+            op, key: key, keyedBySelf: identity.isWholeRecord || (key.isScalar && record?.isScalar == true), old: old,
             new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
     }
 }

@@ -33,7 +33,8 @@ struct Engine: Sendable {
     init(key: IdentityKey, differ: Differ, duplicates: DuplicatePolicy, options: LayoutOptions, progress: Progress? = nil) {
         self.key = key
         self.differ = differ
-        self.duplicates = duplicates
+        // A record that is its own key repeats whenever it is written twice: always numbered.
+        self.duplicates = key.isWholeRecord ? .match : duplicates
         self.options = options
         self.progress = progress
     }
@@ -52,6 +53,9 @@ struct Engine: Sendable {
     func diffKeepingSides(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
         throws(ListDiffError) -> (changeset: Changeset, old: Side, new: Side)
     {
+        if key.isWholeRecord, !differ.comparison.isEmpty {
+            throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
+        }
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {
@@ -256,10 +260,28 @@ struct Engine: Sendable {
         }
         newSide.occurrences = occurrences
         if differ.comparison.isEmpty { oldSide.table.dropHashes() }
+        var stays: [Bool]? = nil
+        if key.isWholeRecord {
+            // A sequence: the algorithm pairs the records, repeats included, as it will.
+            // OLD's records are their key's first record's symbol; NEW's their match's, or
+            // a symbol of their own (no OLD record holds them).
+            let oldSymbols = (0..<oldCount).map { Int(heads[$0]) }
+            let newSymbols = (0..<newCount).map { j in matches[j] >= 0 ? Int(heads[Int(matches[j])]) : oldCount + j }
+            let (pairs, kept) = try differ.sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: oldCount + newCount)
+            for j in 0..<newCount { newToOld[j] = -1 }
+            for i in 0..<oldCount {
+                oldToNew[i] = 0
+                guard let j = pairs[i] else { continue }
+                newToOld[j] = Int32(i)
+                oldToNew[i] = Int32(j + 1)
+            }
+            for j in 0..<newCount { copied[j] = found.count > j && found[j] && matches[j] == newToOld[j] }
+            stays = kept
+        }
         newSide.table.copies = copies
         fillCopies(oldSide, newSide, newToOld, only: false)
         progress?.lap("index NEW")
-        return try finish(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies)
+        return try finish(oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies, stays: stays)
     }
 
     /// NEW: scanned already (at once with OLD), its matches then looked up; or scanned now,
@@ -281,7 +303,7 @@ struct Engine: Sendable {
     /// Sections, moves, the compare and the changeset, once records are matched.
     func finish(
         _ oldSide: Side, _ newSide: Side, newToOld: PageBuffer<Int32>, oldToNew: PageBuffer<Int32>,
-        copies: PageBuffer<Bool>
+        copies: PageBuffer<Bool>, stays sequence: [Bool]? = nil
     ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.enter(.comparing)
         // From here on the inputs are read here and there: a fault reads one page, not ahead.
@@ -290,7 +312,7 @@ struct Engine: Sendable {
         var sectionChanges: [SectionChange] = []
         let stays: [Bool]
         if oldSide.layout.isSectioned {
-            if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
+            if !(differ.algorithm is HeckelDiff), sequence == nil { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
             let targets: [Int?]
             (sectionChanges, targets) = try differ.diffSections(old: oldSide.sections, new: newSide.sections)
             stays =
@@ -300,6 +322,8 @@ struct Engine: Sendable {
         } else if differ.comparison.unorderedRecords {
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
             stays = [Bool](repeating: true, count: oldSide.count)
+        } else if let sequence {
+            stays = sequence
         } else if differ.algorithm is HeckelDiff {
             // Keys are unique (or numbered by occurrence): the pairing is the claims',
             // whatever the algorithm; Heckel's is taken as it is.
@@ -521,7 +545,9 @@ struct Engine: Sendable {
         let name = side.sections[position.section].name
         let place = name.map { "record \(position.index) of section \(JSONWriter.compact($0))" } ?? "record \(position.index)"
         guard case .failure(let failure) = key.identify(value) else { return side.error(at: r, "\(place) has no usable key") }
-        return side.error(at: r, failure.message(place: place))
+        var error = side.error(at: r, failure.message(place: place))
+        error.keyMissing = failure.isMissing
+        return error
     }
 
     func duplicateError(_ side: Side, _ first: Int, _ second: Int) throws(ListDiffError) -> ListDiffError {
@@ -749,7 +775,7 @@ struct Engine: Sendable {
                 if let value = value ?? values[i] { return key.written(in: value) ?? .null }
                 return try records.key(i, key)
             },
-            isScalar: { i, value in value?.isScalar ?? records.isScalar(i) },
+            isScalar: { i, value in key.isWholeRecord || (value?.isScalar ?? records.isScalar(i)) },
             occurrence: side.occurrence,
             reference: { batches ? nil : records.reference($0, in: arena, reader: reader) })
     }

@@ -586,9 +586,23 @@ public final class FileApplier: @unchecked Sendable {
             }
         }
         emitter.streamStart()
-        emitter.documentStart()
-        write(root, out)
-        emitter.documentEnd()
+        if (side.records as? YAMLRecords)?.details.stream == true, case .array(let items) = root, let hole = Self.hole(items) {
+            // OLD was a stream of documents: so is the result, one document per record.
+            do throws(ListDiffError) {
+                try forEachValue(sections[hole].records) { record in
+                    emitter.documentStart()
+                    YAMLWriter.write(record, to: emitter)
+                    emitter.documentEnd()
+                    drain(out)
+                }
+            } catch {
+                failure = failure ?? error
+            }
+        } else {
+            emitter.documentStart()
+            write(root, out)
+            emitter.documentEnd()
+        }
         emitter.streamEnd()
         if let failure { throw failure }
         if let problem = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(problem)") }

@@ -217,7 +217,7 @@ struct JSONScan {
         let items = candidates.first { lists.contains($0) }
         if explicit { return .sectionList(items: items ?? options.items ?? LayoutOptions.itemsCandidates[0]) }
         guard let items, !key.fields.contains(where: { lists.contains($0.components[0]) }),
-            case .failure(.missing) = key.identify(.object(Object(members)))
+            case .failure(let failure) = key.identify(.object(Object(members))), failure.isMissing
         else { return .list }
         return .sectionList(items: items)
     }
@@ -844,6 +844,8 @@ final class PartState {
     let starts: PageBuffer<Int>, lengths: PageBuffer<UInt32>, hashes: PageBuffer<Hash128>, keyHashes: PageBuffer<UInt64>
     let matches: PageBuffer<Int32>, copies: PageBuffer<Bool>, strangers: PageBuffer<RecordTable.Stranger>
     let keepsHashes: Bool
+    /// Whether each record is its own key (`--key .`).
+    let wholeRecord: Bool
 
     /// OLD's, for NEW's scan against it. `copies` then says whether a record's bytes are
     /// those of the OLD record in `matches` (under `match`, the claims may pick another).
@@ -870,6 +872,7 @@ final class PartState {
         copies = table.copies
         strangers = table.strangers
         keepsHashes = table.keepsHashes
+        wholeRecord = scan.key.isWholeRecord
         let old = scan.old
         against = old != nil
         cursorCopies = old?.cursorCopies ?? false
@@ -942,7 +945,11 @@ final class PartState {
             failure.kind = .limit
             throw failure
         }
-        if status != .keyed {
+        if wholeRecord {
+            // Every record is its own key: its content hash is its key's.
+            status = .keyed
+            keyHash = memory.keyHashing.mix(hash.a)
+        } else if status != .keyed {
             if firstUnkeyed == nil { firstUnkeyed = starts.count }
             if status == .missing { missingKeys += 1 }
             keyHash = 0

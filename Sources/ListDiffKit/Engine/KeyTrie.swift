@@ -86,6 +86,11 @@ struct KeyFinding {
     var scalar: UInt64 = 0
     /// Trie entries already used in this record (the first member of a name counts).
     var visited: UInt64 = 0
+    /// Fields whose value is null.
+    var null: UInt64 = 0
+
+    /// The parts of a composite key that have a value (the others are absent).
+    var present: UInt64 { found & scalar }
 
     /// Whether the record has a usable key, and if not, whether its first failing field is
     /// missing (as `IdentityKey.identify` reports it: the fields in order, missing before
@@ -93,6 +98,15 @@ struct KeyFinding {
     func status(_ keys: KeyTrie) -> KeyStatus {
         let all = keys.allFields
         if found & scalar & all == all { return .keyed }
+        if keys.fieldCount > 1 {
+            // A composite key (as `IdentityKey.identify`): an absent or null part is a value
+            // of its own, so long as some part has a value.
+            for f in 0..<keys.fieldCount {
+                let bit: UInt64 = 1 << UInt64(f)
+                if found & bit != 0, scalar & bit == 0, null & bit == 0 { return .unusable }
+            }
+            return found & scalar & all != 0 ? .keyed : .missing
+        }
         for f in 0..<keys.fieldCount {
             let bit: UInt64 = 1 << UInt64(f)
             if found & bit == 0 { return .missing }
@@ -118,6 +132,7 @@ extension KeyFinding {
         guard found & mask != mask else { return }
         found |= mask
         if isScalar { scalar |= mask }
+        if hash == CanonicalHash.null { null |= mask }
         var rest = mask
         while rest != 0 {
             memory.keyParts[rest.trailingZeroBitCount] = hash

@@ -131,10 +131,12 @@ final class ScanMemory {
     /// A 64-bit hash of the record's identity, from its key parts' hashes: equal identities
     /// are equal scalars, which hash alike; one part's own hash, or the parts' in order.
     @inline(__always)
-    func keyHash(fields: Int) -> UInt64 {
+    /// The key's hash from its parts; a composite key's parts not `present` are absent,
+    /// hashed as null (as `IdentityKey.written` writes them).
+    func keyHash(fields: Int, present: UInt64 = ~0) -> UInt64 {
         if fields == 1 { return keyHashing.mix(keyParts[0].a) }
         var hasher = CanonicalHash.ArrayHasher()
-        for f in 0..<fields { hasher.add(keyParts[f]) }
+        for f in 0..<fields { hasher.add(present & (1 << UInt64(f)) != 0 ? keyParts[f] : CanonicalHash.null) }
         return keyHashing.mix(hasher.finish().a)
     }
 
@@ -365,8 +367,18 @@ extension JSONParser {
         if placedAll { memory.checkedNames = member }
         status = finding.status(keys)
         guard status == .keyed else { return hasher.finish() }
-        if Key.keepsBytes, !single { for part in parts { part.withUnsafeBytes { key.append(contentsOf: $0) } } }
-        keyHash = memory.keyHash(fields: keys.fieldCount)
+        let present = finding.present
+        if Key.keepsBytes, !single {
+            for (f, part) in parts.enumerated() {
+                // An absent part as `RecordID.Encoder` writes null.
+                if present & (1 << UInt64(f)) == 0 {
+                    key.append(UInt8(ascii: "z"))
+                } else {
+                    part.withUnsafeBytes { key.append(contentsOf: $0) }
+                }
+            }
+        }
+        keyHash = memory.keyHash(fields: keys.fieldCount, present: present)
         return hasher.finish()
     }
 

@@ -141,7 +141,7 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     override func key(_ record: Int, _ key: IdentityKey) throws(ListDiffError) -> Value {
         let start = starts[record]
         let bytes = file.bytes
-        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return try super.key(record, key) }
+        guard !key.isWholeRecord, start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return try super.key(record, key) }
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
         parser.index = start

@@ -126,7 +126,7 @@ extension ScannedDocument {
             // A key path into the records list cannot be judged on the emptied list.
             if key.fields.contains(where: { $0.components.count > 1 && $0.components[0] == items }) { return list }
             let allMiss = objects.allSatisfy {
-                if case .failure(.missing) = key.identify(.object($0)) { return true }
+                if case .failure(let failure) = key.identify(.object($0)), failure.isMissing { return true }
                 return false
             }
             if !allMiss { return list }

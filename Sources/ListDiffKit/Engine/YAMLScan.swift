@@ -15,19 +15,29 @@ struct YAMLScan {
     let reader: YAMLReader
     let keyHashing: KeyHashing
     let progress: Progress?
+    /// Whether the input is a stream of several documents, each a record (as `YAMLReader`
+    /// reads one): found when a scan meets a second document.
+    var stream = false
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
 
-    /// The scan of the input as `shape`, or as the shape its first element suggests.
+    /// The scan of the input as `shape`, or as the shape its first element suggests; a
+    /// stream of documents is a list of them, whatever the shape asked.
     func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
         var shape = forced
-        if shape == nil {
+        if shape == nil, !stream {
             var probe = YAMLScanState(scan: self, shape: .list, probing: true)
             try probe.run()
             shape = probe.probedShape ?? .list
         }
-        var state = YAMLScanState(scan: self, shape: shape!, probing: false)
+        var state = YAMLScanState(scan: self, shape: stream ? .list : shape!, probing: false)
         try state.run()
+        if state.secondDocument {
+            // Several documents: the stream again, as a list of them.
+            var again = self
+            again.stream = true
+            return try again.scan()
+        }
         progress?.advance(by: 2 * bytes.count)
         return state.result()
     }
@@ -42,6 +52,8 @@ final class YAMLDetails: @unchecked Sendable {
     let standalone: PageBuffer<Bool>
     /// The anchors as the scan left them, for reading a record that uses one.
     var anchors: [String: Value] = [:]
+    /// Whether the input is a stream of documents, each a record.
+    var stream = false
 
     init(capacity: Int) {
         scalars = PageBuffer(capacity: capacity)
@@ -212,6 +224,8 @@ struct YAMLScanState {
     var list = CanonicalHash.ArrayHasher()
     var probedShape: ContainerShape?
     var stopped = false
+    /// A second document began while the input was read as one (see `YAMLScan.stream`).
+    var secondDocument = false
 
     init(scan: YAMLScan, shape: ContainerShape, probing: Bool) {
         self.scan = scan
@@ -235,6 +249,7 @@ struct YAMLScanState {
 
     func result() -> ScannedDocument {
         details.anchors = anchors.mapValues(\.value)
+        details.stream = scan.stream
         var document = ScannedDocument(
             table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
             recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
@@ -247,6 +262,19 @@ struct YAMLScanState {
 
     mutating func run() throws(ListDiffError) {
         let parser = LibYAMLEvents(bytes: scan.bytes)
+        if scan.stream {
+            // One list: the stream's documents.
+            if !path.isEmpty {
+                throw ListDiffError(
+                    .shape, file: scan.file.name, location: SourceLocation(line: 1, column: 1),
+                    "a stream of YAML documents is read as a list of them; --path does not apply")
+            }
+            var section = ScannedSection(offset: 0)
+            section.items = .list
+            sections.append(section)
+            containerFound = true
+            actualShape = .list
+        }
         while !stopped {
             let end: Bool
             do {
@@ -257,6 +285,11 @@ struct YAMLScanState {
             if end { break }
         }
         if stopped { return }
+        if scan.stream {
+            sections[0].closed = true
+            sections[0].listHash = list.finish()
+            return
+        }
         guard documents == 1 else {
             throw ListDiffError(
                 .shape,
@@ -273,7 +306,12 @@ struct YAMLScanState {
             return false
         case .documentStart:
             documents += 1
-            if documents == 1 { tagDirectives = event.tagDirectives }
+            if documents == 2, !scan.stream {
+                secondDocument = true
+                stopped = true
+                return true
+            }
+            if documents == 1 || scan.stream { tagDirectives = event.tagDirectives }
             return false
         case .streamEnd:
             return true
@@ -371,6 +409,12 @@ struct YAMLScanState {
         var placement = Placement()
         placement.building = event.anchor != nil
         guard !stack.isEmpty else {
+            if scan.stream {
+                // Each document of a stream is a record.
+                placement.isRecord = true
+                placement.keyLevel = kind == 2 ? 0 : -1
+                return placement
+            }
             if documents == 1 {
                 placement.pathStep = 0
                 placement.isContainer = path.isEmpty
@@ -549,6 +593,8 @@ struct YAMLScanState {
             throw error.inFile(scan.file.name)
         }
         let (hash, kind, value) = resolved
+        // An empty document of a stream is no record.
+        if scan.stream, stack.isEmpty, kind == .null { return }
         let typeName = kind.name
         if placement.isContainer {
             noteLayout(
@@ -737,9 +783,13 @@ struct YAMLScanState {
         let status: KeyStatus
         var keyHash: UInt64 = 0
         let isScalar = kind.isScalar
-        if kind == .object {
+        if scan.key.isWholeRecord {
+            // Every record is its own key: its content hash is its key's.
+            status = .keyed
+            keyHash = memory.keyHashing.mix(hash.a)
+        } else if kind == .object {
             status = finding.status(scan.keys)
-            if status == .keyed { keyHash = memory.keyHash(fields: scan.keys.fieldCount) }
+            if status == .keyed { keyHash = memory.keyHash(fields: scan.keys.fieldCount, present: finding.present) }
         } else if isScalar {
             status = .keyed
             keyHash = memory.keyHashing.mix(hash.a)

@@ -64,16 +64,38 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How records are matched: one field path, or several for a composite key.
+/// How records are matched: one field path, several for a composite key, or the whole
+/// record (`.`), which makes a list a plain sequence.
 public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
+    /// The key's field paths; none when the whole record is the key.
     public let fields: [FieldPath]
+    /// Whether each record is its own identity (`--key .`): records match only when their
+    /// content is equal, so a list diffs as a sequence (inserts, deletes and moves, never
+    /// an update), and repeated records are numbered by occurrence.
+    public let isWholeRecord: Bool
 
     public init(_ fields: [FieldPath]) {
         self.fields = fields
+        isWholeRecord = false
     }
 
-    /// Parses `--key` arguments; none means `id`.
+    private init(wholeRecord: Void) {
+        fields = []
+        isWholeRecord = true
+    }
+
+    /// The whole record as its own identity (`--key .`).
+    public static let wholeRecord = IdentityKey(wholeRecord: ())
+
+    /// Parses `--key` arguments; none means `id`, and `.` alone means the whole record.
     public init(parsing spellings: [String]) throws(ListDiffError) {
+        if spellings.contains(".") {
+            guard spellings.count == 1 else {
+                throw ListDiffError(.usage, "--key . (the whole record) cannot be combined with other key fields")
+            }
+            self = .wholeRecord
+            return
+        }
         var fields: [FieldPath] = []
         for spelling in spellings.isEmpty ? ["id"] : spellings {
             fields.append(try FieldPath(spelling))
@@ -81,10 +103,23 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         self.init(fields)
     }
 
-    public var description: String { fields.map(\.spelling).joined(separator: ", ") }
+    /// The key's spellings, as `--key` takes them.
+    public var spellings: [String] { isWholeRecord ? ["."] : fields.map(\.spelling) }
+
+    public var description: String { spellings.joined(separator: ", ") }
 
     public enum Failure: Error, Equatable {
         case missing(FieldPath)
+        /// A composite key none of whose parts has a value.
+        case missingAll([FieldPath])
+
+        /// The record lacks its key (not: has one that cannot be used).
+        var isMissing: Bool {
+            switch self {
+            case .missing, .missingAll: return true
+            default: return false
+            }
+        }
         case notScalar(FieldPath, typeName: String)
         case notARecord(typeName: String)
     }
@@ -95,6 +130,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
     /// The key as written (an array for a composite key), as `identify` gives it, or nil
     /// when the record has no usable key; without building the identity.
     public func written(in element: Value) -> Value? {
+        if isWholeRecord { return element }
         switch element {
         case .object:
             if fields.count == 1 {
@@ -103,11 +139,15 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
             }
             var parts: [Value] = []
             parts.reserveCapacity(fields.count)
+            var any = false
             for field in fields {
-                guard let part = field.value(in: element), part.isScalar else { return nil }
+                // An absent or null part of a composite key is written null: a value of its own.
+                let part = field.value(in: element) ?? .null
+                guard part.isScalar || part == .null else { return nil }
+                any = any || part.isScalar
                 parts.append(part)
             }
-            return .array(parts)
+            return any ? .array(parts) : nil
         case .string, .number, .bool:
             return element
         case .null, .array:
@@ -116,10 +156,27 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
+        if isWholeRecord {
+            var encoder = RecordID.Encoder()
+            encoder.append(element)
+            return .success((element, encoder.id))
+        }
         switch element {
         case .object:
             var parts: [Value] = []
             var encoder = RecordID.Encoder()
+            if fields.count > 1 {
+                // A composite key: a part that is absent or null is a value of its own (written
+                // null), so long as some part has a value.
+                for field in fields {
+                    let part = field.value(in: element) ?? .null
+                    guard part.isScalar || part == .null else { return .failure(.notScalar(field, typeName: part.typeName)) }
+                    encoder.append(part)
+                    parts.append(part)
+                }
+                guard parts.contains(where: \.isScalar) else { return .failure(.missingAll(fields)) }
+                return .success((.array(parts), encoder.id))
+            }
             for field in fields {
                 guard let part = field.value(in: element) else { return .failure(.missing(field)) }
                 guard part.isScalar else { return .failure(.notScalar(field, typeName: part.typeName)) }
@@ -179,9 +236,21 @@ public struct RecordID: Hashable, Sendable {
                 withUnsafeBytes(of: Int64(c.exponent).littleEndian) { bytes.append(contentsOf: $0) }
             case .bool(let b):
                 bytes.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F"))
-            case .null, .array, .object:
-                // Identities are scalars; `identify` never gets here.
-                bytes.append(UInt8(ascii: "?"))
+            case .null:
+                bytes.append(UInt8(ascii: "z"))
+            case .array(let items):
+                // (Only a whole record as its key is a container.)
+                bytes.append(UInt8(ascii: "a"))
+                appendLength(items.count)
+                for item in items { append(item) }
+            case .object(let object):
+                // Members in the order of their names' bytes: member order is not content.
+                bytes.append(UInt8(ascii: "o"))
+                appendLength(object.members.count)
+                for member in object.members.sorted(by: { $0.key.scalarLess($1.key) }) {
+                    append(.string(member.key))
+                    append(member.value)
+                }
             }
         }
 

@@ -65,6 +65,13 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     public var file: String?
     public var location: SourceLocation?
     public var message: String
+    /// A record lacks its key (the error `FileDiffer` adds key candidates to).
+    package var keyMissing = false
+
+    /// Errors are equal when they say the same (`keyMissing` is a note for `FileDiffer`).
+    public static func == (a: ListDiffError, b: ListDiffError) -> Bool {
+        a.kind == b.kind && a.file == b.file && a.location == b.location && a.message == b.message
+    }
 
     public init(_ kind: Kind, file: String? = nil, location: SourceLocation? = nil, _ message: String) {
         self.kind = kind

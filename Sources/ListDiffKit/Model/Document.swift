@@ -86,6 +86,8 @@ public struct Document: Sendable {
         func error(_ kind: ListDiffError.Kind, at offset: Int?, _ message: String) -> ListDiffError {
             ListDiffError(kind, file: source.name, location: source.place(offset), message)
         }
+        // A record that is its own key repeats whenever it is written twice: always numbered.
+        let duplicates = key.isWholeRecord ? .match : duplicates
         let found = try Layout.find(in: root, source: source, key: key, options: options)
         var records: [Record] = []
         var sections: [Section] = []
@@ -111,7 +113,9 @@ public struct Document: Sendable {
                 let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
                 switch key.identify(element) {
                 case .failure(let failure):
-                    throw error(.key, at: offset, failure.message(place: place))
+                    var keyError = error(.key, at: offset, failure.message(place: place))
+                    keyError.keyMissing = failure.isMissing
+                    throw keyError
                 case .success(let (written, id)):
                     switch duplicates {
                     case .error:
@@ -175,7 +179,9 @@ package struct KeyFormatter: Sendable {
     func spell(_ written: Value, selfKeyed: Bool) -> String {
         if selfKeyed { return JSONWriter.compact(written) }
         if key.fields.count > 1, case .array(let parts) = written, parts.count == key.fields.count {
-            return zip(key.fields, parts).map { "\($0.spelling)=\(JSONWriter.compact($1))" }.joined(separator: " ")
+            // An absent part (written null) is left out: the fields shown are named.
+            return zip(key.fields, parts).filter { $1 != .null }.map { "\($0.spelling)=\(JSONWriter.compact($1))" }
+                .joined(separator: " ")
         }
         if key.fields.count == 1, written.isScalar {
             return "\(key.fields[0].spelling)=\(JSONWriter.compact(written))"
@@ -197,6 +203,8 @@ extension IdentityKey.Failure {
         switch self {
         case .missing(let field):
             return "\(place) has no key field '\(field)'"
+        case .missingAll(let fields):
+            return "\(place) has none of the key fields \(fields.map { "'\($0)'" }.joined(separator: ", "))"
         case .notScalar(let field, let typeName):
             return "key field '\(field)' of \(place) is \(typeName.withArticle); a key must be a string, number or boolean"
         case .notARecord(let typeName):

@@ -123,7 +123,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
             let allMissKey =
                 !elements.isEmpty
                 && elements.allSatisfy {
-                    if case .object = $0, case .failure(.missing) = key.identify($0) { return true }
+                    if case .object = $0, case .failure(let failure) = key.identify($0), failure.isMissing { return true }
                     return false
                 }
             if allMissKey, let found = try sectionList(elements, preorder: preorder, options: options, error: error, offset: offset) {

@@ -25,17 +25,23 @@ package struct YAMLReader: Sendable {
         self.maxAliasExpansion = maxAliasExpansion
     }
 
-    /// Reads exactly one YAML document.
+    /// Reads one YAML document, or a stream of several as a list of records.
+    ///
+    /// A stream of two or more documents (`---` between them, as in Kubernetes manifests)
+    /// reads as a list with one element per document, empty (null) documents left out.
     public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
-        let (documents, offsets) = try parse(bytes, name: name)
-        guard documents.count == 1 else {
-            let message =
-                documents.isEmpty
-                ? "no YAML document in the input"
-                : "expected one YAML document, found \(documents.count)"
-            throw ListDiffError(.shape, file: name, location: documents.isEmpty ? nil : SourceLocation(line: 1, column: 1), message)
+        let (documents, offsets, starts) = try parse(bytes, name: name)
+        guard !documents.isEmpty else {
+            throw ListDiffError(.shape, file: name, "no YAML document in the input")
         }
-        return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
+        if documents.count == 1 { return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets)) }
+        var records: [Value] = []
+        var kept = [0]  // the list itself: the start of the stream
+        for (d, document) in documents.enumerated() where document != .null {
+            records.append(document)
+            kept.append(contentsOf: offsets[starts[d]..<(d + 1 < starts.count ? starts[d + 1] : offsets.count)])
+        }
+        return (.array(records), SourceText(name: name, bytes: bytes, valueOffsets: kept))
     }
 
     /// Reads every document of a YAML stream.
@@ -43,14 +49,16 @@ package struct YAMLReader: Sendable {
         try parse(bytes, name: "<input>").documents
     }
 
-    private func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (documents: [Value], offsets: [Int]) {
+    /// The documents, the offsets of their nodes in preorder, and where each document's
+    /// offsets start.
+    private func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (documents: [Value], offsets: [Int], starts: [Int]) {
         var builder = YAMLTreeBuilder(reader: self, bytes: bytes)
         do {
             try builder.run()
         } catch {
             throw error.inFile(name)
         }
-        return (builder.documents, builder.offsets)
+        return (builder.documents, builder.offsets, builder.documentStarts)
     }
 }
 
@@ -70,6 +78,8 @@ struct YAMLTreeBuilder {
     var stack: [Frame] = []
     var documents: [Value] = []
     var offsets: [Int] = []
+    /// Where each document's offsets start in `offsets`.
+    var documentStarts: [Int] = []
     var anchors: [String: (value: Value, nodes: Int)] = [:]
     var expanded = 0
     var expandedBytes = 0
@@ -102,7 +112,9 @@ struct YAMLTreeBuilder {
             let (event, line, column) = try parser.next()
             let here = SourceLocation(line: line + 1, column: column + 1)
             switch event {
-            case .streamStart, .documentStart, .documentEnd:
+            case .documentStart:
+                documentStarts.append(offsets.count)
+            case .streamStart, .documentEnd:
                 continue
             case .streamEnd:
                 return

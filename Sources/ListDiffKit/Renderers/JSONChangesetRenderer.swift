@@ -38,7 +38,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append(",\n  \"new\": ")
         buffer.append(string: context.newName)
         buffer.append(",\n  \"key\": ")
-        buffer.append(value: .array(changeset.key.fields.map { .string($0.spelling) }))
+        buffer.append(value: .array(changeset.key.spellings.map { .string($0) }))
         buffer.append(",\n  \"algorithm\": ")
         buffer.append(string: changeset.algorithm)
         buffer.append(",\n  \"duplicates\": ")

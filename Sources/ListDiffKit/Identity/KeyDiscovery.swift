@@ -1,0 +1,92 @@
+/// Finding a key when none is given or the one given is missing: the fields present,
+/// scalar and unique in every record of both files, best first.
+extension FileDiffer {
+    /// Names preferred for a key after `id`, in this order (compared without case).
+    static let keyNames = ["key", "uuid", "guid", "code", "sku", "ean", "isbn", "slug", "name"]
+
+    /// The fields of OLD's first record that could key both files, in the order they are
+    /// tried: `id`, then the names in `keyNames`, then names ending in `id`, `key` or
+    /// `code`, then the rest in the record's order. Only its members with a string, number
+    /// or boolean value are candidates, spelled as `--key` takes them.
+    static func candidateFields(of record: Value) -> [String] {
+        guard case .object(let object) = record else { return [] }
+        var names: [String] = []
+        for member in object.members where member.value.isScalar && !names.contains(member.key) {
+            names.append(member.key)
+        }
+        func rank(_ name: String) -> Int {
+            let lower = name.lowercased()
+            if name == "id" { return 0 }
+            if let k = keyNames.firstIndex(of: lower) { return 1 + k }
+            if lower.hasSuffix("id") || lower.hasSuffix("key") || lower.hasSuffix("code") { return 1 + keyNames.count }
+            return 2 + keyNames.count
+        }
+        let ranked = names.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+        return ranked.map { spelling(ofMember: $0.element) }
+    }
+
+    /// A member name as `--key` reads it: as it is, or as a JSON Pointer when it holds a
+    /// dot or starts with a slash (or is `.`).
+    static func spelling(ofMember name: String) -> String {
+        guard name.contains(".") || name.hasPrefix("/") || name.isEmpty else { return name }
+        var pointer = "/"
+        for c in name {
+            switch c {
+            case "~": pointer += "~0"
+            case "/": pointer += "~1"
+            default: pointer.append(c)
+            }
+        }
+        return pointer
+    }
+
+    /// The keys that would key every record of both files, each alone, best first (at most
+    /// `limit` fields are tried; `first` stops at the first that works). Each is checked
+    /// by scanning both files as a diff scans them: present, usable and unique.
+    public func keyCandidates(old: String, new: String, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
+        let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
+        let ((oldOpened, oldFormatOpened), (newOpened, newFormatOpened)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
+        var engine = Engine(key: .wholeRecord, differ: Differ(), duplicates: .match, options: reader.layout)
+        engine.maxDepth = reader.json.maxDepth
+        engine.yaml = reader.yaml
+        let (side, _) = try engine.keyedSide(oldOpened, oldFormatOpened)
+        guard side.count > 0 else { return [] }
+        var found: [String] = []
+        for spelling in Self.candidateFields(of: try side.records.value(0)).prefix(limit) {
+            guard let key = try? IdentityKey(parsing: [spelling]) else { continue }
+            engine.key = key
+            engine.duplicates = .error
+            guard (try? engine.keyedSide(oldOpened, oldFormatOpened)) != nil, (try? engine.keyedSide(newOpened, newFormatOpened)) != nil
+            else { continue }
+            found.append(spelling)
+            if first { break }
+        }
+        return found
+    }
+
+    /// A missing key's error, with the keys that would work in its place.
+    func withCandidates(_ error: ListDiffError, old: String, new: String) -> ListDiffError {
+        guard error.keyMissing, let candidates = try? keyCandidates(old: old, new: new) else { return error }
+        var error = error
+        if candidates.isEmpty {
+            error.message += "; no field is present and unique in every record of both files (--key . diffs the lists as sequences)"
+        } else {
+            let names = candidates.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+            error.message += "; unique in both files: \(names)\(candidates.count > 5 ? ", …" : "") (try --key \(candidates[0]))"
+        }
+        return error
+    }
+
+    /// The key `--key auto` picks: the best of `keyCandidates`.
+    ///
+    /// - Throws: when no field of OLD's first record keys every record of both files.
+    public func discoverKey(old: String, new: String) throws(ListDiffError) -> IdentityKey {
+        guard let spelling = try keyCandidates(old: old, new: new, first: true).first else {
+            throw ListDiffError(
+                .key,
+                "--key auto found no field that is present, a string, number or boolean, and unique in every record of both files; name one with --key, or use --key . to diff the lists as sequences"
+            )
+        }
+        return try IdentityKey(parsing: [spelling])
+    }
+}

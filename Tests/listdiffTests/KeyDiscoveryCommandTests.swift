@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Finding the key: the candidates a missing key's error names, and `--key auto`.
+@Suite struct KeyDiscoveryCommandTests {
+    static func pair(_ old: String, _ new: String) throws -> URL {
+        let dir = try temporaryDirectory()
+        try old.write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try new.write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    static let old = #"[{"name": "Pen", "sku": "a1", "ean": 40, "price": 1}, {"name": "Ink", "sku": "a2", "ean": 41, "price": 1}]"#
+    static let new = #"[{"name": "Pen", "sku": "a1", "ean": 40, "price": 2}, {"name": "Nib", "sku": "a3", "ean": 42, "price": 2}]"#
+
+    @Test func aMissingKeyNamesTheFieldsThatWouldKeyBothFiles() throws {
+        let dir = try Self.pair(Self.old, Self.new)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try Binary.run(["old.json", "new.json"], in: dir)
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        // In the order of preference (sku, ean, then name); price repeats in NEW.
+        #expect(
+            run.stderr
+                == "old.json:1:2: error: record 0 has no key field 'id'; unique in both files: \"sku\", \"ean\", \"name\" (try --key sku)\n"
+        )
+    }
+
+    @Test func noCandidateIsSaidSo() throws {
+        let dir = try Self.pair(#"[{"a": 1}, {"a": 1}]"#, #"[{"a": 2}]"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try Binary.run(["--key", "sku", "old.json", "new.json"], in: dir)
+        #expect(run.status == 2)
+        #expect(
+            run.stderr
+                == "old.json:1:2: error: record 0 has no key field 'sku'; no field is present and unique in every record of both files (--key . diffs the lists as sequences)\n"
+        )
+        let auto = try Binary.run(["--key", "auto", "old.json", "new.json"], in: dir)
+        #expect(auto.status == 2)
+        #expect(auto.stdout == "")
+        #expect(auto.stderr.hasPrefix("listdiff: error: --key auto found no field"), "\(auto.stderr)")
+    }
+
+    @Test func autoPicksTheBestCandidateAndSaysWhich() throws {
+        let dir = try Self.pair(Self.old, Self.new)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try Binary.run(["--key", "auto", "-f", "json", "old.json", "new.json"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listdiff: --key auto chose sku\n")
+        #expect(run.stdout.contains(#""key": ["sku"],"#))
+        #expect(run.stdout.contains(#""summary": {"inserted": 1, "deleted": 1, "moved": 0, "updated": 1, "unchanged": 0}"#))
+        // `id` comes first when it keys both files; a name that is not unique is passed over.
+        let ids = try Self.pair(#"[{"name": "x", "id": 1}, {"name": "x", "id": 2}]"#, #"[{"name": "y", "id": 1}]"#)
+        defer { try? FileManager.default.removeItem(at: ids) }
+        let withID = try Binary.run(["--key", "auto", "old.json", "new.json"], in: ids)
+        #expect(withID.status == 1)
+        #expect(withID.stderr == "listdiff: --key auto chose id\n")
+        let quiet = try Binary.run(["--key", "auto", "--quiet", "old.json", "new.json"], in: ids)
+        #expect(quiet.status == 1 && quiet.stderr == "" && quiet.stdout == "")
+    }
+
+    @Test func autoSpellsAStrangeFieldAsAPointerAndEscapesIt() throws {
+        let dir = try Self.pair(#"[{"a.b\u001b": 1}, {"a.b\u001b": 2}]"#, #"[{"a.b\u001b": 2}]"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try Binary.run(["--key", "auto", "-f", "json", "old.json", "new.json"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stderr == "listdiff: --key auto chose /a.b\\u001b\n")
+        #expect(run.stdout.contains(#""summary": {"inserted": 0, "deleted": 1, "moved": 0, "updated": 0, "unchanged": 1}"#))
+    }
+
+    @Test func autoRefusesWhatItCannotDo() throws {
+        for (options, message) in [
+            (["--key", "auto", "--key", "id", "a.json", "b.json"], "--key auto picks one field"),
+            (["--key", "auto", "-", "b.json"], "--key auto reads the inputs twice"),
+        ] {
+            let run = try Binary.run(options)
+            #expect(run.status == 2)
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// `--key .` from the command line: the shipped playlist pair, where the three adaptors
+/// give three different changesets.
+@Suite struct SequenceCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    @Test(arguments: ["heckel", "myers", "lcs"])
+    func eachAdaptorHasItsGoldenPatch(algorithm: String) throws {
+        let run = try Binary.run(["--key", ".", "--algorithm", algorithm, "playlist-old.json", "playlist-new.json"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("playlist-\(algorithm).patch"), encoding: .utf8)
+        #expect(run.stdout == golden)
+    }
+
+    @Test(arguments: ["heckel", "myers", "lcs"])
+    func eachAdaptorsChangesetAppliesByteForByte(algorithm: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let changes = dir.appendingPathComponent("c.json").path, out = dir.appendingPathComponent("out.json").path
+        let diff = try Binary.run(
+            ["--key", ".", "--algorithm", algorithm, "-f", "json", "-o", changes, "playlist-old.json", "playlist-new.json"],
+            in: Self.examples)
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let applied = try Binary.run(["apply", "-o", out, "playlist-old.json", changes], in: Self.examples)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let again = try Binary.run(["--key", ".", out, "playlist-new.json"], in: Self.examples)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+    }
+
+    @Test func theWholeRecordKeyRefusesWhatCannotGoWithIt() throws {
+        let cases: [([String], String)] = [
+            (["--key", ".", "--key", "id"], "--key . (the whole record) cannot be combined with other key fields"),
+            (["--key", ".", "--ignore", "/track"], "comparison rules cannot be used with --key . (the whole record is the identity)"),
+        ]
+        for (options, message) in cases {
+            let run = try Binary.run(options + ["playlist-old.json", "playlist-new.json"], in: Self.examples)
+            #expect(run.status == 2)
+            #expect(run.stdout == "")
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1)
+        }
+    }
+}
+
+/// Two streams of Kubernetes manifests, keyed by kind, namespace and name.
+@Suite struct ManifestCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+    static let key = ["--key", "kind", "--key", "metadata.namespace", "--key", "metadata.name"]
+
+    @Test func theManifestsDiffByTheirCompositeKey() throws {
+        let run = try Binary.run(Self.key + ["manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests.patch"), encoding: .utf8)
+        #expect(run.stdout == golden)
+    }
+
+    @Test func applyWritesAStreamThatDiffsTheSameAsNew() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let changes = dir.appendingPathComponent("c.json").path, out = dir.appendingPathComponent("out.yaml").path
+        let diff = try Binary.run(Self.key + ["-f", "json", "-o", changes, "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let applied = try Binary.run(["apply", "-o", out, "manifests-old.yaml", changes], in: Self.examples)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(text.components(separatedBy: "\n---\n").count == 5)
+        let again = try Binary.run(Self.key + ["--member-order", "significant", out, "manifests-new.yaml"], in: Self.examples)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+    }
+
+    @Test func aKeyWithNoPartIsAnErrorAtItsRecord() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.yaml")
+        try "kind: A\nmetadata: {name: a}\n---\napiVersion: v1\n---\nkind: B\n".write(to: bad, atomically: true, encoding: .utf8)
+        let run = try Binary.run(Self.key + [bad.path, "manifests-new.yaml"], in: Self.examples)
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(
+            run.stderr.hasPrefix(
+                "\(bad.path):4:1: error: record 1 has none of the key fields 'kind', 'metadata.namespace', 'metadata.name'; "),
+            "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+}
