@@ -56,6 +56,26 @@ import Testing
         #expect(throws: ListDiffError.self) { try YAMLReader().read(Array("# nothing\n".utf8), name: "s.yaml") }
     }
 
+    /// A stream is a plain list, even of objects that look like section objects, and refuses
+    /// the options that look for records elsewhere, on the engine and the reference alike.
+    @Test func aStreamIsAlwaysAPlainList() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("s.yaml")
+        try "items: [{a: 1}]\nname: x\n---\nitems: [{a: 2}]\nname: y\n".write(to: file, atomically: true, encoding: .utf8)
+        for (key, options) in [(["name"], LayoutOptions()), (["id"], LayoutOptions()), (["name"], LayoutOptions(items: "items"))] {
+            let engine = EngineTests.run(file, file, engine: true, key: key, options: options)
+            #expect(engine == EngineTests.run(file, file, engine: false, key: key, options: options))
+            if options.items != nil {
+                #expect(engine.contains("1:1: error: a stream of YAML documents is read as a list of them"), "\(engine)")
+            } else if key == ["name"] {
+                #expect(engine.contains(#""layout": {"path": null, "shape": "list"}"#), "\(engine)")
+            } else {
+                #expect(engine.contains("1:1: error: record 0 has no key field 'id'"), "\(engine)")
+            }
+        }
+    }
+
     /// The engine gives the reference's changeset on random streams under a composite key
     /// with absent parts, and the changeset applies: `apply` writes a stream again.
     @Test func theEngineAgreesOnStreamsAndApplyWritesAStream() throws {

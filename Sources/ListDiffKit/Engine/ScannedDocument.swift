@@ -88,7 +88,8 @@ extension ScannedDocument {
         switch shape {
         case .list:
             // Every element an object without the key: the reader would try sections.
-            if options.sectionKey == nil, options.items == nil, table.count > 0, missingKeys == table.count {
+            // (A YAML stream is always a plain list.)
+            if options.sectionKey == nil, options.items == nil, table.count > 0, missingKeys == table.count, yaml?.stream != true {
                 return .rescan(.sectionList(items: LayoutOptions.itemsCandidates[0]))
             }
             let section = Section(name: nil, header: nil, records: 0..<table.count, offset: containerOffset)

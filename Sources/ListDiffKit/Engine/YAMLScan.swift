@@ -264,10 +264,8 @@ struct YAMLScanState {
         let parser = LibYAMLEvents(bytes: scan.bytes)
         if scan.stream {
             // One list: the stream's documents.
-            if !path.isEmpty {
-                throw ListDiffError(
-                    .shape, file: scan.file.name, location: SourceLocation(line: 1, column: 1),
-                    "a stream of YAML documents is read as a list of them; --path does not apply")
+            if !path.isEmpty || explicit {
+                throw ListDiffError(.shape, file: scan.file.name, location: SourceLocation(line: 1, column: 1), Layout.streamOptions)
             }
             var section = ScannedSection(offset: 0)
             section.items = .list

@@ -71,12 +71,19 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         var offset: Int
     }
 
+    /// Why a YAML stream refuses the options that find records elsewhere.
+    static let streamOptions =
+        "a stream of YAML documents is read as a list of them; --path, --section-key and --items do not apply"
+
     static func find(in root: Value, source: SourceText, key: IdentityKey, options: LayoutOptions)
         throws(ListDiffError) -> (layout: Layout, lists: [FoundList])
     {
         func offset(_ preorder: Int) -> Int { source.offset(ofValueAt: preorder) ?? 0 }
         func error(_ preorder: Int?, _ message: String) -> ListDiffError {
             ListDiffError(.shape, file: source.name, location: source.place(preorder.map { offset($0) }), message)
+        }
+        if source.isStream, options.path != nil || options.items != nil || options.sectionKey != nil {
+            throw ListDiffError(.shape, file: source.name, location: SourceLocation(line: 1, column: 1), Layout.streamOptions)
         }
         // Walk to the path, counting pre-order indexes so that errors keep their places.
         var container = root
@@ -121,7 +128,7 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         switch container {
         case .array(let elements):
             let allMissKey =
-                !elements.isEmpty
+                !source.isStream && !elements.isEmpty
                 && elements.allSatisfy {
                     if case .object = $0, case .failure(let failure) = key.identify($0), failure.isMissing { return true }
                     return false

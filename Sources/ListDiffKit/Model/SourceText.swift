@@ -10,11 +10,14 @@ package final class SourceText: @unchecked Sendable {
     let bytes: [UInt8]
     /// Start offsets of every value in pre-order; see `Value.nodeCount`.
     let valueOffsets: [Int]
+    /// Whether the value is the list of a YAML stream's documents: always a plain list.
+    let isStream: Bool
 
-    init(name: String, bytes: [UInt8], valueOffsets: [Int]) {
+    init(name: String, bytes: [UInt8], valueOffsets: [Int], isStream: Bool = false) {
         self.name = name
         self.bytes = bytes
         self.valueOffsets = valueOffsets
+        self.isStream = isStream
     }
 
     /// Values built in memory: no text, so errors name no line and column.
@@ -22,6 +25,7 @@ package final class SourceText: @unchecked Sendable {
         self.name = name
         bytes = []
         valueOffsets = []
+        isStream = false
     }
 
     /// The line and column of a byte offset.

@@ -41,7 +41,7 @@ package struct YAMLReader: Sendable {
             records.append(document)
             kept.append(contentsOf: offsets[starts[d]..<(d + 1 < starts.count ? starts[d + 1] : offsets.count)])
         }
-        return (.array(records), SourceText(name: name, bytes: bytes, valueOffsets: kept))
+        return (.array(records), SourceText(name: name, bytes: bytes, valueOffsets: kept, isStream: true))
     }
 
     /// Reads every document of a YAML stream.
