@@ -49,15 +49,21 @@ extension FileDiffer {
         var engine = Engine(key: .wholeRecord, differ: Differ(), duplicates: .match, options: reader.layout)
         engine.maxDepth = reader.json.maxDepth
         engine.yaml = reader.yaml
+        /// Whether `key` keys every record of both files.
+        func keys(_ key: IdentityKey) -> Bool {
+            engine.key = key
+            engine.duplicates = .error
+            return (try? engine.keyedSide(oldOpened, oldFormatOpened)) != nil && (try? engine.keyedSide(newOpened, newFormatOpened)) != nil
+        }
+        // `id` comes first whatever the first record holds: tried before that record is read.
+        if first, let id = try? IdentityKey(parsing: ["id"]), keys(id) { return ["id"] }
+        engine.key = .wholeRecord
+        engine.duplicates = .match
         let (side, _) = try engine.keyedSide(oldOpened, oldFormatOpened)
         guard side.count > 0 else { return [] }
         var found: [String] = []
         for spelling in Self.candidateFields(of: try side.records.value(0)).prefix(limit) {
-            guard let key = try? IdentityKey(parsing: [spelling]) else { continue }
-            engine.key = key
-            engine.duplicates = .error
-            guard (try? engine.keyedSide(oldOpened, oldFormatOpened)) != nil, (try? engine.keyedSide(newOpened, newFormatOpened)) != nil
-            else { continue }
+            guard let key = try? IdentityKey(parsing: [spelling]), keys(key) else { continue }
             found.append(spelling)
             if first { break }
         }
