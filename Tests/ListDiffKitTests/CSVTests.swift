@@ -45,6 +45,9 @@ import Testing
         #expect(!number(".5"))
         #expect(!number("1e"))
         #expect(!number("-"))
+        func literal(_ text: String) -> Bool { Array(text.utf8).withUnsafeBytes { CSVReader.isLiteral($0) } }
+        for yes in ["true", "false", "", "-0", "12", "1e5"] { #expect(literal(yes), "\(yes)") }
+        for no in ["tru", "truex", "True", "fals", "falsy", "falsee", "t", "f", "01", "x1", "null"] { #expect(!literal(no), "\(no)") }
     }
 
     /// Each bad input: its message and its place, line and column in the CSV.
@@ -145,5 +148,32 @@ import Testing
         var csvOut = StringStream()
         #expect(throws: ListDiffError.self) { try csvApplier.write(.csv, to: &csvOut) }
         #expect(csvOut.text.isEmpty)
+    }
+
+    /// The eight-bytes-at-a-time search for an unquoted cell's end agrees with a byte-by-byte
+    /// one, on random text full of separators, line ends, quotes, controls and UTF-8.
+    @Test func theWordAtATimeCellEndAgreesWithTheByteLoop() {
+        var rng = SplitMix64(seed: 4180)
+        let alphabet: [UInt8] = [0x61, 0x62, 0x2C, 0x09, 0x0A, 0x0D, 0x22, 0x5C, 0x01, 0x1F, 0x20, 0x7F, 0xE2, 0x80, 0xA8, 0xC3, 0xA9]
+        for round in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &rng)
+            // Mostly plain letters, so that runs longer than eight bytes are common.
+            let text = (0..<length).map { _ in
+                Int.random(in: 0..<4, using: &rng) == 0 ? alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] : 0x61
+            }
+            let separator: UInt8 = round % 2 == 0 ? 0x2C : 0x09
+            let start = length == 0 ? 0 : Int.random(in: 0..<length, using: &rng)
+            var end = start, plain = true
+            while end < length {
+                let b = text[end]
+                if b == separator || b == 0x0A || (b == 0x0D && end + 1 < length && text[end + 1] == 0x0A) { break }
+                if b == 0x22 || b == 0x5C || b < 0x20 || b == 0xE2 { plain = false }
+                end += 1
+            }
+            let found = text.withUnsafeBufferPointer {
+                CSVReader.unquotedEnd($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, from: start, count: length, separator: separator)
+            }
+            #expect(found.end == end && found.plain == plain, "round \(round): \(text) from \(start)")
+        }
     }
 }

@@ -34,6 +34,7 @@ public struct CSVReader: Sendable {
         var scanner = CSVScanner(bytes: bytes, separator: separator, name: name)
         var source = CSVSource()
         var out = JSONBytes(capacity: bytes.count * 2 + 64)
+        out.adviseHugePages()
         out.append(byte: UInt8(ascii: "["))
         scanner.skipByteOrderMark()
         // The header row: each name as it is written before each value (`"name":`).
@@ -58,6 +59,12 @@ public struct CSVReader: Sendable {
                 names.append(Array(written.bytes))
             } while try scanner.endOfField()
         }
+        // The names written out, one after another, so that a row reads no array of arrays.
+        let written = names.flatMap { $0 }
+        var nameEnds: [Int] = []
+        for name in names { nameEnds.append((nameEnds.last ?? 0) + name.count) }
+        let quote = UInt8(ascii: "\"")
+        let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!
         while let rowStart = scanner.nextRow() {
             (source.rowLines.isEmpty ? Self.firstRow : Self.nextRow).withUnsafeBytes { out.append(bytes: $0) }
             source.rowLines.append(scanner.line)
@@ -70,14 +77,33 @@ public struct CSVReader: Sendable {
                         "this row has more fields than the header's \(names.count); quote a field that holds a separator")
                 }
                 if k > 0 { out.append(byte: UInt8(ascii: ",")) }
-                names[k].withUnsafeBytes { out.append(bytes: $0) }
-                let cell = try scanner.cell(scratch: &field)
-                if cell.copied {
-                    field.withUnsafeBytes { Self.write($0, inferring: inferTypes, to: &out) }
+                let nameStart = k == 0 ? 0 : nameEnds[k - 1]
+                written.withUnsafeBytes { out.append(bytes: UnsafeRawBufferPointer(rebasing: $0[nameStart..<nameEnds[k]])) }
+                let start = scanner.index
+                if start < bytes.count, base[start] != quote {
+                    // Unquoted, the common cell: its end, and whether JSON needs any of its
+                    // bytes escaped, found in one pass.
+                    let (end, plain) = Self.unquotedEnd(base, from: start, count: bytes.count, separator: separator)
+                    scanner.index = end
+                    let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
+                    if !plain {
+                        Self.write(text, inferring: inferTypes, to: &out)
+                    } else if inferTypes, Self.isLiteral(text) {
+                        if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
+                    } else {
+                        out.append(byte: quote)
+                        out.append(bytes: text)
+                        out.append(byte: quote)
+                    }
                 } else {
-                    Self.write(
-                        UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[cell.start..<cell.end]), inferring: inferTypes,
-                        to: &out)
+                    let cell = try scanner.cell(scratch: &field)
+                    if cell.copied {
+                        field.withUnsafeBytes { Self.write($0, inferring: inferTypes, to: &out) }
+                    } else {
+                        Self.write(
+                            UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[cell.start..<cell.end]),
+                            inferring: inferTypes, to: &out)
+                    }
                 }
                 k += 1
             } while try scanner.endOfField()
@@ -116,6 +142,42 @@ public struct CSVReader: Sendable {
         }
     }
 
+    /// Where the unquoted cell at `start` ends (at a separator, a line feed, a CR LF or the
+    /// end of the input), and whether it holds no byte that a JSON string escapes (`"`,
+    /// `\`, a control, or the first byte of U+2028 or U+2029). Eight bytes at a time: a
+    /// byte is flagged when it is the separator or one of those, and the first flagged
+    /// byte is exact (the usual zero-byte test is wrong only above a true one).
+    @inline(__always)
+    static func unquotedEnd(_ p: UnsafePointer<UInt8>, from start: Int, count n: Int, separator: UInt8) -> (end: Int, plain: Bool) {
+        var i = start
+        #if _endian(little)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let separators = ones &* UInt64(separator)
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        while i &+ 8 <= n {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            let flags =
+                zeroBytes(w ^ separators) | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C))
+                | zeroBytes(w ^ (ones &* 0xE2)) | ((w &- ones &* 0x20) & ~w & highs)
+            if flags == 0 {
+                i &+= 8
+                continue
+            }
+            i &+= flags.trailingZeroBitCount >> 3
+            break
+        }
+        #endif
+        // From the first flagged byte (or the last few), one at a time.
+        var plain = true
+        while i < n {
+            let b = p[i]
+            if b == separator || b == 0x0A || (b == 0x0D && i + 1 < n && p[i + 1] == 0x0A) { return (i, plain) }
+            if b == 0x22 || b == 0x5C || b < 0x20 || b == 0xE2 { plain = false }
+            i += 1
+        }
+        return (i, plain)
+    }
+
     /// A cell's value in JSON: a string, or under `inferring` the literal it is.
     @inline(__always)
     static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, to out: inout JSONBytes) {
@@ -128,12 +190,18 @@ public struct CSVReader: Sendable {
 
     /// Whether `inferTypes` reads a cell as a JSON literal: empty (null), `true`, `false`
     /// or a number as JSON writes one.
+    @inline(__always)
     static func isLiteral(_ cell: UnsafeRawBufferPointer) -> Bool {
         if cell.isEmpty { return true }
         switch cell[0] {
-        case UInt8(ascii: "t"): return cell.elementsEqual("true".utf8)
-        case UInt8(ascii: "f"): return cell.elementsEqual("false".utf8)
-        default: return isJSONNumber(cell)
+        // (`true` and `false` compared byte by byte: the generic comparison is slow here.)
+        case UInt8(ascii: "t"):
+            return cell.count == 4 && cell[1] == UInt8(ascii: "r") && cell[2] == UInt8(ascii: "u") && cell[3] == UInt8(ascii: "e")
+        case UInt8(ascii: "f"):
+            return cell.count == 5 && cell[1] == UInt8(ascii: "a") && cell[2] == UInt8(ascii: "l") && cell[3] == UInt8(ascii: "s")
+                && cell[4] == UInt8(ascii: "e")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return isJSONNumber(cell)
+        default: return false
         }
     }
 
@@ -141,22 +209,23 @@ public struct CSVReader: Sendable {
     static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = text.count
-        func digits() -> Int {
+        /// Passes the digits at `i`; false when there is none.
+        @inline(__always) func digits(_ i: inout Int) -> Bool {
             let start = i
             while i < n, text[i] &- UInt8(ascii: "0") < 10 { i += 1 }
-            return i - start
+            return i > start
         }
         if i < n, text[i] == UInt8(ascii: "-") { i += 1 }
         guard i < n else { return false }
-        if text[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+        if text[i] == UInt8(ascii: "0") { i += 1 } else if !digits(&i) { return false }
         if i < n, text[i] == UInt8(ascii: ".") {
             i += 1
-            if digits() == 0 { return false }
+            if !digits(&i) { return false }
         }
         if i < n, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
             i += 1
             if i < n, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
-            if digits() == 0 { return false }
+            if !digits(&i) { return false }
         }
         return i == n
     }
