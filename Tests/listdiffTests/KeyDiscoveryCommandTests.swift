@@ -79,3 +79,33 @@ import Testing
         }
     }
 }
+
+/// `--sorted` with a composite key whose parts may be absent: absent sorts first, as jq's
+/// null does, and the streaming diff gives what the full diff gives.
+@Suite struct SortedAbsentPartTests {
+    @Test func anAbsentPartSortsFirstAndMergesAsTheFullDiffDoes() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Sorted by [ns, name] as jq's sort_by([.ns, .name]): null first.
+        let old = [
+            #"{"name":"a","v":1}"#, #"{"name":"b","v":1}"#, #"{"ns":false,"name":"a","v":1}"#, #"{"ns":"x","name":"a","v":1}"#,
+            #"{"ns":"y","name":"a","v":1}"#,
+        ]
+        let new = [
+            #"{"name":"a","v":2}"#, #"{"ns":false,"name":"a","v":1}"#, #"{"ns":"x","name":"a","v":1}"#, #"{"ns":"x","name":"c","v":1}"#,
+            #"{"ns":"y","name":"a","v":1}"#,
+        ]
+        try (old.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("old.ndjson"), atomically: true, encoding: .utf8)
+        try (new.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("new.ndjson"), atomically: true, encoding: .utf8)
+        let key = ["--key", "ns", "--key", "name", "-f", "json"]
+        let sorted = try Binary.run(key + ["--sorted", "old.ndjson", "new.ndjson"], in: dir)
+        let full = try Binary.run(key + ["old.ndjson", "new.ndjson"], in: dir)
+        #expect(sorted.status == 1, "\(sorted.stderr)")
+        #expect(full.status == 1)
+        #expect(
+            sorted.stdout.contains(#""summary": {"inserted": 1, "deleted": 1, "moved": 0, "updated": 1, "unchanged": 3}"#),
+            "\(sorted.stdout)")
+        let changes = { (s: String) in s.components(separatedBy: "\"changes\"").dropFirst().first ?? "" }
+        #expect(changes(sorted.stdout) == changes(full.stdout))
+    }
+}

@@ -6,7 +6,8 @@
 /// compared (bytes, then hash and values, as the engine does). The changes are built by
 /// the engine's change builder. Sorted records cannot
 /// move. The order is jq's `sort_by(.key)`: false, true, numbers by value, strings by
-/// Unicode scalars; a composite key compares field by field. A record out of order, or a
+/// Unicode scalars; a composite key compares field by field, an absent part (null) first.
+/// A record out of order, or a
 /// key found twice, stops the diff with its place.
 ///
 /// The changeset equals the one `Differ` gives for the same inputs, but for its algorithm,
@@ -369,6 +370,8 @@ extension UnsafeMutableBufferPointer {
 enum KeyOrder {
     static func rank(_ tag: UInt8) -> Int {
         switch tag {
+        // An absent part of a composite key, as jq sorts null: first.
+        case UInt8(ascii: "z"): return -1
         case UInt8(ascii: "F"): return 0
         case UInt8(ascii: "T"): return 1
         case UInt8(ascii: "n"): return 2
