@@ -65,6 +65,11 @@ import Testing
         let run = try Binary.run(["--key", "auto", "-f", "json", "old.json", "new.json"], in: dir)
         #expect(run.status == 1)
         #expect(run.stderr == "listdiff: --key auto chose /a.b\\u001b\n")
+        // A field named auto is named so that --key does not take it as a request.
+        let auto = try Self.pair(#"[{"auto": 1}]"#, #"[{"auto": 2}]"#)
+        defer { try? FileManager.default.removeItem(at: auto) }
+        let named = try Binary.run(["old.json", "new.json"], in: auto)
+        #expect(named.stderr.hasSuffix("unique in both files: \"/auto\" (try --key /auto)\n"), "\(named.stderr)")
         #expect(run.stdout.contains(#""summary": {"inserted": 0, "deleted": 1, "moved": 0, "updated": 0, "unchanged": 1}"#))
     }
 

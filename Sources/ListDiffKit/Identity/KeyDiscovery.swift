@@ -26,9 +26,9 @@ extension FileDiffer {
     }
 
     /// A member name as `--key` reads it: as it is, or as a JSON Pointer when it holds a
-    /// dot or starts with a slash (or is `.`).
+    /// dot, starts with a slash, is empty, or is `auto` (which `--key` takes as a request).
     static func spelling(ofMember name: String) -> String {
-        guard name.contains(".") || name.hasPrefix("/") || name.isEmpty else { return name }
+        guard name.contains(".") || name.hasPrefix("/") || name.isEmpty || name == "auto" else { return name }
         var pointer = "/"
         for c in name {
             switch c {
