@@ -55,9 +55,7 @@ public struct Differ: Sendable {
             throw ListDiffError(
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
         }
-        if key.isWholeRecord, !comparison.isEmpty {
-            throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
-        }
+        try comparison.checkWholeRecord(key)
         // Identities become dense symbols, equal for equal keys. A whole record as its key
         // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
         var symbols: [RecordID: Int] = [:]

@@ -114,6 +114,14 @@ public struct FileDiffer: Sendable {
         }
     }
 
+    /// An engine that reads as `reader` does (its depth limit, YAML options and layout).
+    func engine(key: IdentityKey, duplicates: DuplicatePolicy) -> Engine {
+        var engine = Engine(key: key, differ: differ, duplicates: duplicates, options: reader.layout)
+        engine.maxDepth = reader.json.maxDepth
+        engine.yaml = reader.yaml
+        return engine
+    }
+
     /// Both inputs as the engine reads them (`DocumentReader.opened`), on two cores: a CSV
     /// input is turned into JSON text, OLD's error first.
     func openedAtOnce(_ old: (MappedFile, InputFormat), _ new: (MappedFile, InputFormat)) throws(ListDiffError) -> (
@@ -144,11 +152,8 @@ public struct FileDiffer: Sendable {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         if fastPathApplies {
             let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
-            var engine = Engine(
-                key: reader.key, differ: differ, duplicates: reader.duplicates, options: reader.layout,
-                progress: progress)
-            engine.maxDepth = reader.json.maxDepth
-            engine.yaml = reader.yaml
+            var engine = engine(key: reader.key, duplicates: reader.duplicates)
+            engine.progress = progress
             engine.parts = parts
             engine.splitsFrom = splitsFrom
             engine.keyHashing = keyHashing

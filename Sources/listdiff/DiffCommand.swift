@@ -360,9 +360,7 @@ struct DiffOptions: ParsableArguments {
         if keys.contains(".") {
             if keys.count > 1 { throw ValidationError("--key . (the whole record) cannot be combined with other key fields") }
             if sorted { throw ValidationError("--sorted merges by key; --key . diffs a sequence, which needs both lists whole") }
-            if (try? comparison().isEmpty) == false {
-                throw ValidationError("comparison rules cannot be used with --key . (the whole record is the identity)")
-            }
+            do { try comparison().checkWholeRecord(.wholeRecord) } catch { throw ValidationError(error.message) }
         }
         for key in keys.filter({ $0 != "." && $0 != "auto" }) + [path].compactMap({ $0 }) {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }

@@ -92,6 +92,7 @@ public struct Comparison: Sendable, Hashable {
     /// Refuses a rule whose path reaches a key field: keys are identity, never compared
     /// under rules.
     public func check(key: IdentityKey) throws(ListDiffError) {
+        try checkWholeRecord(key)
         let named: [(String, [Pattern])] = [
             ("--ignore", ignore), ("--unordered-arrays", unorderedArrays.filter { !$0.segments.isEmpty }),
             ("--tolerance", tolerances.map(\.path).filter { !$0.segments.isEmpty }),
@@ -107,6 +108,14 @@ public struct Comparison: Sendable, Hashable {
                     )
                 }
             }
+        }
+    }
+
+    /// Refuses rules when the whole record is the key (`--key .`): records then match only
+    /// when equal, so nothing is left for a rule to compare.
+    package func checkWholeRecord(_ key: IdentityKey) throws(ListDiffError) {
+        if key.isWholeRecord, !isEmpty {
+            throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
         }
     }
 

@@ -53,9 +53,7 @@ struct Engine: Sendable {
     func diffKeepingSides(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
         throws(ListDiffError) -> (changeset: Changeset, old: Side, new: Side)
     {
-        if key.isWholeRecord, !differ.comparison.isEmpty {
-            throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
-        }
+        try differ.comparison.checkWholeRecord(key)
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {

@@ -46,9 +46,7 @@ extension FileDiffer {
     public func keyCandidates(old: String, new: String, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         let ((oldOpened, oldFormatOpened), (newOpened, newFormatOpened)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
-        var engine = Engine(key: .wholeRecord, differ: Differ(), duplicates: .match, options: reader.layout)
-        engine.maxDepth = reader.json.maxDepth
-        engine.yaml = reader.yaml
+        var engine = engine(key: .wholeRecord, duplicates: .match)
         /// Whether `key` keys every record of both files.
         func keys(_ key: IdentityKey) -> Bool {
             engine.key = key
