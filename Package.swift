@@ -45,6 +45,12 @@ let package = Package(
             dependencies: ["ListDiffKit"],
             exclude: ["Golden", "yaml-deviations.tsv"]
         ),
+        // The library as an embedding program sees it: no @testable import.
+        .testTarget(
+            name: "PublicAPITests",
+            dependencies: ["ListDiffKit"],
+            exclude: ["public-api.txt"]
+        ),
         .testTarget(
             name: "listdiffTests",
             dependencies: ["listdiff", "listdiff-embedding-example"]

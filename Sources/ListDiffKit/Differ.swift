@@ -9,11 +9,14 @@ public struct Differ: Sendable {
         case significant
     }
 
+    /// The algorithm that pairs the records.
     public var algorithm: any DiffAlgorithm
+    /// Whether members that only changed order make an update.
     public var memberOrder: MemberOrder
     /// The rules under which two versions of a record are the same.
     public var comparison: Comparison
 
+    /// A differ: Heckel's algorithm, objects unordered and exact comparison unless told otherwise.
     public init(algorithm: any DiffAlgorithm = HeckelDiff(), memberOrder: MemberOrder = .ignore, comparison: Comparison = Comparison()) {
         self.algorithm = algorithm
         self.memberOrder = memberOrder
@@ -50,7 +53,7 @@ public struct Differ: Sendable {
 
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
     ///   the size of the matched records for the content comparison.
-    public func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
+    package func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
         guard old.layout.shape == new.layout.shape else {
             throw ListDiffError(
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
@@ -372,7 +375,8 @@ public struct Differ: Sendable {
     /// The algorithm pairs; the pairing is checked and completed; then the largest set of
     /// pairs whose order agrees on both sides (a longest increasing subsequence) stays, and
     /// every other pair is a move: the fewest moves that explain the new order.
-    public func matching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
+    @_spi(Benchmarks) public func matching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool])
+    {
         let pairing = completePairing(
             try algorithm.pairs(old: old, new: new, symbolCount: symbolCount),
             old: old, new: new, symbolCount: symbolCount)

@@ -1,40 +1,71 @@
 import Dispatch
 
-/// Reads two files and diffs them on the engine, or (`fast` off, the reference the engine is
-/// tested against) by reading both documents in full (`DocumentReader`, `Differ`). Both give
-/// one changeset.
+/// Diffs two files, or two byte buffers, of JSON, NDJSON, YAML, CSV or TSV records.
+///
+/// ```swift
+/// let differ = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+/// let changeset = try differ.diff(oldPath: "old.json", newPath: "new.json")
+/// ```
+///
+/// The inputs are scanned without building a value for each record, on every core; only
+/// the changed records become values. The changeset is the one `Differ` gives for the same
+/// records, and carries both inputs' fingerprints, so that `FileApplier` can check it
+/// against the file it is applied to.
 public struct FileDiffer: Sendable {
-    public var reader: DocumentReader
+    /// How the inputs are read: format, key, duplicates policy and layout.
+    package var reader: DocumentReader
+    /// The algorithm and comparison rules.
     public var differ: Differ
-    /// Whether the fast path may be taken.
-    public var fast = true
-    public var progress: Progress?
+    /// Whether the engine may read the inputs. Off, both documents are read in full and
+    /// diffed by `Differ`: the reference the engine is tested against.
+    package var fast = true
+    package var progress: Progress?
     /// Paths read as an empty list instead of their content, in the other input's format: git
     /// names the missing side of an added or deleted file `/dev/null`.
-    public var emptyPaths: Set<String> = []
+    package var emptyPaths: Set<String> = []
     /// The engine's parts and key hashing (for tests: every input split, hashes that collide).
     var parts = Machine.cores
     var splitsFrom = 1 << 20
     var keyHashing = KeyHashing()
 
-    public init(reader: DocumentReader, differ: Differ = Differ(), progress: Progress? = nil) {
+    package init(reader: DocumentReader, differ: Differ = Differ(), progress: Progress? = nil) {
         self.reader = reader
         self.differ = differ
         self.progress = progress
     }
 
+    /// A differ for files whose records are matched by `key`.
+    ///
+    /// - Parameters:
+    ///   - key: the fields that identify a record.
+    ///   - differ: the algorithm and comparison rules.
+    ///   - format: the inputs' format; nil finds it from each file's extension, then from
+    ///     its first bytes.
+    ///   - duplicates: what to do when two records of one input share a key.
+    ///   - layout: where the list, or the sections, sit in each document.
+    ///   - csvInfersTypes: whether CSV and TSV cells that read as numbers, booleans or
+    ///     empty become those values; off, every cell is a string.
+    public init(
+        key: IdentityKey, differ: Differ = Differ(), format: InputFormat? = nil, duplicates: DuplicatePolicy = .error,
+        layout: LayoutOptions = LayoutOptions(), csvInfersTypes: Bool = false
+    ) {
+        var reader = DocumentReader(format: format, key: key, duplicates: duplicates, layout: layout)
+        reader.csvInfersTypes = csvInfersTypes
+        self.init(reader: reader, differ: differ)
+    }
+
     /// The result: the changeset (with fingerprints when asked for, and always from the fast
     /// path, where they cost nothing more), and the documents when they were read in full.
-    public struct Result: Sendable {
-        public var changeset: Changeset
-        public var documents: (old: Document, new: Document)?
+    package struct Result: Sendable {
+        package var changeset: Changeset
+        package var documents: (old: Document, new: Document)?
         /// Whether the fast path made it.
-        public var fast: Bool
+        package var fast: Bool
         /// OLD's records, read again when asked for (from the engine's scan, or the document).
         package var oldRecords: Replay.Records?
 
         /// Finds where records are in the files: in NEW when `new`, else in OLD.
-        public var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
+        package var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
 
         package init(
             changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
@@ -60,7 +91,7 @@ public struct FileDiffer: Sendable {
 
         /// The line and column of the records at `positions`, in NEW when `new`, else in OLD;
         /// nil where that is not known (a streaming diff keeps no records).
-        public func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
+        package func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
             locator?(positions, new) ?? positions.map { _ in nil }
         }
 
@@ -76,7 +107,7 @@ public struct FileDiffer: Sendable {
 
     /// Whether the engine reads these inputs (the full reader is the reference it is
     /// tested against).
-    public var fastPathApplies: Bool { fast }
+    package var fastPathApplies: Bool { fast }
 
     /// Opens both inputs and finds their formats. A path in `emptyPaths` is an empty list in
     /// the other's format.
@@ -138,18 +169,44 @@ public struct FileDiffer: Sendable {
         return (try results[0]!.get(), try results[1]!.get())
     }
 
+    /// Diffs the files at two paths.
+    ///
+    /// - Throws: a `ListDiffError` naming the file, and the line and column where they
+    ///   apply: an input that cannot be read or parsed, a record without its key (the
+    ///   message names the fields that would key both files), a repeated key under
+    ///   `DuplicatePolicy.error`, inputs of different shapes.
+    public func diff(oldPath: String, newPath: String) throws(ListDiffError) -> Changeset {
+        try diff(old: oldPath, new: newPath, fingerprints: true).changeset
+    }
+
+    /// Diffs two documents held as bytes, as `diff(oldPath:newPath:)` diffs files. The names
+    /// stand for the inputs in errors, and their extensions choose the format when the
+    /// differ has none.
+    public func diff(old: [UInt8], new: [UInt8], oldName: String = "old", newName: String = "new") throws(ListDiffError)
+        -> Changeset
+    {
+        let oldFile = MappedFile(name: oldName, bytes: old), newFile = MappedFile(name: newName, bytes: new)
+        return try diffOpened(
+            oldFile, reader.format(for: oldName, bytes: oldFile.head), newFile, reader.format(for: newName, bytes: newFile.head),
+            fingerprints: true
+        ).changeset
+    }
+
     /// Diffs two files. A record without its key is an error that names the fields that
     /// would key both files (`keyCandidates`).
-    public func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
+    package func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
         do {
-            return try diffOnce(old: old, new: new, fingerprints: fingerprints)
+            let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
+            return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: fingerprints)
         } catch {
             throw withCandidates(error, old: old, new: new)
         }
     }
 
-    func diffOnce(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
-        let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
+    func diffOpened(
+        _ oldFile: MappedFile, _ oldFormat: InputFormat, _ newFile: MappedFile, _ newFormat: InputFormat, fingerprints: Bool
+    ) throws(ListDiffError) -> Result {
+        let old = oldFile.name, new = newFile.name
         if fastPathApplies {
             let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
             var engine = engine(key: reader.key, duplicates: reader.duplicates)

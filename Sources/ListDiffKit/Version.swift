@@ -1,8 +1,8 @@
 /// listdiff's release, in one place: `listdiff --version` shows it, and every JSON
 /// changeset names it in its `generator` member.
-public enum ListDiffVersion {
+package enum ListDiffVersion {
     /// The release, as semantic versioning spells it.
-    public static let current = "0.3.0"
+    package static let current = "0.3.0"
     /// What a JSON changeset's `generator` member says.
-    public static let generator = "listdiff " + current
+    package static let generator = "listdiff " + current
 }

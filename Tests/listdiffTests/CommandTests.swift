@@ -311,8 +311,9 @@ func temporaryDirectory() throws -> URL {
     }
 
     /// Every command in Examples/README.md runs and exits as it says.
-    /// The embedding example (Examples/Embedding) diffs two lists built in code with the
-    /// library's public API alone, and applies the result.
+    /// The embedding example (Examples/Embedding) uses the library's public API alone: it
+    /// diffs lists and sections built in code and applies the results, reads its JSON
+    /// changeset back, diffs two byte buffers, and switches on errors' kinds.
     @Test func embeddingExampleRuns() throws {
         let example = Binary.url.deletingLastPathComponent().appendingPathComponent("listdiff-embedding-example")
         let run = try Binary.run([], executable: example.path)
@@ -328,6 +329,29 @@ func temporaryDirectory() throws -> URL {
                 1 inserted, 1 deleted, 1 moved, 1 updated, 2 unchanged
                 4 changes, to the records keyed 4, 3, 3, 5
                 applied to old, it gives new
+                updates: update old 2
+                deletes: delete old 3
+                inserts and moves: move old 2 → new 0, insert new 3
+                --- old
+                +++ new
+                # sections as an object of lists
+                @ "done"
+                > id="a" #0.0 → #1.1 (from "todo")
+                0 inserted, 0 deleted, 1 moved, 0 updated, 2 unchanged; sections: 0 inserted, 0 deleted, 0 moved, 0 updated
+                  "done": 0 inserted, 0 deleted, 0 moved, 1 moved in, 0 updated
+                applied to the old board, it gives the new
+                read back from JSON: 1 updated; applied, it gives new: true
+                --- old
+                +++ new
+                inserted    0
+                deleted     1
+                moved       0
+                updated     1
+                unchanged   0
+                fields updated:
+                  /qty  1
+                a key error: record 0 has no key field 'id'
+                syntax error at line 1, column 11: old.json:1:11: error: expected a string key in object, found ']'
 
                 """)
     }

@@ -3,7 +3,7 @@
 // plus `inferringMoves()`), on the same arrays, in the same run.
 //
 //     cd Benchmarks && swift run -c release listdiff-kernels [--sizes 10000,100000,1000000]
-import ListDiffKit
+@_spi(Benchmarks) import ListDiffKit
 
 struct Generator {
     var state: UInt64

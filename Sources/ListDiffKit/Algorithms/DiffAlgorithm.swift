@@ -21,6 +21,14 @@ public protocol DiffAlgorithm: Sendable {
     /// The name used on the command line and in the JSON changeset.
     var name: String { get }
 
+    /// Pairs elements of `old` with equal elements of `new`.
+    ///
+    /// - Parameters:
+    ///   - old: OLD's records as symbols.
+    ///   - new: NEW's records as symbols.
+    ///   - symbolCount: every symbol is less than this.
+    /// - Returns: for each index of `old`, the index in `new` it is paired with, or nil.
+    /// - Throws: when the algorithm refuses the input, such as above its cost limit.
     func pairs(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> [Int?]
 }
 
@@ -29,7 +37,7 @@ public protocol DiffAlgorithm: Sendable {
 /// - Returns: the positions in `values` of one longest strictly increasing subsequence, ascending.
 /// - Complexity: O(n log n) time, O(n) space; O(n) when the values mostly increase (a value
 ///   above the longest run's tail extends it without a search).
-public func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+package func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
     var result: [Int] = []
     values.withUnsafeBufferPointer { values in
         visitLongestIncreasingSubsequence(count: values.count, value: { values[$0] }) { result.append($0) }

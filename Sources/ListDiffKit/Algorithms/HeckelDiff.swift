@@ -11,6 +11,7 @@
 ///   that have no unique neighbour it pairs less than a longest common subsequence would,
 ///   and the left-over repeats are paired in order by `Differ` afterwards.
 public struct HeckelDiff: DiffAlgorithm {
+    /// Heckel's algorithm, with no options.
     public init() {}
 
     public var name: String { "heckel" }

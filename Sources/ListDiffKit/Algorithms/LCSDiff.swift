@@ -12,6 +12,8 @@ public struct LCSDiff: DiffAlgorithm {
     /// Table cells allowed (N · M after the common prefix and suffix).
     public var costLimit: Int
 
+    /// The dynamic-programming LCS; it refuses inputs whose table would hold more than
+    /// `costLimit` cells.
     public init(costLimit: Int = DiffCost.defaultLimit) {
         self.costLimit = costLimit
     }

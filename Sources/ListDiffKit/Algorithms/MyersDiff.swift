@@ -14,6 +14,8 @@ public struct MyersDiff: DiffAlgorithm {
     /// Steps (diagonal extensions and element comparisons) allowed before giving up.
     public var costLimit: Int
 
+    /// Myers's algorithm; it refuses inputs whose search would take more than `costLimit`
+    /// steps.
     public init(costLimit: Int = DiffCost.defaultLimit) {
         self.costLimit = costLimit
     }
@@ -28,9 +30,9 @@ public struct MyersDiff: DiffAlgorithm {
 }
 
 /// Counts of basic steps, for the cost fences in the tests and the limits on the command line.
-public enum DiffCost {
+@usableFromInline package enum DiffCost {
     /// About a few seconds of work in a release build on the machines we measured.
-    public static let defaultLimit = 1_000_000_000
+    @usableFromInline package static let defaultLimit = 1_000_000_000
 
     static func exceeded(_ algorithm: String, limit: Int, _ detail: String) -> ListDiffError {
         let instead = algorithm == "lcs" ? "heckel (linear) or myers (fast on alike lists)" : "heckel (linear)"

@@ -1,16 +1,16 @@
 /// Kinds of change (`insert`, `delete`, `update`, `move`), as `--fail-on` and `--show` name them.
-public struct ChangeKinds: Sendable, Hashable {
-    public var operations: Set<Change.Operation>
+package struct ChangeKinds: Sendable, Hashable {
+    package var operations: Set<Change.Operation>
 
-    public init(_ operations: Set<Change.Operation>) {
+    package init(_ operations: Set<Change.Operation>) {
         self.operations = operations
     }
 
-    public static let all = ChangeKinds(Set(Change.Operation.allCases))
+    package static let all = ChangeKinds(Set(Change.Operation.allCases))
 
     /// Parses a comma list such as `delete,update`. `all` names every kind, `none` no kind;
     /// plural and past forms (`inserts`, `deleted`) are accepted too.
-    public init(parsing text: String) throws(ListDiffError) {
+    package init(parsing text: String) throws(ListDiffError) {
         var operations: Set<Change.Operation> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let word = part.trimmingWhitespace.lowercased()
@@ -30,17 +30,17 @@ public struct ChangeKinds: Sendable, Hashable {
         self.operations = operations
     }
 
-    public func contains(_ operation: Change.Operation) -> Bool { operations.contains(operation) }
+    package func contains(_ operation: Change.Operation) -> Bool { operations.contains(operation) }
 
     /// The kinds in a fixed order (insert, delete, move, update), for output.
-    public var names: [String] {
+    package var names: [String] {
         Change.Operation.allCases.filter(operations.contains).map(\.rawValue)
     }
 }
 
 extension Change.Operation {
     /// `inserted`, `deleted`, `moved`, `updated`.
-    public var past: String {
+    package var past: String {
         switch self {
         case .insert: return "inserted"
         case .delete: return "deleted"
@@ -52,19 +52,19 @@ extension Change.Operation {
 
 extension Changeset {
     /// Whether a change of one of `kinds` occurred, to records or to sections.
-    public func hasChanges(of kinds: ChangeKinds) -> Bool {
+    package func hasChanges(of kinds: ChangeKinds) -> Bool {
         changes.contains { kinds.contains($0.operation) } || sections.contains { kinds.contains($0.operation) }
     }
 
     /// Whether the inputs differ, even when `showing(_:)` left every change out.
-    public var differs: Bool {
+    package var differs: Bool {
         let s = summary
         return !isEmpty || s.inserted + s.deleted + s.moved + s.updated > 0 || !(allSections ?? []).isEmpty
     }
 
     /// The changeset with only the changes of `kinds`, to records and to sections. The
     /// summary still counts every change. Such a changeset describes; it does not apply.
-    public func showing(_ kinds: ChangeKinds) -> Changeset {
+    package func showing(_ kinds: ChangeKinds) -> Changeset {
         var copy = self
         if kinds != .all {
             copy.changes = changes.filter { kinds.contains($0.operation) }
@@ -77,7 +77,7 @@ extension Changeset {
 
     /// How many updated records changed each field, most often changed first (then by
     /// pointer). A record whose members only changed order counts under `(member order)`.
-    public var fieldCounts: [(path: String, count: Int)] {
+    package var fieldCounts: [(path: String, count: Int)] {
         var counts: [String: Int] = [:]
         for change in changes where change.operation == .update {
             if change.fields.isEmpty { counts["(member order)", default: 0] += 1 }

@@ -1,136 +1,165 @@
-/// A record's place: a section and an index in it (section 0 for a plain list).
-public struct RecordPosition: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var section: Int
-    public var index: Int
+/// `Changeset.Position` under its short name inside the package.
+package typealias RecordPosition = Changeset.Position
 
-    public init(section: Int = 0, index: Int) {
-        self.section = section
-        self.index = index
-    }
+extension Changeset {
+    /// A record's place: a section and an index in it (section 0 for a plain list).
+    public struct Position: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// The section, counted from 0 in document order.
+        public var section: Int
+        /// The record's index in its section, from 0.
+        public var index: Int
 
-    public static func < (a: RecordPosition, b: RecordPosition) -> Bool {
-        (a.section, a.index) < (b.section, b.index)
-    }
+        /// A position in a section (section 0 for a plain list).
+        public init(section: Int = 0, index: Int) {
+            self.section = section
+            self.index = index
+        }
 
-    public var description: String { "[\(section), \(index)]" }
+        public static func < (a: Changeset.Position, b: Changeset.Position) -> Bool {
+            (a.section, a.index) < (b.section, b.index)
+        }
 
-    /// How people read a position: `4`, or `1.4` (section 1, index 4) in sectioned files; `none`
-    /// when there is no position.
-    public static func spelling(_ p: RecordPosition?, sectioned: Bool, none: String = "?") -> String {
-        guard let p else { return none }
-        return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
-    }
-}
+        public var description: String { "[\(section), \(index)]" }
 
-/// One changed field of an updated record. `old == nil` means the field was added,
-/// `new == nil` that it was removed.
-public struct FieldChange: Sendable, Equatable {
-    /// An RFC 6901 JSON Pointer into the record (`""` is the record itself).
-    public var path: String
-    public var old: Value?
-    public var new: Value?
-    /// For an array compared as a multiset (`--unordered-arrays`): the elements only the
-    /// new array holds, and those only the old one holds (nil otherwise).
-    public var added: [Value]?
-    public var removed: [Value]?
-
-    public init(path: String, old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil) {
-        self.path = path
-        self.old = old
-        self.new = new
-        self.added = added
-        self.removed = removed
+        /// How people read a position: `4`, or `1.4` (section 1, index 4) in sectioned files; `none`
+        /// when there is no position.
+        package static func spelling(_ p: RecordPosition?, sectioned: Bool, none: String = "?") -> String {
+            guard let p else { return none }
+            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
+        }
     }
 }
 
-/// One change, in UIKit batch-update terms: delete and update name old positions,
-/// insert names a new position, move goes from old to new. A record that moved and
-/// changed appears twice: once as `move`, once as `update`.
-public struct Change: Sendable {
-    public enum Operation: String, Sendable, CaseIterable {
-        case delete, insert, move, update
-    }
+/// `Changeset.FieldChange` under its short name inside the package.
+package typealias FieldChange = Changeset.FieldChange
 
-    public var operation: Operation
-    /// The key as written (an array for a composite key).
-    public var key: Value
-    /// The record is a scalar in a list of scalars, keyed by itself.
-    public var keyedBySelf: Bool
-    public var old: RecordPosition?
-    public var new: RecordPosition?
-    /// For `update`: the changed fields.
-    public var fields: [FieldChange]
-    /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
-    public var value: Value? {
-        get {
+extension Changeset {
+    /// One changed field of an updated record. `old == nil` means the field was added,
+    /// `new == nil` that it was removed.
+    public struct FieldChange: Sendable, Equatable {
+        /// An RFC 6901 JSON Pointer into the record (`""` is the record itself).
+        public var path: String
+        /// The old value; nil when the field was added.
+        public var old: Value?
+        /// The new value; nil when the field was removed.
+        public var new: Value?
+        /// For an array compared as a multiset (`--unordered-arrays`): the elements only the
+        /// new array holds, and those only the old one holds (nil otherwise).
+        public var added: [Value]?
+        /// For an array compared as a multiset: the elements only the old array holds.
+        public var removed: [Value]?
+
+        /// A changed field at `path`.
+        public init(path: String, old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil) {
+            self.path = path
+            self.old = old
+            self.new = new
+            self.added = added
+            self.removed = removed
+        }
+    }
+}
+
+/// `Changeset.Change` under its short name inside the package.
+package typealias Change = Changeset.Change
+
+extension Changeset {
+    /// One change, in UIKit batch-update terms: delete and update name old positions,
+    /// insert names a new position, move goes from old to new. A record that moved and
+    /// changed appears twice: once as `move`, once as `update`.
+    public struct Change: Sendable {
+        /// What happened to a record (or a section).
+        public enum Operation: String, Sendable, CaseIterable {
+            case delete, insert, move, update
+        }
+
+        /// What happened to the record.
+        public package(set) var operation: Operation
+        /// The key as written (an array for a composite key).
+        public package(set) var key: Value
+        /// The record is a scalar in a list of scalars, keyed by itself.
+        package var keyedBySelf: Bool
+        /// Where the record was in OLD: for `delete`, `update` and `move`.
+        public package(set) var old: Changeset.Position?
+        /// Where the record is in NEW: for `insert`, `update` and `move`.
+        public package(set) var new: Changeset.Position?
+        /// For `update`: the changed fields.
+        public package(set) var fields: [Changeset.FieldChange]
+        /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
+        public var value: Value? {
             switch storage {
             case .none: return nil
             case .value(let value): return value
             case .reference(let reference): return try? reference.value()
             }
         }
-        set { storage = newValue.map { .value($0) } ?? .none }
-    }
-    /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
-    public var occurrence: Int?
+        /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
+        public package(set) var occurrence: Int?
 
-    /// The value, or the record it is read from when it is asked for (the engine builds no
-    /// value for a record it does not compare).
-    enum Storage {
-        case none
-        case value(Value)
-        case reference(RecordReference)
-    }
+        /// The value, or the record it is read from when it is asked for (the engine builds no
+        /// value for a record it does not compare).
+        enum Storage {
+            case none
+            case value(Value)
+            case reference(RecordReference)
+        }
 
-    private var storage = Storage.none
+        private var storage = Storage.none
 
-    /// The record the value is read from, if it is read later.
-    var reference: RecordReference? {
-        if case .reference(let reference) = storage { return reference }
-        return nil
-    }
+        /// The record the value is read from, if it is read later.
+        var reference: RecordReference? {
+            if case .reference(let reference) = storage { return reference }
+            return nil
+        }
 
-    /// Whether the change carries a value (without reading it).
-    var hasValue: Bool {
-        if case .none = storage { return false }
-        return true
-    }
+        /// Whether the change carries a value (without reading it).
+        var hasValue: Bool {
+            if case .none = storage { return false }
+            return true
+        }
 
-    public init(
-        _ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
-        new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil
-    ) {
-        self.occurrence = occurrence
-        self.operation = operation
-        self.key = key
-        self.keyedBySelf = keyedBySelf
-        self.old = old
-        self.new = new
-        self.fields = fields
-        if let value { storage = .value(value) }
-    }
+        package init(
+            _ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
+            new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil
+        ) {
+            self.occurrence = occurrence
+            self.operation = operation
+            self.key = key
+            self.keyedBySelf = keyedBySelf
+            self.old = old
+            self.new = new
+            self.fields = fields
+            if let value { storage = .value(value) }
+        }
 
-    /// A change whose value is read from `reference` when it is asked for.
-    init(
-        _ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
-        fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?
-    ) {
-        self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
-        if let reference { storage = .reference(reference) }
+        /// A change whose value is read from `reference` when it is asked for.
+        init(
+            _ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
+            fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?
+        ) {
+            self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
+            if let reference { storage = .reference(reference) }
+        }
     }
 }
 
 /// The result of a diff: every change, in order (deletes by old index, then inserts,
 /// moves and updates by new index), with counts.
 public struct Changeset: Sendable {
+    /// How many records each kind of change touched.
     public struct Summary: Sendable, Equatable {
+        /// Records only NEW holds.
         public var inserted = 0
+        /// Records only OLD holds.
         public var deleted = 0
+        /// Records that changed place beyond what the inserts and deletes shift.
         public var moved = 0
+        /// Records whose content changed.
         public var updated = 0
         /// Records matched by key that neither moved nor changed.
         public var unchanged = 0
 
+        /// Counts of each kind of change.
         public init(inserted: Int = 0, deleted: Int = 0, moved: Int = 0, updated: Int = 0, unchanged: Int = 0) {
             self.inserted = inserted
             self.deleted = deleted
@@ -140,22 +169,29 @@ public struct Changeset: Sendable {
         }
     }
 
-    public var algorithm: String
-    public var key: IdentityKey
-    public var duplicates: DuplicatePolicy = .error
-    public var oldCount: Int
-    public var newCount: Int
-    public var changes: [Change]
-    public var summary: Summary
+    /// The name of the algorithm that paired the records (`heckel`, `myers`, `lcs`).
+    public package(set) var algorithm: String
+    /// The key records were matched by.
+    public package(set) var key: IdentityKey
+    /// How repeated keys were treated.
+    public package(set) var duplicates: DuplicatePolicy = .error
+    /// How many records OLD holds.
+    public package(set) var oldCount: Int
+    /// How many records NEW holds.
+    public package(set) var newCount: Int
+    /// The record changes, in the order the type's summary gives.
+    public package(set) var changes: [Changeset.Change]
+    /// The counts of each kind of change.
+    public package(set) var summary: Summary
     /// Fingerprints of the two documents' diffed parts, when computed (the JSON changeset carries them).
-    public var fingerprints: Fingerprints?
+    public package(set) var fingerprints: Fingerprints?
     /// The rules records were compared under (empty: exactly). Under rules, the new
     /// fingerprint is that of the document applying the changeset makes.
-    public var comparison = Comparison()
+    public package(set) var comparison = Comparison()
     /// Where the records are in the documents and how they are grouped.
-    public var layout = Layout()
+    package var layout = Layout()
     /// Section operations (none for plain lists).
-    public var sections: [SectionChange] = []
+    public package(set) var sections: [Changeset.SectionChange] = []
     /// The sections of each document: names and sizes.
     package var oldSections: SectionOutline
     package var newSections: SectionOutline
@@ -163,11 +199,11 @@ public struct Changeset: Sendable {
     package var origin: Origin?
     /// Set when only some kinds of change were kept (`showing(_:)`): such a changeset
     /// describes, it does not apply.
-    public var shown: ChangeKinds?
+    package var shown: ChangeKinds?
     /// Every section change, when `showing(_:)` left some out (for the counts).
     var allSections: [SectionChange]?
 
-    public init(algorithm: String, key: IdentityKey, oldCount: Int, newCount: Int, changes: [Change], summary: Summary) {
+    package init(algorithm: String, key: IdentityKey, oldCount: Int, newCount: Int, changes: [Change], summary: Summary) {
         self.algorithm = algorithm
         self.key = key
         self.oldCount = oldCount
@@ -200,6 +236,18 @@ public struct Changeset: Sendable {
         return try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
     }
 
+    /// Applies the changes to a value held in memory: a list of records, an object of lists or
+    /// a list of section objects, as `Differ.diff(old:new:key:duplicates:options:)` took it.
+    /// The records and sections are found again as the diff found them, and each change
+    /// that names an old position must name the key of the record there.
+    ///
+    /// - Throws: when `old` is not laid out as the diff's OLD was, or the changeset does not
+    ///   fit it (as `apply(to:)` on a list throws).
+    public func apply(to old: Value) throws(ListDiffError) -> Value {
+        let document = try Document(old, name: "old", key: key, duplicates: duplicates, options: layout.options)
+        return try apply(to: document)
+    }
+
     /// Applies the changes to a document and gives the new document's root: the section
     /// operations, then the record operations, each level in UIKit batch-update semantics.
     /// Whatever lies outside the layout's path is kept as it is in `document`.
@@ -207,7 +255,7 @@ public struct Changeset: Sendable {
     /// Beyond `apply(to:)`, every change that names an old position must name the key of the
     /// record there, so that a changeset applied to the wrong file fails instead of
     /// scrambling it (the fingerprint check is the caller's, and can be forced; this one cannot).
-    public func apply(to document: Document) throws(ListDiffError) -> Value {
+    package func apply(to document: Document) throws(ListDiffError) -> Value {
         guard document.layout == layout else {
             throw ListDiffError(
                 .changeset, file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
@@ -432,9 +480,12 @@ public struct Changeset: Sendable {
 
     /// The fingerprints of the old and new documents (see `Fingerprint`).
     public struct Fingerprints: Sendable, Equatable {
+        /// OLD's fingerprint.
         public var old: String
+        /// NEW's fingerprint (under comparison rules: of what applying the changeset gives).
         public var new: String
 
+        /// Both fingerprints.
         public init(old: String, new: String) {
             self.old = old
             self.new = new

@@ -1,14 +1,14 @@
 /// Reads a changeset written by `JSONChangesetRenderer` (schema version 1) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
-public struct ChangesetReader: Sendable {
+package struct ChangesetReader: Sendable {
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a
     /// value in (the changeset, its changes, a change, its fields, a field), so that whatever
     /// diff accepted, apply reads.
-    public var maxDepth = JSONReader().maxDepth + 8
+    package var maxDepth = JSONReader().maxDepth + 8
 
-    public init() {}
+    package init() {}
 
-    public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
+    package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
         let (root, source) = try JSONReader(maxDepth: maxDepth).read(bytes, name: name)
         var cursor = Cursor(source: source, preorder: 0)
         return try decode(root, at: &cursor)
@@ -141,8 +141,44 @@ public struct ChangesetReader: Sendable {
         changeset.comparison = try decodeComparison(fields)
         changeset.layout = layout
         changeset.sections = sectionChanges
+        if layout.isSectioned {
+            (changeset.oldSections, changeset.newSections) = try decodeSectionNames(fields, changeset)
+        }
         changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
         return changeset
+    }
+
+    /// Both sides' sections, from `section_names`; without it (a changeset written before
+    /// listdiff wrote them), as many unnamed sections as the changes name, so that the
+    /// stages can still be worked out.
+    func decodeSectionNames(_ fields: Cursor.Fields, _ changeset: Changeset) throws(ListDiffError) -> (
+        SectionOutline, SectionOutline
+    ) {
+        // The section indexes the changes use; the names must cover them.
+        var oldUsed = changeset.sections.compactMap(\.old).max() ?? -1
+        var newUsed = changeset.sections.compactMap(\.new).max() ?? -1
+        for change in changeset.changes {
+            if let o = change.old { oldUsed = max(oldUsed, o.section) }
+            if let n = change.new { newUsed = max(newUsed, n.section) }
+        }
+        guard let (value, at) = fields["section_names"] else {
+            let inserted = changeset.sections.count { $0.operation == .insert }
+            let deleted = changeset.sections.count { $0.operation == .delete }
+            let old = max(oldUsed + 1, newUsed + 1 - inserted + deleted, 0)
+            let new = old - deleted + inserted
+            return (
+                SectionOutline(names: Array(repeating: nil, count: old), sizes: Array(repeating: 0, count: old)),
+                SectionOutline(names: Array(repeating: nil, count: new), sizes: Array(repeating: 0, count: new))
+            )
+        }
+        let bad = at.error("\"section_names\" must be {\"old\": [names], \"new\": [names]}, with a name for every section the changes name")
+        guard case .object(let o) = value, case .array(let old)? = o["old"], case .array(let new)? = o["new"],
+            old.count > oldUsed, new.count > newUsed, (old + new).allSatisfy(\.isScalar)
+        else { throw bad }
+        return (
+            SectionOutline(names: old.map(Optional.some), sizes: Array(repeating: 0, count: old.count)),
+            SectionOutline(names: new.map(Optional.some), sizes: Array(repeating: 0, count: new.count))
+        )
     }
 
     /// The comparison rules of a changeset's top-level members (none when there is none).
@@ -331,5 +367,19 @@ public struct ChangesetReader: Sendable {
         return Change(
             op, key: key, keyedBySelf: identity.isWholeRecord || (key.isScalar && record?.isScalar == true), old: old,
             new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
+    }
+}
+
+extension Changeset {
+    /// Reads a changeset from the JSON that `JSONChangesetRenderer` writes (schema version
+    /// 1), such as `listdiff --format json` gives.
+    ///
+    /// - Parameters:
+    ///   - bytes: the changeset's JSON text, in UTF-8.
+    ///   - name: stands for the changeset in errors.
+    /// - Throws: a `ListDiffError` of kind `syntax` or `changeset`, with the line and column
+    ///   of the value at fault, for text that is not such a changeset.
+    public init(json bytes: [UInt8], name: String = "changeset") throws(ListDiffError) {
+        self = try ChangesetReader().read(bytes, name: name)
     }
 }

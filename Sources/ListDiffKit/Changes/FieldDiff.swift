@@ -6,7 +6,7 @@
 /// can be applied one after another), anything else as a whole. An object with a
 /// duplicated key is compared as a whole, since a path could not name one of the twins.
 package enum FieldDiff {
-    public static func changes(old: Value, new: Value) -> [FieldChange] {
+    public static func changes(old: Value, new: Value) -> [Changeset.FieldChange] {
         var out: [FieldChange] = []
         collect(old, new, path: "", into: &out)
         return out

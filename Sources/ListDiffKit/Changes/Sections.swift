@@ -1,27 +1,35 @@
-/// One change to a section: positions are section indexes, old for delete, move and update,
-/// new for insert, move and update, as in UIKit's batch updates.
-public struct SectionChange: Sendable, Equatable {
-    public var operation: Change.Operation
-    /// The section's name: its member key in an object of lists, its name field otherwise.
-    public var name: Value
-    public var old: Int?
-    public var new: Int?
-    /// `insert` and `update`: the new section object with its records list emptied (nil for
-    /// an object of lists, whose sections are only names).
-    public var value: Value?
-    /// `update`: the section object's changed fields (its records aside).
-    public var fields: [FieldChange]
+/// `Changeset.SectionChange` under its short name inside the package.
+package typealias SectionChange = Changeset.SectionChange
 
-    public init(
-        _ operation: Change.Operation, name: Value, old: Int? = nil, new: Int? = nil, value: Value? = nil,
-        fields: [FieldChange] = []
-    ) {
-        self.operation = operation
-        self.name = name
-        self.old = old
-        self.new = new
-        self.value = value
-        self.fields = fields
+extension Changeset {
+    /// One change to a section: positions are section indexes, old for delete, move and update,
+    /// new for insert, move and update, as in UIKit's batch updates.
+    public struct SectionChange: Sendable, Equatable {
+        /// What happened to the section.
+        public package(set) var operation: Changeset.Change.Operation
+        /// The section's name: its member key in an object of lists, its name field otherwise.
+        public package(set) var name: Value
+        /// The section's index in OLD: for `delete`, `update` and `move`.
+        public package(set) var old: Int?
+        /// The section's index in NEW: for `insert`, `update` and `move`.
+        public package(set) var new: Int?
+        /// `insert` and `update`: the new section object with its records list emptied (nil for
+        /// an object of lists, whose sections are only names).
+        public package(set) var value: Value?
+        /// `update`: the section object's changed fields (its records aside).
+        public package(set) var fields: [Changeset.FieldChange]
+
+        package init(
+            _ operation: Change.Operation, name: Value, old: Int? = nil, new: Int? = nil, value: Value? = nil,
+            fields: [FieldChange] = []
+        ) {
+            self.operation = operation
+            self.name = name
+            self.old = old
+            self.new = new
+            self.value = value
+            self.fields = fields
+        }
     }
 }
 
@@ -44,31 +52,40 @@ package struct SectionOutline: Sendable, Equatable {
     public static func plain(_ count: Int) -> SectionOutline { SectionOutline(names: [nil], sizes: [count]) }
 }
 
-/// One UIKit-safe batch of a staged changeset. Positions are in the stage's own before
-/// (old, delete, move-from) and after (new, insert, move-to) states, as a batch update needs.
-public struct Stage: Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
-        /// Record (and section) updates, at old positions; nothing moves yet.
-        case updates
-        /// Record deletes, at old positions (records of deleted sections go with their section,
-        /// except those that move elsewhere: they are deleted here and inserted in the last stage).
-        case deletes
-        /// Section deletes, inserts and moves; inserted sections start empty.
-        case sections
-        /// Record inserts and moves into the final positions.
-        case insertsAndMoves = "inserts and moves"
-    }
+/// `Changeset.Stage` under its short name inside the package.
+package typealias Stage = Changeset.Stage
 
-    public var kind: Kind
-    public var sections: [SectionChange]
-    public var changes: [Change]
+extension Changeset {
+    /// One UIKit-safe batch of a staged changeset. Positions are in the stage's own before
+    /// (old, delete, move-from) and after (new, insert, move-to) states, as a batch update needs.
+    public struct Stage: Sendable {
+        /// The four batches, in the order they are performed.
+        public enum Kind: String, Sendable, CaseIterable {
+            /// Record (and section) updates, at old positions; nothing moves yet.
+            case updates
+            /// Record deletes, at old positions (records of deleted sections go with their section,
+            /// except those that move elsewhere: they are deleted here and inserted in the last stage).
+            case deletes
+            /// Section deletes, inserts and moves; inserted sections start empty.
+            case sections
+            /// Record inserts and moves into the final positions.
+            case insertsAndMoves = "inserts and moves"
+        }
+
+        /// Which batch this is.
+        public package(set) var kind: Kind
+        /// The section changes of this batch.
+        public package(set) var sections: [Changeset.SectionChange]
+        /// The record changes of this batch, at the positions the batch uses.
+        public package(set) var changes: [Changeset.Change]
+    }
 }
 
 extension Changeset {
     /// Where each old section goes in the new document (nil: deleted), in UIKit semantics:
     /// moved sections to their new index, the others, in order, into the slots no insert or
     /// move fills.
-    public var oldSectionTargets: [Int?] {
+    package var oldSectionTargets: [Int?] {
         let oldCount = oldSections.names.count, newCount = newSections.names.count
         var target = [Int?](repeating: nil, count: oldCount)
         var gone = [Bool](repeating: false, count: oldCount)
@@ -91,7 +108,7 @@ extension Changeset {
     /// record deletes; section deletes, inserts and moves; record inserts and moves. Each is
     /// valid on its own: indexes in range of its before and after states, no index both
     /// deleted and moved, no update of a record that moves in the same batch.
-    public var stages: [Stage] {
+    public var stages: [Changeset.Stage] {
         let plan = stagePlan
         return plan.stages.enumerated().map { k, entries in
             Stage(
@@ -126,7 +143,7 @@ extension Changeset {
         let changes = self.changes
         var reinserted = Set<RecordPosition>()  // old positions
         for k in changes.indices where changes[k].operation == .move {
-            if let o = changes[k].old, deletedSection[o.section] { reinserted.insert(o) }
+            if let o = changes[k].old, o.section < oldSectionCount, deletedSection[o.section] { reinserted.insert(o) }
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }

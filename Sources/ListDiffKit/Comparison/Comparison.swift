@@ -7,7 +7,7 @@
 /// carries it, so that `apply` hashes its result as the diff did (`Fingerprint.ofResult`).
 ///
 /// Rules never touch identity: records are matched by their key exactly, and a rule whose
-/// path would reach a key field is refused (``check(key:)``).
+/// path would reach a key field is refused when the diff starts.
 ///
 /// A rule's path is a JSON Pointer into a record (RFC 6901), where the segment `*` matches
 /// any one member or index. A rule applies to the value at its path and to everything
@@ -17,7 +17,7 @@ public struct Comparison: Sendable, Hashable {
     /// A JSON Pointer into a record, where `*` matches any one member or index.
     public struct Pattern: Sendable, Hashable, CustomStringConvertible {
         /// The steps; `*` matches any one.
-        public let segments: [String]
+        package let segments: [String]
         /// The pointer as written.
         public let spelling: String
 
@@ -51,11 +51,15 @@ public struct Comparison: Sendable, Hashable {
     /// Numbers under `path` are equal when they differ by at most `absolute`, or by at most
     /// `relative` times the larger of their magnitudes.
     public struct Tolerance: Sendable, Hashable {
+        /// The fields the tolerance applies to.
         public var path: Pattern
-        public var absolute: Number?
-        public var relative: Number?
+        /// Numbers within this distance of each other are equal.
+        public var absolute: Value.Number?
+        /// Numbers within this fraction of the larger magnitude are equal.
+        public var relative: Value.Number?
 
-        public init(path: Pattern, absolute: Number? = nil, relative: Number? = nil) {
+        /// A tolerance: two numbers at `path` are equal when either bound holds.
+        public init(path: Pattern, absolute: Value.Number? = nil, relative: Value.Number? = nil) {
             self.path = path
             self.absolute = absolute
             self.relative = relative
@@ -84,14 +88,14 @@ public struct Comparison: Sendable, Hashable {
     public var isEmpty: Bool { self == Comparison() }
 
     /// Whether any rule looks inside records (all but `unorderedRecords`).
-    public var comparesContent: Bool {
+    package var comparesContent: Bool {
         !ignore.isEmpty || !only.isEmpty || !unorderedArrays.isEmpty || !tolerances.isEmpty || !ignoreCase.isEmpty
             || !ignoreWhitespace.isEmpty
     }
 
     /// Refuses a rule whose path reaches a key field: keys are identity, never compared
     /// under rules.
-    public func check(key: IdentityKey) throws(ListDiffError) {
+    package func check(key: IdentityKey) throws(ListDiffError) {
         try checkWholeRecord(key)
         let named: [(String, [Pattern])] = [
             ("--ignore", ignore), ("--unordered-arrays", unorderedArrays.filter { !$0.segments.isEmpty }),
@@ -428,7 +432,7 @@ extension Comparison {
 extension Comparison.Tolerance {
     /// Reads `ABS` (every number) or `/pointer=ABS` (numbers at or under the pointer), a
     /// JSON number of zero or more; `relative` makes it a relative tolerance.
-    public init(parsing spec: String, relative: Bool) throws(ListDiffError) {
+    package init(parsing spec: String, relative: Bool) throws(ListDiffError) {
         let option = relative ? "--relative-tolerance" : "--tolerance"
         var path = try Comparison.Pattern("/")
         var text = spec

@@ -26,18 +26,38 @@ public final class FileApplier: @unchecked Sendable {
     /// changeset's key, duplicates policy and layout.
     ///
     /// - Throws: the errors reading OLD for a diff gives.
-    public convenience init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
+    package convenience init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
         throws(ListDiffError)
     {
         let scan = try Self.scan(Header(changeset), old: path, reader: base, progress: progress)
         self.init(changeset: changeset, scan)
     }
 
+    /// Scans the file at `path`, the OLD `changeset` is to be applied to, keyed by the
+    /// changeset's key, duplicates policy and layout.
+    ///
+    /// Check `fingerprint` against the changeset's before applying, to know that the file
+    /// is the one the changeset was made from; `apply()` checks only each change's key.
+    ///
+    /// - Parameters:
+    ///   - changeset: the changes to apply.
+    ///   - path: OLD's path.
+    ///   - format: OLD's format; nil finds it from the extension, then from the first bytes.
+    ///   - csvInfersTypes: read a CSV or TSV OLD's cells as the diff read them.
+    /// - Throws: the errors reading OLD for a diff gives.
+    public convenience init(changeset: Changeset, oldPath path: String, format: InputFormat? = nil, csvInfersTypes: Bool = false)
+        throws(ListDiffError)
+    {
+        var reader = DocumentReader(format: format, key: changeset.key)
+        reader.csvInfersTypes = csvInfersTypes
+        try self.init(changeset: changeset, old: path, reader: reader)
+    }
+
     /// Reads a changeset (as `ChangesetReader` does) and scans OLD at once, on two cores:
     /// the scan needs only the changeset's key, duplicates policy and layout, which a
     /// changeset that listdiff wrote gives before its changes. The changeset's errors come
     /// first, as when it is read before OLD.
-    public static func open(
+    package static func open(
         changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
         progress: Progress? = nil
     ) throws(ListDiffError) -> FileApplier {

@@ -74,6 +74,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
     /// an update), and repeated records are numbered by occurrence.
     public let isWholeRecord: Bool
 
+    /// A key of these fields: one, or several that identify a record together.
     public init(_ fields: [FieldPath]) {
         self.fields = fields
         isWholeRecord = false
@@ -108,7 +109,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { spellings.joined(separator: ", ") }
 
-    public enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         case missing(FieldPath)
         /// A composite key none of whose parts has a value.
         case missingAll([FieldPath])
@@ -129,7 +130,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
     /// Returns the key as written (an array for a composite key) and its canonical identity.
     /// The key as written (an array for a composite key), as `identify` gives it, or nil
     /// when the record has no usable key; without building the identity.
-    public func written(in element: Value) -> Value? {
+    package func written(in element: Value) -> Value? {
         if isWholeRecord { return element }
         switch element {
         case .object:
@@ -155,7 +156,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
+    package func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
         if isWholeRecord {
             var encoder = RecordID.Encoder()
             encoder.append(element)
@@ -196,12 +197,12 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
 
 /// The canonical identity of a record: equal exactly when the keys are equal as values
 /// (type-aware; numbers by decimal value; strings by Unicode scalars).
-public struct RecordID: Hashable, Sendable {
+package struct RecordID: Hashable, Sendable {
     let bytes: [UInt8]
 
-    public static func == (a: RecordID, b: RecordID) -> Bool { a.bytes == b.bytes }
+    package static func == (a: RecordID, b: RecordID) -> Bool { a.bytes == b.bytes }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 

@@ -43,7 +43,7 @@ extension FileDiffer {
     /// The keys that would key every record of both files, each alone, best first (at most
     /// `limit` fields are tried; `first` stops at the first that works). Each is checked
     /// by scanning both files as a diff scans them: present, usable and unique.
-    public func keyCandidates(old: String, new: String, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
+    package func keyCandidates(old: String, new: String, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
         let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
         let ((oldOpened, oldFormatOpened), (newOpened, newFormatOpened)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
         var engine = engine(key: .wholeRecord, duplicates: .match)
@@ -84,7 +84,7 @@ extension FileDiffer {
     /// The key `--key auto` picks: the best of `keyCandidates`.
     ///
     /// - Throws: when no field of OLD's first record keys every record of both files.
-    public func discoverKey(old: String, new: String) throws(ListDiffError) -> IdentityKey {
+    package func discoverKey(old: String, new: String) throws(ListDiffError) -> IdentityKey {
         guard let spelling = try keyCandidates(old: old, new: new, first: true).first else {
             throw ListDiffError(
                 .key,

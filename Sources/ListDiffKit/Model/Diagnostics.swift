@@ -1,40 +1,48 @@
-/// A 1-based line and column in a source file. Columns count Unicode scalars.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+/// `ListDiffError.Location` under its short name inside the package.
+package typealias SourceLocation = ListDiffError.Location
 
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
+extension ListDiffError {
+    /// A 1-based line and column in a source file. Columns count Unicode scalars.
+    public struct Location: Sendable, Hashable, CustomStringConvertible {
+        /// The line, from 1.
+        public var line: Int
+        /// The column, from 1, in Unicode scalars.
+        public var column: Int
 
-    public var description: String { "\(line):\(column)" }
-
-    /// The location of byte `offset` in `bytes`, counting lines by `\n` and columns by scalars.
-    static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> SourceLocation {
-        of(offsets: [offset], in: bytes)[0]!
-    }
-
-    /// The locations of many offsets at once, in one pass over `bytes` (nil stays nil).
-    static func of(offsets: [Int?], in bytes: UnsafeBufferPointer<UInt8>) -> [SourceLocation?] {
-        let order = offsets.indices.filter { offsets[$0] != nil }.sorted { offsets[$0]! < offsets[$1]! }
-        var out = [SourceLocation?](repeating: nil, count: offsets.count)
-        var line = 1, column = 1, i = 0
-        for k in order {
-            let end = min(offsets[k]!, bytes.count)
-            while i < end {
-                let b = bytes[i]
-                if b == 0x0A {
-                    line += 1
-                    column = 1
-                } else if b & 0xC0 != 0x80 {
-                    column += 1
-                }
-                i += 1
-            }
-            out[k] = SourceLocation(line: line, column: column)
+        /// A place in a text.
+        public init(line: Int, column: Int) {
+            self.line = line
+            self.column = column
         }
-        return out
+
+        public var description: String { "\(line):\(column)" }
+
+        /// The location of byte `offset` in `bytes`, counting lines by `\n` and columns by scalars.
+        static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> SourceLocation {
+            of(offsets: [offset], in: bytes)[0]!
+        }
+
+        /// The locations of many offsets at once, in one pass over `bytes` (nil stays nil).
+        static func of(offsets: [Int?], in bytes: UnsafeBufferPointer<UInt8>) -> [SourceLocation?] {
+            let order = offsets.indices.filter { offsets[$0] != nil }.sorted { offsets[$0]! < offsets[$1]! }
+            var out = [SourceLocation?](repeating: nil, count: offsets.count)
+            var line = 1, column = 1, i = 0
+            for k in order {
+                let end = min(offsets[k]!, bytes.count)
+                while i < end {
+                    let b = bytes[i]
+                    if b == 0x0A {
+                        line += 1
+                        column = 1
+                    } else if b & 0xC0 != 0x80 {
+                        column += 1
+                    }
+                    i += 1
+                }
+                out[k] = SourceLocation(line: line, column: column)
+            }
+            return out
+        }
     }
 }
 
@@ -61,9 +69,13 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         case usage
     }
 
+    /// What kind of trouble this is.
     public var kind: Kind
+    /// The file (or input) at fault, when there is one.
     public var file: String?
-    public var location: SourceLocation?
+    /// The line and column in `file`, when the error is about a place in its text.
+    public var location: ListDiffError.Location?
+    /// What went wrong, in one line, without the file and place.
     public var message: String
     /// A record lacks its key (the error `FileDiffer` adds key candidates to).
     package var keyMissing = false
@@ -73,7 +85,8 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         a.kind == b.kind && a.file == b.file && a.location == b.location && a.message == b.message
     }
 
-    public init(_ kind: Kind, file: String? = nil, location: SourceLocation? = nil, _ message: String) {
+    /// An error, as a custom `DiffAlgorithm` throws one.
+    public init(_ kind: Kind, file: String? = nil, location: ListDiffError.Location? = nil, _ message: String) {
         self.kind = kind
         self.file = file
         self.location = location

@@ -1,19 +1,19 @@
 /// One element of a list, with its identity.
-public struct Record: Sendable {
+package struct Record: Sendable {
     /// The key as written in the file: the field's value, an array of values for a
     /// composite key, or the element itself in a list of scalars.
-    public let key: Value
+    package let key: Value
     /// The canonical identity used for matching.
-    public let id: RecordID
+    package let id: RecordID
     /// The whole record.
-    public let value: Value
+    package let value: Value
     /// Byte offset of the record in its source.
-    public let offset: Int
+    package let offset: Int
     /// Under `DuplicatePolicy.match`, how many earlier records of the same file share this
     /// key (0 for the first); always 0 otherwise.
-    public let occurrence: Int
+    package let occurrence: Int
     /// The record's section and its index in it.
-    public let position: RecordPosition
+    package let position: RecordPosition
 }
 
 /// What to do when two records of one file share a key.
@@ -26,17 +26,17 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
 }
 
 /// A list of keyed records read from one file, grouped in sections.
-public struct Document: Sendable {
+package struct Document: Sendable {
     package let source: SourceText
     /// The whole value read from the file.
-    public let root: Value
+    package let root: Value
     /// Where the list (or the sections) sits in `root`, and its shape.
-    public let layout: Layout
+    package let layout: Layout
     /// The sections in file order; a plain list is one section without a name.
-    public let sections: [Section]
+    package let sections: [Section]
     /// Every record, section after section.
-    public let records: [Record]
-    public let duplicates: DuplicatePolicy
+    package let records: [Record]
+    package let duplicates: DuplicatePolicy
 
     package init(
         source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
@@ -55,7 +55,7 @@ public struct Document: Sendable {
     /// (`options` says how to find them). Errors name `name` and the record, with no line.
     ///
     /// - Throws: as `keyed(_:source:key:duplicates:options:)` does.
-    public init(
+    package init(
         _ root: Value, name: String = "memory", key: IdentityKey, duplicates: DuplicatePolicy = .error,
         options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) {
@@ -63,15 +63,15 @@ public struct Document: Sendable {
     }
 
     /// Line and column of record `index`.
-    public func location(ofRecord index: Int) -> SourceLocation {
+    package func location(ofRecord index: Int) -> SourceLocation {
         source.location(ofOffset: records[index].offset)
     }
 
     /// The records' values, in order.
-    public var values: [Value] { records.map(\.value) }
+    package var values: [Value] { records.map(\.value) }
 
     /// The part of the document that is diffed: the value at the layout's path.
-    public var diffed: Value { layout.diffed(in: root) }
+    package var diffed: Value { layout.diffed(in: root) }
 
     /// Keys the records of `root`, found as `options` say (see `Layout`).
     ///
@@ -155,15 +155,15 @@ public struct Document: Sendable {
 
 /// Spells a record key for people: `id=4`, `region="eu" id=4`.
 package struct KeyFormatter: Sendable {
-    public let key: IdentityKey
+    package let key: IdentityKey
 
-    public init(_ key: IdentityKey) {
+    package init(_ key: IdentityKey) {
         self.key = key
     }
 
     /// - Parameter selfKeyed: the record is a scalar keyed by itself (so no field name is shown).
     /// - Parameter occurrence: under `--duplicates match`, the key's occurrence number, shown when above 0.
-    public func format(_ written: Value, selfKeyed: Bool = false, occurrence: Int? = nil) -> String {
+    package func format(_ written: Value, selfKeyed: Bool = false, occurrence: Int? = nil) -> String {
         let base = spell(written, selfKeyed: selfKeyed)
         guard let occurrence, occurrence > 0 else { return base }
         return base + " (occurrence \(occurrence))"

@@ -7,6 +7,9 @@ public struct LayoutOptions: Sendable, Hashable {
     /// The field that holds a section object's records; nil to detect it.
     public var items: String?
 
+    /// Where to find the records: `path` to the list or sections (nil: the root), and for a
+    /// list of section objects, the member naming each section and the one holding its records
+    /// (nil: found from the usual names).
     public init(path: FieldPath? = nil, sectionKey: String? = nil, items: String? = nil) {
         self.path = path
         self.sectionKey = sectionKey
@@ -14,14 +17,14 @@ public struct LayoutOptions: Sendable, Hashable {
     }
 
     /// Fields tried, in this order, when `items` is not given.
-    public static let itemsCandidates = ["items", "records", "rows", "elements", "entries", "children", "values", "data"]
+    package static let itemsCandidates = ["items", "records", "rows", "elements", "entries", "children", "values", "data"]
     /// Fields tried, in this order, when `sectionKey` is not given.
-    public static let sectionKeyCandidates = ["name", "title", "section", "header", "label", "key", "id"]
+    package static let sectionKeyCandidates = ["name", "title", "section", "header", "label", "key", "id"]
 }
 
 /// Where a document's records are and how they are grouped.
-public struct Layout: Sendable, Hashable, CustomStringConvertible {
-    public enum Shape: Sendable, Hashable {
+package struct Layout: Sendable, Hashable, CustomStringConvertible {
+    package enum Shape: Sendable, Hashable {
         /// A list of records: one section.
         case list
         /// An object whose members are lists: a section per member, named by its key.
@@ -30,27 +33,27 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
         case sectionList(sectionKey: String, items: String)
     }
 
-    public var path: FieldPath?
-    public var shape: Shape
+    package var path: FieldPath?
+    package var shape: Shape
 
-    public init(path: FieldPath? = nil, shape: Shape = .list) {
+    package init(path: FieldPath? = nil, shape: Shape = .list) {
         self.path = path
         self.shape = shape
     }
 
-    public var isSectioned: Bool { shape != .list }
+    package var isSectioned: Bool { shape != .list }
 
     /// The part of a document that is diffed: the value at the path, or the whole.
-    public func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
+    package func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
 
     /// The options that find this layout again in the same document.
-    public var options: LayoutOptions {
+    package var options: LayoutOptions {
         if case .sectionList(let key, let items) = shape { return LayoutOptions(path: path, sectionKey: key, items: items) }
         return LayoutOptions(path: path)
     }
 
     /// For people: `a list`, `sections: an object of lists`, `sections: a list of objects named by "name", records in "items"`.
-    public var description: String {
+    package var description: String {
         let at = path.map { " at \($0.spelling)" } ?? ""
         switch shape {
         case .list: return "a list of records" + at
@@ -315,10 +318,10 @@ public struct Layout: Sendable, Hashable, CustomStringConvertible {
 
 /// One section of a document: its name (nil for a plain list), the section object with its
 /// records list emptied (for a list of section objects), and its records' range in `Document.records`.
-public struct Section: Sendable {
-    public let name: Value?
-    public let header: Value?
-    public let records: Range<Int>
+package struct Section: Sendable {
+    package let name: Value?
+    package let header: Value?
+    package let records: Range<Int>
     /// Byte offset of the section in its source.
-    public let offset: Int
+    package let offset: Int
 }

@@ -17,46 +17,58 @@ public enum Value: Sendable {
     case object(Object)
 }
 
-/// An ordered list of object members.
-public struct Object: Sendable {
-    public struct Member: Sendable {
-        public var key: String
-        public var value: Value
-        public init(key: String, value: Value) {
-            self.key = key
-            self.value = value
+/// `Value.Object` under its short name inside the package.
+package typealias Object = Value.Object
+
+extension Value {
+    /// An ordered list of object members.
+    public struct Object: Sendable {
+        /// One member: a key and its value.
+        public struct Member: Sendable {
+            /// The member's name.
+            public var key: String
+            /// The member's value.
+            public var value: Value
+            /// A member.
+            public init(key: String, value: Value) {
+                self.key = key
+                self.value = value
+            }
         }
-    }
 
-    public var members: [Member]
+        /// The members in the order written; a key may repeat (YAML and JSON readers refuse
+        /// that, but an object built in memory may hold it).
+        public var members: [Member]
 
-    public init(_ members: [Member] = []) {
-        self.members = members
-    }
-
-    /// The value of the first member whose key is `key`, comparing keys scalar by scalar.
-    public subscript(key: String) -> Value? {
-        for k in members.indices where members[k].key.scalarEquals(key) {
-            return members[k].value
+        /// An object of these members, in this order.
+        public init(_ members: [Member] = []) {
+            self.members = members
         }
-        return nil
-    }
 
-    /// Whether two members share a key (compared by Unicode scalars).
-    var hasDuplicateKeys: Bool {
-        if members.count < 2 { return false }
-        if members.count <= 16 {
-            // Small objects (most records): compare the keys pairwise, no hashing.
-            for k in 1..<members.count {
-                for l in 0..<k where members[l].key.scalarEquals(members[k].key) { return true }
+        /// The value of the first member whose key is `key`, comparing keys scalar by scalar.
+        public subscript(key: String) -> Value? {
+            for k in members.indices where members[k].key.scalarEquals(key) {
+                return members[k].value
+            }
+            return nil
+        }
+
+        /// Whether two members share a key (compared by Unicode scalars).
+        var hasDuplicateKeys: Bool {
+            if members.count < 2 { return false }
+            if members.count <= 16 {
+                // Small objects (most records): compare the keys pairwise, no hashing.
+                for k in 1..<members.count {
+                    for l in 0..<k where members[l].key.scalarEquals(members[k].key) { return true }
+                }
+                return false
+            }
+            var seen = Set<ScalarKey>()
+            for member in members where !seen.insert(ScalarKey(member.key)).inserted {
+                return true
             }
             return false
         }
-        var seen = Set<ScalarKey>()
-        for member in members where !seen.insert(ScalarKey(member.key)).inserted {
-            return true
-        }
-        return false
     }
 }
 
@@ -151,7 +163,7 @@ extension Object {
 
 extension Value {
     /// A short name of the value's type, for messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
@@ -163,7 +175,7 @@ extension Value {
     }
 
     /// Whether the value is a string, number or boolean (something that can be an identity).
-    public var isScalar: Bool {
+    package var isScalar: Bool {
         switch self {
         case .bool, .number, .string: return true
         default: return false
@@ -171,7 +183,7 @@ extension Value {
     }
 
     /// How many lists and objects deep the value nests (0 for a scalar).
-    public var containerDepth: Int {
+    package var containerDepth: Int {
         switch self {
         case .array(let items): return 1 + (items.map(\.containerDepth).max() ?? 0)
         case .object(let object): return 1 + (object.members.map(\.value.containerDepth).max() ?? 0)
@@ -180,7 +192,7 @@ extension Value {
     }
 
     /// The number of nodes in the tree (this one included).
-    public var nodeCount: Int {
+    package var nodeCount: Int {
         switch self {
         case .array(let items): return items.reduce(1) { $0 + $1.nodeCount }
         case .object(let object): return object.members.reduce(1) { $0 + $1.value.nodeCount }
@@ -189,15 +201,18 @@ extension Value {
     }
 }
 
-extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByDictionaryLiteral
+extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByDictionaryLiteral
 {
     /// An object, its members in the order written.
     public init(dictionaryLiteral elements: (String, Value)...) {
         self = .object(Object(elements.map { Object.Member(key: $0.0, value: $0.1) }))
     }
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Number(exactly: value)) }
+    public init(integerLiteral value: Int) { self = .number(Value.Number(exactly: value)) }
+    /// A number, written as Swift writes the `Double` (the shortest text that reads back
+    /// as it): `9.99` is the number 9.99.
+    public init(floatLiteral value: Double) { self = .number(Value.Number(text: "\(value)")) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
     public init(nilLiteral: ()) { self = .null }
@@ -205,7 +220,7 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
 
 extension Value {
     /// The first `.inf`, `-.inf` or `.nan` in the tree (pre-order), which JSON cannot spell.
-    public var firstNonFiniteNumber: Number? {
+    package var firstNonFiniteNumber: Number? {
         switch self {
         case .number(let n): return n.isFinite ? nil : n
         case .array(let items):
@@ -221,7 +236,7 @@ extension Value {
 
 extension Value {
     /// Equality that also asks for object members in the same order, at every depth.
-    public func isIdentical(to other: Value) -> Bool {
+    package func isIdentical(to other: Value) -> Bool {
         switch (self, other) {
         case let (.array(a), .array(b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }

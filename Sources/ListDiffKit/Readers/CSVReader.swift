@@ -18,11 +18,11 @@
 /// - Each value is a string, so `007` stays `007`. Under `inferTypes`, a cell that is a
 ///   JSON number (`-12`, `3.5`, `1e3`, not `007` or `+1`) is a number, `true` and `false`
 ///   are booleans, and an empty cell is null; anything else stays a string.
-public struct CSVReader: Sendable {
-    public var separator: UInt8
-    public var inferTypes: Bool
+@_spi(Benchmarks) public struct CSVReader: Sendable {
+    package var separator: UInt8
+    package var inferTypes: Bool
 
-    public init(separator: UInt8 = UInt8(ascii: ","), inferTypes: Bool = false) {
+    @_spi(Benchmarks) public init(separator: UInt8 = UInt8(ascii: ","), inferTypes: Bool = false) {
         self.separator = separator
         self.inferTypes = inferTypes
     }

@@ -13,7 +13,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
     case tsv
 
     /// The format a file name says, if it says one.
-    public static func fromExtension(of path: String) -> InputFormat? {
+    package static func fromExtension(of path: String) -> InputFormat? {
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
         switch path[path.index(after: dot)...].lowercased() {
         case "json": return .json
@@ -27,7 +27,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
 
     /// Guesses from the content: a first significant byte of `[`, `{` or `"` means JSON
     /// (a YAML flow document that starts so is read strictly as JSON), anything else YAML.
-    public static func sniff(_ bytes: [UInt8]) -> InputFormat {
+    package static func sniff(_ bytes: [UInt8]) -> InputFormat {
         var i = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
         while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
@@ -41,7 +41,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
 package enum InputFile {
     /// The most bytes one input may hold (64 GiB unless set): a bound on what a device or an
     /// endless stream can make listdiff read.
-    public static let maxBytes = Atomic<Int>(64 << 30)
+    package static let maxBytes = Atomic<Int>(64 << 30)
 
     /// How far into an input `checkStart` looks.
     static let startLength = 1 << 16
@@ -66,7 +66,7 @@ package enum InputFile {
         }
     }
 
-    public static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
+    package static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
         let (fd, _) = try open(path)
         defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
         return try read(fd: fd, name: path)
@@ -74,7 +74,7 @@ package enum InputFile {
 
     /// Opens `path` (`-` is standard input) for reading, refusing a directory; the caller
     /// closes the descriptor (unless it is standard input).
-    public static func open(_ path: String) throws(ListDiffError) -> (fd: Int32, status: SystemCalls.FileStatus?) {
+    package static func open(_ path: String) throws(ListDiffError) -> (fd: Int32, status: SystemCalls.FileStatus?) {
         let fd: Int32
         if path == "-" {
             fd = SystemCalls.standardInput
@@ -91,7 +91,7 @@ package enum InputFile {
     }
 
     /// Reads everything left on an open descriptor (which stays open).
-    public static func read(fd: Int32, name path: String) throws(ListDiffError) -> [UInt8] {
+    package static func read(fd: Int32, name path: String) throws(ListDiffError) -> [UInt8] {
         var capacity = 1 << 16
         if let status = SystemCalls.status(of: fd), status.kind == .regular, status.size > 0 {
             capacity = status.size + 1
@@ -130,20 +130,20 @@ package enum InputFile {
 }
 
 /// Reads one input into a keyed document.
-public struct DocumentReader: Sendable {
+package struct DocumentReader: Sendable {
     /// A format forced by the user; nil means by extension, then by content.
-    public var format: InputFormat?
-    public var key: IdentityKey
-    public var duplicates: DuplicatePolicy = .error
+    package var format: InputFormat?
+    package var key: IdentityKey
+    package var duplicates: DuplicatePolicy = .error
     /// Where the records are: `--path`, `--section-key`, `--items`.
-    public var layout = LayoutOptions()
+    package var layout = LayoutOptions()
     package var json = JSONReader()
     package var yaml = YAMLReader()
     /// How CSV and TSV cells are read: as strings, or with numbers, booleans and nulls
     /// inferred (`--csv-types infer`).
-    public var csvInfersTypes = false
+    package var csvInfersTypes = false
 
-    public init(
+    package init(
         format: InputFormat? = nil, key: IdentityKey, duplicates: DuplicatePolicy = .error,
         layout: LayoutOptions = LayoutOptions()
     ) {
@@ -154,7 +154,7 @@ public struct DocumentReader: Sendable {
     }
 
     /// The format used for `path` with these `bytes`.
-    public func format(for path: String, bytes: [UInt8]) -> InputFormat {
+    package func format(for path: String, bytes: [UInt8]) -> InputFormat {
         format ?? InputFormat.fromExtension(of: path) ?? InputFormat.sniff(bytes)
     }
 
@@ -172,12 +172,12 @@ public struct DocumentReader: Sendable {
     }
 
     /// Reads and parses `path` (`-` is standard input), then keys its records.
-    public func read(_ path: String) throws(ListDiffError) -> Document {
+    package func read(_ path: String) throws(ListDiffError) -> Document {
         let bytes = try InputFile.read(path)
         return try parse(bytes, name: path)
     }
 
-    public func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
+    package func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
         let (root, source): (Value, SourceText)
         let format = format(for: name, bytes: bytes)
         switch format {

@@ -1,5 +1,6 @@
 /// Writes a changeset somewhere. Renderers never decide about terminals: colour comes in as a `TextStyle`.
 public protocol ChangesetRenderer {
+    /// Writes `changeset` to `out`.
     func render(_ changeset: Changeset, to out: inout some TextOutputStream)
 }
 
@@ -7,8 +8,10 @@ public protocol ChangesetRenderer {
 public struct RenderContext: Sendable {
     /// Display names of the inputs (`-` for standard input).
     public var oldName: String
+    /// How NEW is named in the output.
     public var newName: String
 
+    /// The names of both inputs.
     public init(oldName: String, newName: String) {
         self.oldName = oldName
         self.newName = newName
@@ -17,20 +20,24 @@ public struct RenderContext: Sendable {
 
 /// Colours for human output: ANSI escapes, or nothing.
 public struct TextStyle: Sendable {
-    public enum Color: String, Sendable {
+    package enum Color: String, Sendable {
         case red = "31", green = "32", yellow = "33", cyan = "36", bold = "1", dim = "2"
     }
 
+    /// Whether the output is coloured with ANSI escapes.
     public let colored: Bool
 
+    /// No colour.
     public static let plain = TextStyle(colored: false)
+    /// ANSI colours, for a terminal.
     public static let ansi = TextStyle(colored: true)
 
+    /// Colour, or none.
     public init(colored: Bool) {
         self.colored = colored
     }
 
-    public func paint(_ text: String, _ color: Color) -> String {
+    package func paint(_ text: String, _ color: Color) -> String {
         colored ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
     }
 }

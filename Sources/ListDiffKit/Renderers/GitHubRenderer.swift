@@ -10,18 +10,27 @@
 /// from the inputs first goes through `SafeText`, so that the log shows no control
 /// characters, and the only line breaks in a message are listdiff's own (one per field).
 public struct GitHubRenderer: ChangesetRenderer {
+    /// The annotation level every change is reported at.
     public enum Level: String, Sendable, CaseIterable {
         case notice, warning, error
     }
 
+    /// The inputs' names: annotations point at NEW, or at OLD for deletes.
     public let context: RenderContext
+    /// The annotation level.
     public var level: Level
     /// Where records are: the line and column of each position, in NEW when `new`, else in OLD.
-    public var locate: ([RecordPosition], _ new: Bool) -> [SourceLocation?]
+    package var locate: ([RecordPosition], _ new: Bool) -> [SourceLocation?]
 
-    public init(
+    /// A renderer whose annotations name the file but no line.
+    public init(context: RenderContext, level: Level = .notice) {
+        self.init(context: context, level: level) { p, _ in p.map { _ in nil } }
+    }
+
+    /// A renderer whose annotations point at the lines `locate` finds.
+    package init(
         context: RenderContext, level: Level = .notice,
-        locate: @escaping ([RecordPosition], _ new: Bool) -> [SourceLocation?] = { p, _ in p.map { _ in nil } }
+        locate: @escaping ([RecordPosition], _ new: Bool) -> [SourceLocation?]
     ) {
         self.context = context
         self.level = level
@@ -73,10 +82,10 @@ public struct GitHubRenderer: ChangesetRenderer {
     }
 
     /// A message, escaped as GitHub's toolkit escapes command data.
-    public static func message(_ text: String) -> String { escape(text, property: false) }
+    package static func message(_ text: String) -> String { escape(text, property: false) }
 
     /// A property value, escaped as GitHub's toolkit escapes them.
-    public static func property(_ text: String) -> String { escape(text, property: true) }
+    package static func property(_ text: String) -> String { escape(text, property: true) }
 
     static func escape(_ text: String, property: Bool) -> String {
         var out = ""

@@ -5,13 +5,16 @@ import Dispatch
 /// The top level is indented; each change is one compact line, so the output reads
 /// well, diffs well and streams into `jq`.
 public struct JSONChangesetRenderer: ChangesetRenderer {
+    /// The `version` the JSON changeset carries; it changes only when a reader written for the old one would misread the new.
     public static let schemaVersion = 1
 
+    /// The inputs' names, written as `old` and `new`.
     public let context: RenderContext
     /// Counts only (`--stat`): the header, the summary, the section changes and how often each
     /// field changed, without `changes` and `stages`.
     public var statOnly = false
 
+    /// A renderer of the whole changeset, or (`statOnly`) of its counts only.
     public init(context: RenderContext, statOnly: Bool = false) {
         self.context = context
         self.statOnly = statOnly
@@ -23,7 +26,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
 
     /// Renders the changeset as UTF-8 bytes, handed to `out` in blocks of about 64 KiB,
     /// without making a `String` of them.
-    public func render(_ changeset: Changeset, bytes out: (UnsafeRawBufferPointer) -> Void) {
+    package func render(_ changeset: Changeset, bytes out: (UnsafeRawBufferPointer) -> Void) {
         var buffer = JSONBytes(capacity: 1 << 16 + 4096)
         func flush(_ buffer: inout JSONBytes) {
             out(UnsafeRawBufferPointer(buffer.bytes))
@@ -73,6 +76,16 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append("}")
         buffer.append(",\n  \"layout\": ")
         Self.write(changeset.layout, to: &buffer)
+        if changeset.layout.isSectioned {
+            // Every section's name, in order, on both sides: the positions of the changes
+            // and of the stages are section indexes, which these names make readable, and
+            // from which a changeset read back renders as this one does.
+            buffer.append(",\n  \"section_names\": {\"old\": ")
+            buffer.append(value: .array(changeset.oldSections.names.map { $0 ?? .null }))
+            buffer.append(", \"new\": ")
+            buffer.append(value: .array(changeset.newSections.names.map { $0 ?? .null }))
+            buffer.append("}")
+        }
         buffer.append(",\n  \"sections\": [")
         for (n, op) in changeset.sections.enumerated() {
             buffer.append(n == 0 ? "\n    " : ",\n    ")

@@ -8,14 +8,15 @@
 ///
 /// - Complexity: O((n + k) log n) for n records and k changes.
 public struct JSONPatchRenderer: ChangesetRenderer {
+    /// A renderer of RFC 6902 JSON Patch operations (plain lists only).
     public init() {}
 
     /// One operation, as data (also what the renderer writes).
-    public struct Operation: Sendable, Equatable {
-        public var op: String
-        public var path: String
-        public var from: String?
-        public var value: Value?
+    package struct Operation: Sendable, Equatable {
+        package var op: String
+        package var path: String
+        package var from: String?
+        package var value: Value?
     }
 
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
@@ -45,7 +46,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         out.write("]\n")
     }
 
-    public static func operations(_ changeset: Changeset) -> [Operation] {
+    package static func operations(_ changeset: Changeset) -> [Operation] {
         var ops: [Operation] = []
         // Under `--path`, the list sits inside the document.
         let prefix = changeset.layout.path.map { $0.components.map { "/" + FieldDiff.escape($0) }.joined() } ?? ""

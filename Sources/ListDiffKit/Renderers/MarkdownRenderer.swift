@@ -9,11 +9,14 @@
 /// cell, nor start emphasis, a link or HTML, nor hold a line break or a control character.
 /// Unlike the patch, the report is written when the lists are the same too (it says so).
 public struct MarkdownRenderer: ChangesetRenderer {
+    /// The inputs' names, in the heading.
     public let context: RenderContext
+    /// How many records each kind of change shows before it says how many more there are.
     public var limit: Int
     /// Quoted values longer than this many characters are cut, with `…`.
-    public var cellLimit = 300
+    package var cellLimit = 300
 
+    /// A renderer of a Markdown report, for pull-request comments and job summaries.
     public init(context: RenderContext, limit: Int = 50) {
         self.context = context
         self.limit = limit
@@ -90,7 +93,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
     /// Text as a table cell or inline text: control characters escaped (`SafeText`), then a
     /// backslash before each character Markdown could read as syntax, so that it all shows
     /// as written: the backslash, the backtick, `*`, `_`, `[`, `]`, `<`, `>`, `|`, `&`, `~`, `!`, `#`, `$` (math on GitHub).
-    public static func cell(_ text: String) -> String {
+    package static func cell(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         for c in SafeText.escape(text) {

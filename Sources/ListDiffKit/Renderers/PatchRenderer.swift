@@ -15,9 +15,12 @@
 /// written when the lists are the same, as with diff(1). Everything quoted from the
 /// inputs goes through `SafeText`, so no record can act on the terminal.
 public struct PatchRenderer: ChangesetRenderer {
+    /// The inputs' names, in the `---` and `+++` lines.
     public let context: RenderContext
+    /// Colour, or none.
     public let style: TextStyle
 
+    /// A renderer of the human-readable patch.
     public init(context: RenderContext, style: TextStyle = .plain) {
         self.context = context
         self.style = style
@@ -67,6 +70,7 @@ public struct PatchRenderer: ChangesetRenderer {
         case .move:
             var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
             if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
+                n.section < changeset.newSections.names.count,
                 changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
             {
                 text += " (from \(SafeText.escape(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null))))"
@@ -142,7 +146,7 @@ public struct PatchRenderer: ChangesetRenderer {
         return "\(inserted) inserted, \(deleted) deleted, \(moved) moved, \(movedIn) moved in, \(updated) updated"
     }
 
-    public static func summaryLine(_ s: Changeset.Summary) -> String {
+    package static func summaryLine(_ s: Changeset.Summary) -> String {
         "\(s.inserted) inserted, \(s.deleted) deleted, \(s.moved) moved, \(s.updated) updated, \(s.unchanged) unchanged"
     }
 }
@@ -151,7 +155,7 @@ extension Changeset {
     /// The record changes grouped under the section they belong to (deletes: their old
     /// section's place in NEW; the rest: their new section), NEW's sections in order, then
     /// the sections that are gone. Sections without changes are left out.
-    public var changesBySection: [(name: Value?, changes: [Change])] {
+    package var changesBySection: [(name: Value?, changes: [Change])] {
         let oldNames = oldSections.names, newNames = newSections.names
         let target = oldSectionTargets
         var groups: [[Change]] = Array(repeating: [], count: newNames.count)

@@ -15,9 +15,12 @@
 /// `fieldLimit` most often changed, and say how many more there are. Nothing is written when
 /// the lists are the same.
 public struct StatRenderer: ChangesetRenderer {
+    /// The inputs' names.
     public let context: RenderContext
+    /// How many of the most often changed fields are listed.
     public var fieldLimit: Int
 
+    /// A renderer of the counts of each kind of change, and of the fields updated most.
     public init(context: RenderContext, fieldLimit: Int = 10) {
         self.context = context
         self.fieldLimit = fieldLimit
