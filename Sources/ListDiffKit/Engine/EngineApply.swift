@@ -8,9 +8,11 @@ import Dispatch
 /// It writes what `Changeset.apply(to:)` and the writers give on the document
 /// `DocumentReader` reads, which the tests check.
 public final class FileApplier: @unchecked Sendable {
+    /// The changes to apply.
     public let changeset: Changeset
-    /// OLD's name and format.
+    /// OLD's path.
     public let name: String
+    /// OLD's format: as given, or found from its extension, then its content.
     public let format: InputFormat
     let side: Engine.Side
     /// The key hashing OLD's table was made with.
