@@ -109,9 +109,12 @@ public struct FileDiffer: Sendable {
     /// tested against).
     package var fastPathApplies: Bool { fast }
 
+    /// Both inputs, open, with their formats.
+    typealias Inputs = (MappedFile, InputFormat, MappedFile, InputFormat)
+
     /// Opens both inputs and finds their formats. A path in `emptyPaths` is an empty list in
     /// the other's format.
-    func open(_ old: String, _ new: String) throws(ListDiffError) -> (MappedFile, InputFormat, MappedFile, InputFormat) {
+    func open(_ old: String, _ new: String) throws(ListDiffError) -> Inputs {
         // The other input with no records: its sections, headers and the document around
         // them kept, so that it has the other's shape. NDJSON's empty list is no line at all.
         func empty(_ name: String, like other: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
@@ -185,11 +188,16 @@ public struct FileDiffer: Sendable {
     public func diff(old: [UInt8], new: [UInt8], oldName: String = "old", newName: String = "new") throws(ListDiffError)
         -> Changeset
     {
-        let oldFile = MappedFile(name: oldName, bytes: old), newFile = MappedFile(name: newName, bytes: new)
-        return try diffOpened(
-            oldFile, reader.format(for: oldName, bytes: oldFile.head), newFile, reader.format(for: newName, bytes: newFile.head),
-            fingerprints: true
-        ).changeset
+        func open() -> Inputs {
+            let oldFile = MappedFile(name: oldName, bytes: old), newFile = MappedFile(name: newName, bytes: new)
+            return (oldFile, reader.format(for: oldName, bytes: oldFile.head), newFile, reader.format(for: newName, bytes: newFile.head))
+        }
+        do {
+            let (oldFile, oldFormat, newFile, newFormat) = open()
+            return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: true).changeset
+        } catch {
+            throw withCandidates(error, open: open)
+        }
     }
 
     /// Diffs two files. A record without its key is an error that names the fields that
@@ -199,7 +207,7 @@ public struct FileDiffer: Sendable {
             let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
             return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: fingerprints)
         } catch {
-            throw withCandidates(error, old: old, new: new)
+            throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
         }
     }
 

@@ -221,6 +221,19 @@ import Testing
         }
     }
 
+    /// A missing key's error names the fields that would key both inputs, from bytes as
+    /// from files.
+    @Test func aMissingKeyNamesTheFieldsThatWouldDo() throws {
+        let old = #"[{"sku": "a", "n": 1}, {"sku": "b", "n": 1}]"#, new = #"[{"sku": "b", "n": 2}]"#
+        #expect(
+            throws: ListDiffError(
+                .key, file: "old.json", location: ListDiffError.Location(line: 1, column: 2),
+                #"record 0 has no key field 'id'; unique in both files: "sku" (try --key sku)"#)
+        ) {
+            try FileDiffer(key: key).diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.json", newName: "new.json")
+        }
+    }
+
     @Test func errorsNameTheListAndRecordButNoLine() throws {
         #expect(throws: ListDiffError(.key, file: "old", "record 1 has no key field 'id'")) {
             try Differ().diff(old: [["id": 1], ["name": "x"]], new: [], key: key)

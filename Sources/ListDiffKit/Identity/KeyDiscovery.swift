@@ -44,7 +44,12 @@ extension FileDiffer {
     /// `limit` fields are tried; `first` stops at the first that works). Each is checked
     /// by scanning both files as a diff scans them: present, usable and unique.
     package func keyCandidates(old: String, new: String, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
-        let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
+        try keyCandidates(try open(old, new), limit: limit, first: first)
+    }
+
+    /// `keyCandidates(old:new:limit:first:)` on inputs already open.
+    func keyCandidates(_ inputs: Inputs, limit: Int = 12, first: Bool = false) throws(ListDiffError) -> [String] {
+        let (oldFile, oldFormat, newFile, newFormat) = inputs
         let ((oldOpened, oldFormatOpened), (newOpened, newFormatOpened)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
         var engine = engine(key: .wholeRecord, duplicates: .match)
         /// Whether `key` keys every record of both files.
@@ -69,8 +74,9 @@ extension FileDiffer {
     }
 
     /// A missing key's error, with the keys that would work in its place.
-    func withCandidates(_ error: ListDiffError, old: String, new: String) -> ListDiffError {
-        guard error.keyMissing, let candidates = try? keyCandidates(old: old, new: new) else { return error }
+    /// `open` opens the inputs again: only a missing key's error needs them.
+    func withCandidates(_ error: ListDiffError, open: () throws(ListDiffError) -> Inputs) -> ListDiffError {
+        guard error.keyMissing, let candidates = try? keyCandidates(open()) else { return error }
         var error = error
         if candidates.isEmpty {
             error.message += "; no field is present and unique in every record of both files (--key . diffs the lists as sequences)"
