@@ -63,7 +63,7 @@ struct Engine: Sendable {
                     return result
                 }
                 // Two different keys met with one hash: again, with other hashes.
-                hashing = hashing.next
+                hashing = try hashing.nextAttempt()
             }
         } catch {
             // A file that shrank as it was read: that is the error, not what its zeros read as.

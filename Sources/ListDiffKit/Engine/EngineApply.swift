@@ -644,14 +644,14 @@ extension Engine {
             let (keys, repeated) = OldKeys.build(side.table, chains: chains)
             keys.discard()
             if let collision = try keyedErrors(side, repeated: duplicates == .error ? repeated : nil), collision {
-                hashing = hashing.next
+                hashing = try hashing.nextAttempt()
                 continue
             }
             if let chains {
                 side.occurrences = chains.occurrence
                 for k in 0..<side.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
                     if try !sameKey(side, Int(chains.head[k]), side, k) {
-                        hashing = hashing.next
+                        hashing = try hashing.nextAttempt()
                         continue attempts
                     }
                 }

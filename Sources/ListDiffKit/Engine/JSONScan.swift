@@ -948,7 +948,7 @@ final class PartState {
         if wholeRecord {
             // Every record is its own key: its content hash is its key's.
             status = .keyed
-            keyHash = memory.keyHashing.mix(hash.a)
+            keyHash = memory.keyHashing.mix(hash)
         } else if status != .keyed {
             if firstUnkeyed == nil { firstUnkeyed = starts.count }
             if status == .missing { missingKeys += 1 }

@@ -142,16 +142,23 @@ extension KeyFinding {
 }
 
 /// How key hashes are made: a seed mixed into each, and (for tests) a mask that keeps few
-/// bits so that different keys share hashes. The engine checks every match it makes on a
-/// hash, and on meeting two keys with one hash runs again with another seed.
+/// bits of the first half of each key's canonical hash, so that different keys share that
+/// half, as two keys whose halves truly collide do. The engine checks every match it makes
+/// on a hash, and on meeting two keys with one hash runs again with another seed.
 struct KeyHashing: Sendable, Equatable {
     var seed: UInt64 = 0
     var mask: UInt64 = ~0
+    /// How many attempts came before this one.
+    var attempt = 0
 
+    /// A key's hash from its 128-bit canonical hash: the first half at first; once seeded,
+    /// both halves, so that two keys whose first halves collide part on the next attempt
+    /// instead of meeting again on every one.
     @inline(__always)
-    func mix(_ h: UInt64) -> UInt64 {
-        if seed == 0 { return h & mask }
-        return CanonicalHash.mum(h ^ seed, 0x9E37_79B9_7F4A_7C15 ^ seed) & mask
+    func mix(_ h: Hash128) -> UInt64 {
+        let a = h.a & mask
+        if seed == 0 { return a }
+        return CanonicalHash.mum(a ^ seed, h.b ^ 0x9E37_79B9_7F4A_7C15 ^ seed)
     }
 
     /// The hash a scan gives a record whose key, as written, is `key` (a composite key's
@@ -160,11 +167,26 @@ struct KeyHashing: Sendable, Equatable {
         if fields > 1, case .array(let parts) = key {
             var hasher = CanonicalHash.ArrayHasher()
             for part in parts { hasher.add(CanonicalHash.of(part)) }
-            return mix(hasher.finish().a)
+            return mix(hasher.finish())
         }
-        return mix(CanonicalHash.of(key).a)
+        return mix(CanonicalHash.of(key))
     }
 
-    /// The hashing for the next attempt after a collision: another seed, every bit.
-    var next: KeyHashing { KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: ~0) }
+    /// The hashing for the next attempt after a collision: another seed.
+    var next: KeyHashing { KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: mask, attempt: attempt + 1) }
+
+    /// How many attempts a diff makes before it gives up. Each seeded attempt draws new
+    /// 64-bit hashes from both halves of the keys' hashes, independent of the attempts
+    /// before, so a collision on each of them does not happen by chance; the limit turns a
+    /// fault in the hashing into an error instead of a diff that never ends.
+    static let attempts = 16
+
+    /// `next`, or an error once `attempts` attempts have been made.
+    func nextAttempt() throws(ListDiffError) -> KeyHashing {
+        guard attempt + 1 < Self.attempts else {
+            throw ListDiffError(
+                .limit, "different keys had the same hash on \(Self.attempts) attempts; this is a fault in listdiff, please report it")
+        }
+        return next
+    }
 }

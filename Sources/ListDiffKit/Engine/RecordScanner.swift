@@ -134,10 +134,10 @@ final class ScanMemory {
     /// The key's hash from its parts; a composite key's parts not `present` are absent,
     /// hashed as null (as `IdentityKey.written` writes them).
     func keyHash(fields: Int, present: UInt64 = ~0) -> UInt64 {
-        if fields == 1 { return keyHashing.mix(keyParts[0].a) }
+        if fields == 1 { return keyHashing.mix(keyParts[0]) }
         var hasher = CanonicalHash.ArrayHasher()
         for f in 0..<fields { hasher.add(present & (1 << UInt64(f)) != 0 ? keyParts[f] : CanonicalHash.null) }
-        return keyHashing.mix(hasher.finish().a)
+        return keyHashing.mix(hasher.finish())
     }
 
     /// The name at `place` if the bytes at `i` (its opening quote) spell it, closing quote
@@ -253,7 +253,7 @@ extension JSONParser {
             break
         case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"):
             let hash = try hashScalar(encodingInto: &key)!
-            keyHash = memory.keyHashing.mix(hash.a)
+            keyHash = memory.keyHashing.mix(hash)
             status = .keyed
             return hash
         default:

@@ -784,13 +784,13 @@ struct YAMLScanState {
         if scan.key.isWholeRecord {
             // Every record is its own key: its content hash is its key's.
             status = .keyed
-            keyHash = memory.keyHashing.mix(hash.a)
+            keyHash = memory.keyHashing.mix(hash)
         } else if kind == .object {
             status = finding.status(scan.keys)
             if status == .keyed { keyHash = memory.keyHash(fields: scan.keys.fieldCount, present: finding.present) }
         } else if isScalar {
             status = .keyed
-            keyHash = memory.keyHashing.mix(hash.a)
+            keyHash = memory.keyHashing.mix(hash)
         } else {
             status = .unusable
         }
