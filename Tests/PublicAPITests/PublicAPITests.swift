@@ -114,6 +114,9 @@ import Testing
 
             let applier = try FileApplier(changeset: fromFiles, oldPath: oldURL.path, csvInfersTypes: true)
             #expect(applier.fingerprint == fromFiles.fingerprints?.old)
+            var early = ""
+            #expect(throws: ListDiffError.self) { try applier.write(.json, to: &early) }
+            #expect(early == "")
             try applier.apply()
             #expect(applier.newFingerprint == fromFiles.fingerprints?.new)
             var written = ""

@@ -22,6 +22,8 @@ public final class FileApplier: @unchecked Sendable {
     /// The new sections: each record an OLD record's number (0 and up), or -1 - k for the
     /// changeset's value `values[k]`.
     private var sections: [Changeset.SectionContent<Int32>] = []
+    /// Whether `apply()` has made the new sections, which writing needs.
+    private var applied = false
     private var values: [Value] = []
 
     /// Scans OLD, read with `reader`'s format, maximum depth and YAML options, keyed by the
@@ -198,9 +200,11 @@ public final class FileApplier: @unchecked Sendable {
         }
         self.values = values
         sections = result
+        applied = true
     }
 
     /// The fingerprint of the document `apply()` made (of its part at the layout's path).
+    /// It means something only after `apply()`.
     public var newFingerprint: String {
         // Under `--unordered`, each list is hashed as a bag, in any order (`Fingerprint.ofResult`).
         let unordered = changeset.comparison.unorderedRecords
@@ -232,6 +236,7 @@ public final class FileApplier: @unchecked Sendable {
 
     /// Writes the new document as `write(_:to:)` does, handing its bytes to `out` in blocks.
     public func write(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
+        guard applied else { throw ListDiffError(.usage, file: name, "the changeset must be applied before the result is written") }
         try writeUnchecked(format, bytes: out)
         // OLD's records were read again as they were written.
         try side.file.checkIntact()
