@@ -76,6 +76,40 @@ import Testing
         }
     }
 
+    /// A single mapping that holds no list of records but carries the key is one record (a
+    /// stream of one document); without the key, or asked to look inside it, it is what it
+    /// was: an object that is not an object of lists. An object of lists stays sections.
+    @Test func aLoneMappingWithItsKeyIsOneRecord() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let one = dir.appendingPathComponent("one.yaml"), two = dir.appendingPathComponent("two.yaml")
+        try "---\nkind: A\nname: x\nspec: {n: 1}\n".write(to: one, atomically: true, encoding: .utf8)
+        try "kind: A\nname: x\nspec: {n: 2}\n---\nkind: B\nname: y\n".write(to: two, atomically: true, encoding: .utf8)
+        let lists = dir.appendingPathComponent("lists.yaml")
+        try "a: [{name: x}]\nb: []\n".write(to: lists, atomically: true, encoding: .utf8)
+        for (old, new, key, options, expected) in [
+            (one, two, ["name"], LayoutOptions(), #""summary": {"inserted": 1, "deleted": 0, "moved": 0, "updated": 1, "unchanged": 0}"#),
+            (
+                two, one, ["kind", "name"], LayoutOptions(),
+                #""summary": {"inserted": 0, "deleted": 1, "moved": 0, "updated": 1, "unchanged": 0}"#
+            ),
+            (one, one, ["."], LayoutOptions(), #""layout": {"path": null, "shape": "list"}"#),
+            (
+                one, two, ["id"], LayoutOptions(),
+                #"one.yaml:2:7: error: the top level is an object whose member "kind" is a string, not a list"#
+            ),
+            (
+                one, one, ["name"], LayoutOptions(path: try FieldPath("spec")),
+                #"one.yaml:4:11: error: the value at spec is an object whose member "n""#
+            ),
+            (lists, lists, ["name"], LayoutOptions(), #""layout": {"path": null, "shape": "object"}"#),
+        ] {
+            let engine = EngineTests.run(old, new, engine: true, key: key, options: options)
+            #expect(engine == EngineTests.run(old, new, engine: false, key: key, options: options), "\(key)")
+            #expect(engine.contains(expected), "\(key): \(engine)")
+        }
+    }
+
     /// The engine gives the reference's changeset on random streams under a composite key
     /// with absent parts, and the changeset applies: `apply` writes a stream again.
     @Test func theEngineAgreesOnStreamsAndApplyWritesAStream() throws {
@@ -84,14 +118,17 @@ import Testing
         var rng = SplitMix64(seed: 77)
         var changes = 0
         for round in 0..<120 {
-            let oldRecords = Self.manifests(&rng)
+            var oldRecords = Self.manifests(&rng)
+            // Now and then one side is a single manifest: a document alone, or with an empty one.
+            if round % 5 == 1 { oldRecords = Array(oldRecords.prefix(1)) }
             var newRecords = oldRecords.shuffled(using: &rng).filter { _ in Int.random(in: 0..<5, using: &rng) > 0 }
             newRecords.append(contentsOf: Self.manifests(&rng).prefix(2))
             var seen = Set<String>()
             newRecords = newRecords.filter {
                 seen.insert((try? IdentityKey(parsing: Self.manifestKey).written(in: $0)).map(JSONWriter.compact) ?? "").inserted
             }
-            guard newRecords.count >= 2 else { continue }
+            if round % 5 == 3 { newRecords = Array(newRecords.prefix(1)) }
+            guard !newRecords.isEmpty else { continue }
             let old = dir.appendingPathComponent("old-\(round).yaml"), new = dir.appendingPathComponent("new-\(round).yaml")
             try Self.stream(oldRecords, &rng).write(to: old, atomically: true, encoding: .utf8)
             try Self.stream(newRecords, &rng).write(to: new, atomically: true, encoding: .utf8)
@@ -116,7 +153,7 @@ import Testing
             try applier.write(.yaml, to: &out)
             #expect(out.text.components(separatedBy: "\n---\n").count == newRecords.count, "round \(round): one document per record")
             let (written, _) = try YAMLReader().read(Array(out.text.utf8), name: "result.yaml")
-            #expect(written == .array(newRecords), "round \(round)")
+            #expect(written == (newRecords.count == 1 ? newRecords[0] : .array(newRecords)), "round \(round)")
         }
         #expect(changes > 200)
     }

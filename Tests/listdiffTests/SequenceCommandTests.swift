@@ -72,6 +72,28 @@ import Testing
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
     }
 
+    /// A manifest file cut down to one object diffs against a stream, and apply turns it into
+    /// the stream.
+    @Test func aSingleManifestIsAStreamOfOne() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let one = dir.appendingPathComponent("one.yaml").path
+        try "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n".write(toFile: one, atomically: true, encoding: .utf8)
+        let new = Self.examples.appendingPathComponent("manifests-new.yaml").path
+        let diff = try Binary.run(Self.key + [one, new], in: dir)
+        #expect(diff.status == 1 && diff.stderr == "", "\(diff.stderr)")
+        #expect(diff.stdout.hasSuffix("4 inserted, 0 deleted, 0 moved, 0 updated, 1 unchanged\n"), "\(diff.stdout)")
+        let changes = dir.appendingPathComponent("c.json").path, out = dir.appendingPathComponent("out.yaml").path
+        #expect(try Binary.run(Self.key + ["-f", "json", "-o", changes, one, new], in: dir).status == 1)
+        let applied = try Binary.run(["apply", "-o", out, one, changes], in: dir)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(try Binary.run(Self.key + [out, new], in: dir).status == 0)
+        // Without its key, the object is what it was: not a list of records.
+        let unkeyed = try Binary.run([one, new], in: dir)
+        #expect(unkeyed.status == 2)
+        #expect(unkeyed.stderr.contains(#"one.yaml:1:13: error: the top level is an object whose member "apiVersion" is a string"#))
+    }
+
     @Test func aKeyWithNoPartIsAnErrorAtItsRecord() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

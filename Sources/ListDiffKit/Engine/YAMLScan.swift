@@ -38,6 +38,16 @@ struct YAMLScan {
             again.stream = true
             return try again.scan()
         }
+        if !stream, state.loneMapping {
+            // One mapping that holds no list of records but carries the key is one record:
+            // a stream of one document, as a manifest file cut down to one object is.
+            // Without the key it is what it was, an object that is not an object of lists.
+            var again = self
+            again.stream = true
+            let lone = try again.scan()
+            if lone.table.count == 1, lone.firstUnkeyed == nil { return lone }
+            return state.result()
+        }
         progress?.advance(by: 2 * bytes.count)
         return state.result()
     }
@@ -226,6 +236,9 @@ struct YAMLScanState {
     var stopped = false
     /// A second document began while the input was read as one (see `YAMLScan.stream`).
     var secondDocument = false
+    /// The document is a mapping that is not an object of lists (one member is no list),
+    /// with no `--path`, `--section-key` or `--items`: it may be one record alone.
+    var loneMapping = false
 
     init(scan: YAMLScan, shape: ContainerShape, probing: Bool) {
         self.scan = scan
@@ -755,6 +768,7 @@ struct YAMLScanState {
                 stack[p].itemsSeen = true
             }
             if placement.inContainer, !placement.opensSection, case .objectOfLists = actualShape {
+                if path.isEmpty, !explicit { loneMapping = true }
                 noteLayout(
                     "\(what) is an object whose member \"\(stack[p].keyText ?? "")\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)",
                     at: placement.offset)

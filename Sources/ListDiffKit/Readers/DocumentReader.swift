@@ -186,6 +186,17 @@ package struct DocumentReader: Sendable {
         case .yaml: (root, source) = try yaml.read(bytes, name: name)
         case .csv, .tsv: (root, source) = try csv(format).read(bytes, name: name, json: json)
         }
-        return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
+        do {
+            return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
+        } catch {
+            // One YAML mapping that holds no list of records but carries the key is one
+            // record: a stream of one document, as a manifest file cut down to one object is.
+            // Without the key it is what it was, an object that is not an object of lists.
+            guard format == .yaml, error.kind == .shape, !source.isStream, layout == LayoutOptions(), case .object = root,
+                case .success = key.identify(root)
+            else { throw error }
+            let stream = SourceText(name: name, bytes: bytes, valueOffsets: [0] + source.valueOffsets, isStream: true)
+            return try Document.keyed(.array([root]), source: stream, key: key, duplicates: duplicates, options: layout)
+        }
     }
 }
