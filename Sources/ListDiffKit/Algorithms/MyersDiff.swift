@@ -31,7 +31,8 @@ public struct MyersDiff: DiffAlgorithm {
 
 /// Counts of basic steps, for the cost fences in the tests and the limits on the command line.
 @usableFromInline package enum DiffCost {
-    /// About a few seconds of work in a release build on the machines we measured.
+    /// The default limit on an algorithm's basic steps: a billion, above which `myers` and `lcs`
+    /// refuse and point at `heckel`. `--cost-limit` changes it.
     @usableFromInline package static let defaultLimit = 1_000_000_000
 
     static func exceeded(_ algorithm: String, limit: Int, _ detail: String) -> ListDiffError {
