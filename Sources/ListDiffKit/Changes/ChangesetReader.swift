@@ -150,7 +150,8 @@ package struct ChangesetReader: Sendable {
 
     /// Both sides' sections, from `section_names`; without it (a changeset written before
     /// listdiff wrote them), as many unnamed sections as the changes name, so that the
-    /// stages can still be worked out.
+    /// stages can still be worked out. Either way the outlines cover every section index the
+    /// changes use, which the stages and the renderers rely on.
     func decodeSectionNames(_ fields: Cursor.Fields, _ changeset: Changeset) throws(ListDiffError) -> (
         SectionOutline, SectionOutline
     ) {
@@ -165,7 +166,7 @@ package struct ChangesetReader: Sendable {
             let inserted = changeset.sections.count { $0.operation == .insert }
             let deleted = changeset.sections.count { $0.operation == .delete }
             let old = max(oldUsed + 1, newUsed + 1 - inserted + deleted, 0)
-            let new = old - deleted + inserted
+            let new = max(old - deleted + inserted, newUsed + 1)
             return (
                 SectionOutline(names: Array(repeating: nil, count: old), sizes: Array(repeating: 0, count: old)),
                 SectionOutline(names: Array(repeating: nil, count: new), sizes: Array(repeating: 0, count: new))

@@ -143,7 +143,7 @@ extension Changeset {
         let changes = self.changes
         var reinserted = Set<RecordPosition>()  // old positions
         for k in changes.indices where changes[k].operation == .move {
-            if let o = changes[k].old, o.section < oldSectionCount, deletedSection[o.section] { reinserted.insert(o) }
+            if let o = changes[k].old, deletedSection[o.section] { reinserted.insert(o) }
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }

@@ -172,21 +172,19 @@ struct KeyHashing: Sendable, Equatable {
         return mix(CanonicalHash.of(key))
     }
 
-    /// The hashing for the next attempt after a collision: another seed.
-    var next: KeyHashing { KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: mask, attempt: attempt + 1) }
-
     /// How many attempts a diff makes before it gives up. Each seeded attempt draws new
     /// 64-bit hashes from both halves of the keys' hashes, independent of the attempts
     /// before, so a collision on each of them does not happen by chance; the limit turns a
     /// fault in the hashing into an error instead of a diff that never ends.
     static let attempts = 16
 
-    /// `next`, or an error once `attempts` attempts have been made.
+    /// The hashing for the next attempt after a collision (another seed), or an error once
+    /// `attempts` attempts have been made.
     func nextAttempt() throws(ListDiffError) -> KeyHashing {
         guard attempt + 1 < Self.attempts else {
             throw ListDiffError(
                 .limit, "different keys had the same hash on \(Self.attempts) attempts; this is a fault in listdiff, please report it")
         }
-        return next
+        return KeyHashing(seed: seed &+ 0x2545_F491_4F6C_DD1D, mask: mask, attempt: attempt + 1)
     }
 }

@@ -70,7 +70,6 @@ public struct PatchRenderer: ChangesetRenderer {
         case .move:
             var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
             if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
-                n.section < changeset.newSections.names.count,
                 changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
             {
                 text += " (from \(SafeText.escape(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null))))"
