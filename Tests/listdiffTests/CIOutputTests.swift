@@ -212,10 +212,7 @@ import Testing
     }
 
     func render(markdown: String) throws -> String {
-        let candidates = ["/usr/bin/cmark-gfm", "/usr/local/bin/cmark-gfm"]
-        let tool = try #require(
-            candidates.first { FileManager.default.isExecutableFile(atPath: $0) },
-            "cmark-gfm is needed (apt-get install cmark-gfm; .ci/run installs it)")
+        let tool = try Programs.require("cmark-gfm", package: "cmark-gfm")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-e", "table", "-e", "strikethrough", "-e", "autolink"]

@@ -569,6 +569,7 @@ func temporaryDirectory() throws -> URL {
 /// Foundation `Process` does not outlive the process that started it.
 enum Tmux {
     static func script(_ body: String, in directory: URL) throws -> String {
+        _ = try Programs.require("tmux", package: "tmux")
         let prelude = """
             set -u
             export TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8; unset TMUX

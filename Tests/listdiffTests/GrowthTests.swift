@@ -145,8 +145,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         // Large enough to be scanned in parts (above 1 MiB).
         let arguments = try Self.write(.list, count: 30_000, in: dir)
-        let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        let pinnedTool = try #require(taskset, "taskset (util-linux) is needed to pin a run to one core")
+        let pinnedTool = try Programs.require("taskset", package: "util-linux")
         let all = try Binary.run(arguments)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: pinnedTool)

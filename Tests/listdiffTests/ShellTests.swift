@@ -20,6 +20,7 @@ import Testing
 
     /// A repository with a first commit, then a changed, an added and a deleted file.
     func repository() throws -> URL {
+        _ = try Programs.require("git", package: "git")
         let dir = try temporaryDirectory()
         let e = Self.examples.path
         let setup = try bash(
@@ -101,6 +102,7 @@ import Testing
     }
 
     @Test func gitNoIndexWithTheExternalDiff() throws {
+        _ = try Programs.require("git", package: "git")
         let run = try bash(
             "GIT_EXTERNAL_DIFF=\"$LISTDIFF\" git diff --no-index people-old.json people-new.json; echo \"status $?\"",
             in: Self.examples)

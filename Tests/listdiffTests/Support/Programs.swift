@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// Programs that some tests run and that a machine may lack: cmark-gfm, tmux, git, taskset.
+///
+/// A missing program skips the test, with the reason printed, so that `swift test` passes on
+/// a fresh machine. Under `CI=true` it fails the test instead, so that CI still proves what
+/// the test checks (`.ci/run` installs every program named here).
+enum Programs {
+    /// The full path of `name`, found on `PATH`, or the test stops: skipped, or failed in CI.
+    ///
+    /// - Parameter package: the Debian package that installs it, named in the reason.
+    static func require(_ name: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        if let path = find(name) { return path }
+        let reason = "\(name) is not installed (apt-get install \(package); .ci/run installs it)"
+        if ProcessInfo.processInfo.environment["CI"] == "true" { throw Missing(reason: reason + ", and CI must run this test") }
+        FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
+        try Test.cancel(Comment(rawValue: "skipped: " + reason), sourceLocation: sourceLocation)
+    }
+
+    /// The first executable `name` in the folders of `PATH` (and the usual system folders).
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let folders = path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin", "/bin"]
+        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+}
