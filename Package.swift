@@ -40,15 +40,22 @@ let package = Package(
             dependencies: ["ListDiffKit"],
             path: "Examples/Embedding"
         ),
+        // What the tests share: generators, and the naive reference the engine is tested
+        // against. Not part of the product.
+        .target(
+            name: "ListDiffKitTestSupport",
+            dependencies: ["ListDiffKit"],
+            path: "Tests/ListDiffKitTestSupport"
+        ),
         .testTarget(
             name: "ListDiffKitTests",
-            dependencies: ["ListDiffKit"],
+            dependencies: ["ListDiffKit", "ListDiffKitTestSupport"],
             exclude: ["Golden", "yaml-deviations.tsv"]
         ),
         // The library as an embedding program sees it: no @testable import.
         .testTarget(
             name: "PublicAPITests",
-            dependencies: ["ListDiffKit"],
+            dependencies: ["ListDiffKit", "ListDiffKitTestSupport"],
             exclude: ["public-api.txt"]
         ),
         .testTarget(

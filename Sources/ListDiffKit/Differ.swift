@@ -23,6 +23,17 @@ public struct Differ: Sendable {
         self.comparison = comparison
     }
 
+    /// Refuses what this differ cannot compare under `key`: comparison rules with
+    /// significant member order (that order compares records exactly), and rules that
+    /// reach a key field or apply when the whole record is the key (`Comparison.check`).
+    /// Every diff calls it before it reads anything.
+    package func check(key: IdentityKey) throws(ListDiffError) {
+        if memberOrder == .significant, !comparison.isEmpty {
+            throw ListDiffError(.usage, "--member-order significant compares records exactly; it does not go with comparison rules")
+        }
+        try comparison.check(key: key)
+    }
+
     /// Diffs two lists of records held in memory, matched by `key`.
     ///
     /// ```swift
@@ -39,16 +50,33 @@ public struct Differ: Sendable {
 
     /// Diffs two values held in memory, each a list of records, an object of lists (one
     /// section per member) or a list of section objects, found as `options` says.
+    ///
+    /// The values run through the same engine as files do: they are written as JSON text
+    /// (YAML when they hold a non-finite number, which JSON cannot spell) and read back, so
+    /// that every rule and every error is the engine's. Errors name `old` or `new`, without
+    /// a line and column, since the text is not the caller's.
     public func diff(
         old: Value, new: Value, key: IdentityKey, duplicates: DuplicatePolicy = .error, options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) -> Changeset {
-        let old = try Document(old, name: "old", key: key, duplicates: duplicates, options: options)
-        let new = try Document(new, name: "new", key: key, duplicates: duplicates, options: options)
-        var changeset = try diff(old: old, new: new, key: key)
-        changeset.fingerprints = Changeset.Fingerprints(
-            old: Fingerprint.of(old.diffed),
-            new: comparison.isEmpty ? Fingerprint.of(new.diffed) : try Fingerprint.ofResult(changeset, old: old))
-        return changeset
+        let files = FileDiffer(key: key, differ: self, duplicates: duplicates, layout: options)
+        let (oldText, oldFormat) = try Self.text(of: old)
+        let (newText, newFormat) = try Self.text(of: new)
+        let oldFile = MappedFile(name: "old", bytes: oldText, placesHidden: true)
+        let newFile = MappedFile(name: "new", bytes: newText, placesHidden: true)
+        do {
+            return try files.diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: true).changeset
+        } catch {
+            var error = error
+            error.location = nil
+            throw error
+        }
+    }
+
+    /// A value's text and format for the engine: JSON, or YAML when the value holds a
+    /// non-finite number.
+    static func text(of value: Value) throws(ListDiffError) -> ([UInt8], InputFormat) {
+        if value.firstNonFiniteNumber != nil { return (Array(try YAMLWriter.document(value).utf8), .yaml) }
+        return (Array(JSONWriter.compact(value).utf8), .json)
     }
 
     /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
@@ -58,7 +86,7 @@ public struct Differ: Sendable {
             throw ListDiffError(
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
         }
-        try comparison.checkWholeRecord(key)
+        try check(key: key)
         // Identities become dense symbols, equal for equal keys. A whole record as its key
         // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
         var symbols: [RecordID: Int] = [:]

@@ -20,6 +20,9 @@ public struct FileDiffer: Sendable {
     /// diffed by `Differ`: the reference the engine is tested against.
     package var fast = true
     package var progress: Progress?
+    /// Whether both inputs are NDJSON sorted by key: then they are merged in one streaming
+    /// pass (`SortedMerge`), in memory that grows with the changes, not with the inputs.
+    package var sorted = false
     /// Paths read as an empty list instead of their content, in the other input's format: git
     /// names the missing side of an added or deleted file `/dev/null`.
     package var emptyPaths: Set<String> = []
@@ -203,6 +206,12 @@ public struct FileDiffer: Sendable {
     /// Diffs two files. A record without its key is an error that names the fields that
     /// would key both files (`keyCandidates`).
     package func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
+        if sorted {
+            var merge = SortedMerge(key: reader.key, memberOrder: differ.memberOrder, progress: progress)
+            merge.comparison = differ.comparison
+            merge.maxDepth = reader.json.maxDepth
+            return Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
+        }
         do {
             let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
             return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: fingerprints)

@@ -345,14 +345,8 @@ struct DiffOptions: ParsableArguments {
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
-        do {
-            let rules = try comparison()
-            if !rules.isEmpty, memberOrder == .significant {
-                throw ValidationError("--member-order significant compares records exactly; it does not go with comparison rules")
-            }
-        } catch let error as ListDiffError {
-            throw ValidationError(error.message)
-        }
+        // The rules' spellings; what they may be combined with, the library decides.
+        do { _ = try comparison() } catch { throw ValidationError(error.message) }
         if keys.contains("auto") {
             if keys.count > 1 { throw ValidationError("--key auto picks one field; it cannot be combined with other key fields") }
             if old == "-" || new == "-" { throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input") }
@@ -360,7 +354,6 @@ struct DiffOptions: ParsableArguments {
         if keys.contains(".") {
             if keys.count > 1 { throw ValidationError("--key . (the whole record) cannot be combined with other key fields") }
             if sorted { throw ValidationError("--sorted merges by key; --key . diffs a sequence, which needs both lists whole") }
-            do { try comparison().checkWholeRecord(.wholeRecord) } catch { throw ValidationError(error.message) }
         }
         for key in keys.filter({ $0 != "." && $0 != "auto" }) + [path].compactMap({ $0 }) {
             do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
@@ -408,11 +401,10 @@ struct DiffOptions: ParsableArguments {
             key = try IdentityKey(parsing: keys)
         }
         reader.key = key
-        let rules = try comparison()
-        try rules.check(key: key)
         var files = FileDiffer(
             reader: reader,
-            differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder, comparison: rules))
+            differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder, comparison: try comparison()))
+        files.sorted = sorted
         // git names the side of an added or deleted file /dev/null: an empty list.
         if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let progress = ProgressBar.start()
@@ -420,14 +412,7 @@ struct DiffOptions: ParsableArguments {
         files.progress = progress?.progress ?? Timings.progress
         defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        let result: FileDiffer.Result
-        if sorted {
-            var merge = SortedMerge(key: key, memberOrder: memberOrder, progress: files.progress)
-            merge.comparison = rules
-            result = FileDiffer.Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
-        } else {
-            result = try files.diff(old: old, new: new, fingerprints: format == .json)
-        }
+        let result = try files.diff(old: old, new: new, fingerprints: format == .json)
         if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// The contract every diff adaptor must keep, run over each of them.
 @Suite struct AlgorithmContractTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 @Suite struct FingerprintTests {
     /// Equal values, equal fingerprints; different values, different ones.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Benchmarks) @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// CSV and TSV: the reader's rules (RFC 4180 quoting, line breaks, the byte order mark,
 /// types), its errors and their places, the engine against the reference on random

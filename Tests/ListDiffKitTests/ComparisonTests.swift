@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Comparison rules: the pieces (paths, decimals, strings, multisets), and random pairs in
 /// every layout and format diffed under random rules, checked against the reference differ

@@ -1,5 +1,6 @@
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Symbols for a sequence of words: equal words, equal symbols.
 func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], count: Int) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Random pairs of documents in every layout, with every kind of key and both duplicates
 /// policies: records in a plain list, an object of lists or a list of section objects,

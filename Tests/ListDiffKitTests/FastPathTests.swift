@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Writes values as JSON text in random but valid spellings: white space, escapes, number
 /// forms and member order vary; the values stay the same (`Value` equality).

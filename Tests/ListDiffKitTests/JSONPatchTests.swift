@@ -1,5 +1,6 @@
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// An RFC 6902 applier written here from the RFC, independent of listdiff's own code:
 /// §4.1 add, §4.2 remove, §4.3 replace, §4.4 move; pointers per RFC 6901.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 @Suite struct ReplayTests {
     static func documents(_ old: String, _ new: String) throws -> (Document, Document, Changeset) {

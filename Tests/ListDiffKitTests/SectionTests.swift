@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Random sectioned documents: a list of section objects or an object of lists, with
 /// records that move between sections, sections inserted, deleted, moved and updated.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// `--key .`: the whole record is its identity, so a list diffs as a sequence and each
 /// algorithm gives its own result.

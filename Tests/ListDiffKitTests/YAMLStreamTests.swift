@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// A stream of YAML documents (Kubernetes manifests) read as a list of records, and
 /// composite keys with absent parts.

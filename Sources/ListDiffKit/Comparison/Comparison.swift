@@ -117,7 +117,7 @@ public struct Comparison: Sendable, Hashable {
 
     /// Refuses rules when the whole record is the key (`--key .`): records then match only
     /// when equal, so nothing is left for a rule to compare.
-    package func checkWholeRecord(_ key: IdentityKey) throws(ListDiffError) {
+    private func checkWholeRecord(_ key: IdentityKey) throws(ListDiffError) {
         if key.isWholeRecord, !isEmpty {
             throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
         }

@@ -53,7 +53,7 @@ struct Engine: Sendable {
     func diffKeepingSides(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
         throws(ListDiffError) -> (changeset: Changeset, old: Side, new: Side)
     {
-        try differ.comparison.checkWholeRecord(key)
+        try differ.check(key: key)
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {

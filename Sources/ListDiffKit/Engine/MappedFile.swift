@@ -57,8 +57,14 @@ package final class MappedFile: @unchecked Sendable {
         self.csv = csv
     }
 
-    /// Where `offset` is, in the input as written (a CSV input's row, for its JSON text).
-    func location(of offset: Int) -> SourceLocation {
+    /// Whether the text is listdiff's own, written from values held in memory: its lines
+    /// and columns mean nothing to the caller, so errors name none.
+    private(set) var placesHidden = false
+
+    /// Where `offset` is, in the input as written (a CSV input's row, for its JSON text);
+    /// nil when the places are hidden.
+    func location(of offset: Int) -> SourceLocation? {
+        if placesHidden { return nil }
         let location = SourceLocation.of(offset: offset, in: bytes)
         return csv?.location(location) ?? location
     }
@@ -68,14 +74,16 @@ package final class MappedFile: @unchecked Sendable {
 
     /// Where each of `offsets` is, as `location(of:)` tells.
     func locations(of offsets: [Int?]) -> [SourceLocation?] {
+        if placesHidden { return offsets.map { _ in nil } }
         let locations = SourceLocation.of(offsets: offsets, in: bytes)
         guard let csv else { return locations }
         return locations.map { $0.map(csv.location) }
     }
 
     /// Bytes held in memory under a name (for tests and small inputs).
-    init(name: String, bytes source: [UInt8]) {
+    init(name: String, bytes source: [UInt8], placesHidden: Bool = false) {
         self.name = name
+        self.placesHidden = placesHidden
         csv = nil
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(source.count, 1))
         _ = copy.initialize(from: source)

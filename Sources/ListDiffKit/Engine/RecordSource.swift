@@ -72,8 +72,8 @@ class RecordSource: @unchecked Sendable {
         key.written(in: try value(record)) ?? .null
     }
 
-    /// The record's line and column.
-    func location(_ record: Int) -> SourceLocation {
+    /// The record's line and column, when the input's places are known.
+    func location(_ record: Int) -> SourceLocation? {
         file.location(of: starts[record])
     }
 

@@ -31,6 +31,7 @@ package struct SortedMerge: Sendable {
     /// - Throws: when the key is a path into the records (not covered), an input is
     ///   unreadable, malformed, not sorted or repeats a key, or a record has no usable key.
     public func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
+        try Differ(memberOrder: memberOrder, comparison: comparison).check(key: key)
         guard let names = KeyTrie(key) else {
             throw ListDiffError(.limit, "the key has more than 64 fields or path steps in all")
         }
