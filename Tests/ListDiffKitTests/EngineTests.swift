@@ -570,7 +570,7 @@ struct DocumentPairs {
             file: file, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
             keyHashing: KeyHashing(), progress: nil)
         let scanned = try scan.scan()
-        let records = YAMLRecords(file: file, scanned: scanned, reader: YAMLReader(), key: key, options: options)
+        let records = YAMLRecords(file: file, scanned: scanned, reader: YAMLReader(), options: options)
         let expected = try DocumentReader(format: .yaml, key: key, layout: options).parse(Array(text.utf8), name: "in.yaml").values
         #expect(records.count == expected.count)
         for r in 0..<records.count { #expect(try records.value(r).isIdentical(to: expected[r]), "record \(r)") }
@@ -581,7 +581,32 @@ struct DocumentPairs {
         let scan2 = YAMLScan(
             file: file2, key: key, keys: KeyTrie(key)!, options: options, reader: YAMLReader(),
             keyHashing: KeyHashing(), progress: nil)
-        let records2 = YAMLRecords(file: file2, scanned: try scan2.scan(), reader: YAMLReader(), key: key, options: options)
+        let records2 = YAMLRecords(file: file2, scanned: try scan2.scan(), reader: YAMLReader(), options: options)
         #expect(try records2.value(0) == json(#"{"id":1,"v":{"k":1}}"#))
+    }
+
+    /// A YAML record that does not read alone is taken from the whole document, found there
+    /// by the layout the scan saw: in every shape, the records the reader gives.
+    @Test func yamlRecordsFromTheWholeDocument() throws {
+        let key = try IdentityKey(parsing: ["id"])
+        let documents: [(String, LayoutOptions)] = [
+            ("- {id: 1}\n- {id: 2, v: [x]}\n", LayoutOptions()),
+            ("meta: 1\nusers:\n  - {id: 1}\n  - {id: 2}\n", LayoutOptions(path: try FieldPath("users"))),
+            ("a:\n  - {id: 1}\nb: []\nc:\n  - {id: 2}\n  - {id: 3}\n", LayoutOptions()),
+            ("- name: a\n  items: [{id: 1}]\n- name: b\n  items: [{id: 2}, {id: 3}]\n", LayoutOptions()),
+            ("id: 1\nkind: lone\n", LayoutOptions()),
+            ("id: 1\n---\nid: 2\n---\n", LayoutOptions()),
+        ]
+        for (text, options) in documents {
+            let file = MappedFile(name: "in.yaml", bytes: Array(text.utf8))
+            let engine = Engine(key: key, differ: Differ(), duplicates: .error, options: options)
+            let side = try engine.side(file, .yaml, against: nil, KeyHashing())
+            let records = try #require(side.records as? YAMLRecords)
+            let expected = try DocumentReader(format: .yaml, key: key, layout: options).parse(Array(text.utf8), name: "in.yaml").values
+            #expect(records.count == expected.count, "\(text)")
+            for r in 0..<min(records.count, expected.count) {
+                #expect(try records.fromWhole(r).isIdentical(to: expected[r]), "\(text): record \(r)")
+            }
+        }
     }
 }

@@ -494,7 +494,7 @@ struct Engine: Sendable {
         switch format {
         case .json, .ndjson, .csv, .tsv:
             return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
-        case .yaml: return YAMLRecords(file: file, scanned: scanned, reader: yaml, key: key, options: options)
+        case .yaml: return YAMLRecords(file: file, scanned: scanned, reader: yaml, options: options)
         }
     }
 

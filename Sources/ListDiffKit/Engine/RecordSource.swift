@@ -274,16 +274,17 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     let details: YAMLDetails
     let hashes: PageBuffer<Hash128>
     let reader: YAMLReader
-    let key: IdentityKey
     let options: LayoutOptions
+    /// How the scan found the records laid out, to find them again in the whole document.
+    let shape: ContainerShape
     private let whole = Mutex<[Value]?>(nil)
 
-    init(file: MappedFile, scanned: ScannedDocument, reader: YAMLReader, key: IdentityKey, options: LayoutOptions) {
+    init(file: MappedFile, scanned: ScannedDocument, reader: YAMLReader, options: LayoutOptions) {
         details = scanned.yaml ?? YAMLDetails(capacity: 1)
         hashes = scanned.table.hashes
         self.reader = reader
-        self.key = key
         self.options = options
+        shape = scanned.shape
         super.init(file: file, table: scanned.table)
     }
 
@@ -316,9 +317,8 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     /// The record, from the whole document read in full (once).
     func fromWhole(_ record: Int) throws(ListDiffError) -> Value {
         if let values = whole.withLock({ $0 }) { return values[record] }
-        let document = try DocumentReader(format: .yaml, key: key, duplicates: .match, layout: options)
-            .parse(Array(file.bytes), name: file.name)
-        let values = document.values
+        let (root, _) = try reader.read(Array(file.bytes), name: file.name)
+        let values = shape.records(in: options.path.flatMap { $0.value(in: root) } ?? root)
         whole.withLock { $0 = values }
         guard record < values.count else { throw ListDiffError(.io, file: name, "the file changed while it was being read") }
         return values[record]

@@ -8,6 +8,29 @@ enum ContainerShape: Equatable, Sendable {
     case sectionList(items: String)
 }
 
+extension ContainerShape {
+    /// The records of `container` laid out in this shape, in order: the elements of a list
+    /// (a lone mapping is one record), of each list of an object of lists, or of each
+    /// section object's records list. The scan has checked the layout already.
+    func records(in container: Value) -> [Value] {
+        switch (self, container) {
+        case (.list, .array(let records)): return records
+        case (.list, .object): return [container]
+        case (.objectOfLists, .object(let object)):
+            return object.members.flatMap { member -> [Value] in
+                if case .array(let records) = member.value { return records }
+                return []
+            }
+        case (.sectionList(let items), .array(let sections)):
+            return sections.flatMap { section -> [Value] in
+                if case .object(let object) = section, case .array(let records)? = object[items] { return records }
+                return []
+            }
+        default: return []
+        }
+    }
+}
+
 /// The state of a section object's records member, as a scan found it.
 enum ItemsState: Sendable {
     case absent
