@@ -120,13 +120,13 @@ public struct FileDiffer: Sendable {
     func open(_ old: String, _ new: String) throws(ListDiffError) -> Inputs {
         // The other input with no records: its sections, headers and the document around
         // them kept, so that it has the other's shape. NDJSON's empty list is no line at all.
+        // The layout and sections are the ones the engine finds in the other input.
         func empty(_ name: String, like other: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
             if format == .ndjson { return (MappedFile(name: name, bytes: []), .ndjson) }
-            var formatted = reader
-            formatted.format = format
-            let document = try formatted.parse(Array(other.bytes), name: other.name)
-            let twin = try document.layout.rebuild(
-                document.root, sections: document.sections.map { (name: $0.name, header: $0.header, records: []) })
+            let (opened, openedFormat) = try reader.opened(other, format)
+            let side = try engine(key: reader.key, duplicates: reader.duplicates).side(opened, openedFormat, against: nil, KeyHashing())
+            let (root, _) = try reader.root(Array(opened.bytes), openedFormat, name: other.name)
+            let twin = try side.layout.rebuild(root, sections: side.sections.map { (name: $0.name, header: $0.header, records: []) })
             return (MappedFile(name: name, bytes: Array(JSONWriter.compact(twin).utf8)), .json)
         }
         switch (emptyPaths.contains(old), emptyPaths.contains(new)) {

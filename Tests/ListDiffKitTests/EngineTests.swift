@@ -610,3 +610,37 @@ struct DocumentPairs {
         }
     }
 }
+
+/// git names the missing side of an added or deleted file /dev/null: it reads as the other
+/// input with no records, its sections and the document around them kept, so that the diff
+/// is only the records inserted or deleted.
+@Suite struct MissingSideTests {
+    @Test func theMissingSideIsTheOtherWithNoRecords() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let documents: [(String, String, Int)] = [
+            ("list.json", #"[{"id":1},{"id":2}]"#, 2),
+            ("path.json", #"{"meta":{"v":1},"data":{"users":[{"id":1}]}}"#, 1),
+            ("objects.json", #"{"a":[{"id":1}],"b":[],"c":[{"id":2},{"id":3}]}"#, 3),
+            ("sections.json", #"[{"name":"a","note":"x","items":[{"id":1}]},{"name":"b","items":[{"id":2}]}]"#, 2),
+            ("people.yaml", "- id: 1\n- id: 2\n- id: 3\n", 3),
+            ("lone.yaml", "id: 1\nkind: lone\n", 1),
+            ("stream.yaml", "id: 1\n---\nid: 2\n", 2),
+            ("table.csv", "id,v\n1,a\n2,b\n", 2),
+            ("lines.ndjson", "{\"id\":1}\n{\"id\":2}\n", 2),
+        ]
+        for (name, text, count) in documents {
+            let path = dir.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let layout = name == "path.json" ? LayoutOptions(path: try FieldPath("/data/users")) : LayoutOptions()
+            var files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: layout))
+            files.emptyPaths = ["/dev/null"]
+            let added = try files.diff(old: "/dev/null", new: path, fingerprints: true).changeset
+            #expect(added.summary == Changeset.Summary(inserted: count), "\(name)")
+            #expect(added.sections.isEmpty, "\(name)")
+            let deleted = try files.diff(old: path, new: "/dev/null", fingerprints: true).changeset
+            #expect(deleted.summary == Changeset.Summary(deleted: count), "\(name)")
+            #expect(deleted.sections.isEmpty, "\(name)")
+        }
+    }
+}

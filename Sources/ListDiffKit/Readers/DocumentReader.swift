@@ -177,15 +177,20 @@ package struct DocumentReader: Sendable {
         return try parse(bytes, name: path)
     }
 
-    package func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
-        let (root, source): (Value, SourceText)
-        let format = format(for: name, bytes: bytes)
+    /// The whole input as one value, with the places of its values, in `format`; its records
+    /// are not looked for.
+    package func root(_ bytes: [UInt8], _ format: InputFormat, name: String) throws(ListDiffError) -> (Value, SourceText) {
         switch format {
-        case .json: (root, source) = try json.read(bytes, name: name)
-        case .ndjson: (root, source) = try json.readLines(bytes, name: name)
-        case .yaml: (root, source) = try yaml.read(bytes, name: name)
-        case .csv, .tsv: (root, source) = try csv(format).read(bytes, name: name, json: json)
+        case .json: return try json.read(bytes, name: name)
+        case .ndjson: return try json.readLines(bytes, name: name)
+        case .yaml: return try yaml.read(bytes, name: name)
+        case .csv, .tsv: return try csv(format).read(bytes, name: name, json: json)
         }
+    }
+
+    package func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
+        let format = format(for: name, bytes: bytes)
+        let (root, source) = try root(bytes, format, name: name)
         do {
             return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
         } catch {
