@@ -6,7 +6,7 @@
 /// can be applied one after another), anything else as a whole. An object with a
 /// duplicated key is compared as a whole, since a path could not name one of the twins.
 package enum FieldDiff {
-    public static func changes(old: Value, new: Value) -> [Changeset.FieldChange] {
+    static func changes(old: Value, new: Value) -> [Changeset.FieldChange] {
         var out: [FieldChange] = []
         collect(old, new, path: "", into: &out)
         return out
@@ -67,7 +67,7 @@ package enum FieldDiff {
     }
 
     /// RFC 6901 escaping of one reference token: `~` as `~0`, `/` as `~1`.
-    public static func escape(_ token: String) -> String {
+    static func escape(_ token: String) -> String {
         guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
         var out = ""
         for c in token.unicodeScalars {

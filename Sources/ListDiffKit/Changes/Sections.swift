@@ -36,20 +36,20 @@ extension Changeset {
 /// The sections of each document, as the changeset remembers them: names and sizes.
 package struct SectionOutline: Sendable, Equatable {
     /// Names (nil for the single section of a plain list).
-    public var names: [Value?]
-    public var sizes: [Int]
+    var names: [Value?]
+    var sizes: [Int]
 
-    public init(names: [Value?], sizes: [Int]) {
+    init(names: [Value?], sizes: [Int]) {
         self.names = names
         self.sizes = sizes
     }
 
-    public init(_ document: Document) {
+    init(_ document: Document) {
         names = document.sections.map(\.name)
         sizes = document.sections.map(\.records.count)
     }
 
-    public static func plain(_ count: Int) -> SectionOutline { SectionOutline(names: [nil], sizes: [count]) }
+    static func plain(_ count: Int) -> SectionOutline { SectionOutline(names: [nil], sizes: [count]) }
 }
 
 /// `Changeset.Stage` under its short name inside the package.

@@ -5,14 +5,14 @@
 /// resident memory of a diff stays near the size of its tables rather than its inputs;
 /// touching them again reads them back from the page cache.
 package final class MappedFile: @unchecked Sendable {
-    public let name: String
-    public let bytes: UnsafeBufferPointer<UInt8>
+    package let name: String
+    package let bytes: UnsafeBufferPointer<UInt8>
     private let mapped: Bool
     /// The open file of a mapped input, for `copy(_:into:)`; -1 otherwise.
     private let descriptor: Int32
     private static let pageSize = SystemCalls.pageSize
 
-    public init(_ path: String) throws(ListDiffError) {
+    package init(_ path: String) throws(ListDiffError) {
         name = path
         let (fd, status) = try InputFile.open(path)
         let size = fd != SystemCalls.standardInput && status?.kind == .regular ? status!.size : nil
@@ -126,7 +126,7 @@ package final class MappedFile: @unchecked Sendable {
 
     /// Throws when a read of this file found that it had shrunk since it was mapped (so
     /// what was read is not the file): reads of the lost pages gave zeros.
-    public func checkIntact() throws(ListDiffError) {
+    package func checkIntact() throws(ListDiffError) {
         guard mapped, let fault = SystemCalls.lastMappedFault(), let base = bytes.baseAddress else { return }
         let start = UInt(bitPattern: base)
         let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
@@ -138,11 +138,11 @@ package final class MappedFile: @unchecked Sendable {
     static let shrank = "the file shrank while it was read (another program changed it); run again once it is complete"
 
     /// The first bytes, to guess the format from.
-    public var head: [UInt8] { Array(bytes.prefix(4096)) }
+    var head: [UInt8] { Array(bytes.prefix(4096)) }
 
     /// Hands back the mapped pages wholly inside `range` (no-op for a read buffer). Needs
     /// no state, so that two threads may release their own parts of one file.
-    public func release(_ range: Range<Int>) {
+    func release(_ range: Range<Int>) {
         guard mapped else { return }
         let low = (range.lowerBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize
         let high = min(range.upperBound, bytes.count) / Self.pageSize * Self.pageSize
@@ -152,7 +152,7 @@ package final class MappedFile: @unchecked Sendable {
 
     /// Hands back every page that `range` touches, whole or not (a page shared with a record
     /// still in use is read again if it is needed).
-    public func release(pages range: Range<Int>) {
+    func release(pages range: Range<Int>) {
         guard mapped, !range.isEmpty else { return }
         let low = range.lowerBound / Self.pageSize * Self.pageSize
         let high = min(bytes.count, (range.upperBound + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
@@ -161,7 +161,7 @@ package final class MappedFile: @unchecked Sendable {
     }
 
     /// Tells the kernel that the rest is read here and there (no read-ahead on a fault).
-    public func adviseRandom() {
+    func adviseRandom() {
         guard mapped, let base = bytes.baseAddress else { return }
         SystemCalls.advise(base, count: bytes.count, .random)
     }

@@ -13,16 +13,16 @@
 /// The changeset equals the one `Differ` gives for the same inputs, but for its algorithm,
 /// which is `merge`.
 package struct SortedMerge: Sendable {
-    public var key: IdentityKey
-    public var memberOrder: Differ.MemberOrder
+    package var key: IdentityKey
+    package var memberOrder: Differ.MemberOrder
     /// The rules under which two versions of a record are the same.
-    public var comparison = Comparison()
-    public var maxDepth = 1000
-    public var progress: Progress?
+    package var comparison = Comparison()
+    package var maxDepth = 1000
+    package var progress: Progress?
     /// Bytes read at a time (a record longer than this grows the buffer).
-    public var blockSize = 1 << 20
+    package var blockSize = 1 << 20
 
-    public init(key: IdentityKey, memberOrder: Differ.MemberOrder = .ignore, progress: Progress? = nil) {
+    package init(key: IdentityKey, memberOrder: Differ.MemberOrder = .ignore, progress: Progress? = nil) {
         self.key = key
         self.memberOrder = memberOrder
         self.progress = progress
@@ -30,7 +30,7 @@ package struct SortedMerge: Sendable {
 
     /// - Throws: when the key is a path into the records (not covered), an input is
     ///   unreadable, malformed, not sorted or repeats a key, or a record has no usable key.
-    public func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
+    package func diff(old oldPath: String, new newPath: String) throws(ListDiffError) -> Changeset {
         try Differ(memberOrder: memberOrder, comparison: comparison).check(key: key)
         guard let names = KeyTrie(key) else {
             throw ListDiffError(.limit, "the key has more than 64 fields or path steps in all")

@@ -1,15 +1,15 @@
 /// A 128-bit hash.
 package struct Hash128: Hashable, Sendable {
-    public var a: UInt64
-    public var b: UInt64
+    package var a: UInt64
+    package var b: UInt64
 
-    public init(a: UInt64, b: UInt64) {
+    package init(a: UInt64, b: UInt64) {
         self.a = a
         self.b = b
     }
 
     /// 32 lowercase hex digits.
-    public var hex: String {
+    package var hex: String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(32)
@@ -49,9 +49,9 @@ package enum CanonicalHash {
     static let objectTag: UInt64 = 0x6f62_6a65_6374_0004
     static let bagTag: UInt64 = 0x6261_6700_0000_0008
 
-    public static let null = Hash128(a: 0x6e75_6c6c_0000_0005 ^ p0, b: 0x6e75_6c6c_0000_0005 ^ p3)
-    public static let `true` = Hash128(a: 0x7472_7565_0000_0006 ^ p1, b: 0x7472_7565_0000_0006 ^ p4)
-    public static let `false` = Hash128(a: 0x6661_6c73_6500_0007 ^ p2, b: 0x6661_6c73_6500_0007 ^ p0)
+    package static let null = Hash128(a: 0x6e75_6c6c_0000_0005 ^ p0, b: 0x6e75_6c6c_0000_0005 ^ p3)
+    package static let `true` = Hash128(a: 0x7472_7565_0000_0006 ^ p1, b: 0x7472_7565_0000_0006 ^ p4)
+    package static let `false` = Hash128(a: 0x6661_6c73_6500_0007 ^ p2, b: 0x6661_6c73_6500_0007 ^ p0)
 
     @inline(__always)
     static func mum(_ x: UInt64, _ y: UInt64) -> UInt64 {
@@ -96,13 +96,13 @@ package enum CanonicalHash {
     }
 
     @inline(__always)
-    public static func string(_ utf8: UnsafeRawBufferPointer) -> Hash128 {
+    package static func string(_ utf8: UnsafeRawBufferPointer) -> Hash128 {
         utf8.count == 0
             ? bytes(UnsafeRawPointer(bitPattern: 8)!, 0, tag: stringTag)
             : bytes(utf8.baseAddress!, utf8.count, tag: stringTag)
     }
 
-    public static func string(_ s: String) -> Hash128 {
+    package static func string(_ s: String) -> Hash128 {
         var s = s
         return s.withUTF8 { string(UnsafeRawBufferPointer($0)) }
     }
@@ -215,20 +215,18 @@ package enum CanonicalHash {
     }
 
     /// Combines the elements of an array, in order.
-    public struct ArrayHasher: Sendable {
+    struct ArrayHasher: Sendable {
         var state = Hash128(a: arrayTag ^ p1, b: arrayTag ^ p2)
         var count: UInt64 = 0
 
-        public init() {}
-
         @inline(__always)
-        public mutating func add(_ e: Hash128) {
+        mutating func add(_ e: Hash128) {
             state = Hash128(a: mum(state.a ^ e.a, p1 ^ e.b), b: mum(state.b ^ e.b, p2 ^ e.a))
             count &+= 1
         }
 
         @inline(__always)
-        public func finish() -> Hash128 {
+        func finish() -> Hash128 {
             Hash128(a: mum(state.a ^ count, p3 ^ arrayTag), b: mum(state.b ^ p4, count ^ p0))
         }
     }
@@ -272,7 +270,7 @@ package enum CanonicalHash {
     }
 
     /// The hash of a value.
-    public static func of(_ value: Value) -> Hash128 {
+    package static func of(_ value: Value) -> Hash128 {
         switch value {
         case .null: return null
         case .bool(let b): return b ? `true` : `false`

@@ -7,9 +7,9 @@ import Dispatch
 /// different documents almost surely have different ones. The fast reader computes the same
 /// fingerprint from the bytes, record by record, without building the values.
 package enum Fingerprint {
-    public static let prefix = "h128:"
+    package static let prefix = "h128:"
 
-    public static func of(_ value: Value) -> String {
+    package static func of(_ value: Value) -> String {
         string(CanonicalHash.of(value))
     }
 
@@ -18,7 +18,7 @@ package enum Fingerprint {
     /// OLD's where they are the same under the rules). When the order of records means
     /// nothing, each list is hashed as a bag (`CanonicalHash.BagHasher`), so that any order
     /// of its records gives one fingerprint. Without rules that document is NEW.
-    public static func ofResult(_ changeset: Changeset, old: Document) throws(ListDiffError) -> String {
+    package static func ofResult(_ changeset: Changeset, old: Document) throws(ListDiffError) -> String {
         let result = try changeset.apply(to: old)
         guard changeset.comparison.unorderedRecords else { return of(old.layout.diffed(in: result)) }
         let document = try Document(
@@ -34,12 +34,12 @@ package enum Fingerprint {
             })
     }
 
-    public static func string(_ hash: Hash128) -> String {
+    package static func string(_ hash: Hash128) -> String {
         prefix + hash.hex
     }
 
     /// Two fingerprints, computed at once on two cores.
-    public static func of(_ a: Value, _ b: Value) -> (String, String) {
+    package static func of(_ a: Value, _ b: Value) -> (String, String) {
         let results = UnsafeMutableBufferPointer<String>.allocate(capacity: 2)
         results.initialize(repeating: "")
         defer { results.deallocate() }

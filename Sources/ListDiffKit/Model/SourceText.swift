@@ -6,7 +6,7 @@
 /// line and column on demand: only errors and reports pay for it.
 package final class SourceText: @unchecked Sendable {
     /// The name used in messages: the path as the user gave it, or `-` for standard input.
-    public let name: String
+    package let name: String
     let bytes: [UInt8]
     /// Start offsets of every value in pre-order; see `Value.nodeCount`.
     let valueOffsets: [Int]
@@ -29,7 +29,7 @@ package final class SourceText: @unchecked Sendable {
     }
 
     /// The line and column of a byte offset.
-    public func location(ofOffset offset: Int) -> ListDiffError.Location {
+    func location(ofOffset offset: Int) -> ListDiffError.Location {
         bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0) }
     }
 

@@ -11,21 +11,21 @@
 /// - Complexity: O(n) in the size of the input; recursion depth at most `maxDepth`.
 package struct JSONReader: Sendable {
     /// The deepest nesting of arrays and objects accepted.
-    public var maxDepth: Int
+    package var maxDepth: Int
 
-    public init(maxDepth: Int = 1000) {
+    package init(maxDepth: Int = 1000) {
         self.maxDepth = maxDepth
     }
 
     /// Reads exactly one JSON text.
-    public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+    package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
         let (values, offsets) = try parse(bytes, name: name, many: false)
         return (values[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
     }
 
     /// Reads NDJSON (JSON Lines): one JSON value per line, blank lines skipped. The result
     /// is the list of the values, as if they were written as one JSON list.
-    public func readLines(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+    func readLines(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
         let result: Result<([Value], [Int]), JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
             parser.offsets = [0]  // the list itself
@@ -45,12 +45,12 @@ package struct JSONReader: Sendable {
     }
 
     /// Reads a value from bytes; convenience for tests and small inputs.
-    public func value(_ bytes: [UInt8]) throws(ListDiffError) -> Value {
+    package func value(_ bytes: [UInt8]) throws(ListDiffError) -> Value {
         try parse(bytes, name: "<input>", many: false).values[0]
     }
 
     /// Reads zero or more JSON texts separated by white space (as in a JSON sequence file).
-    public func values(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
+    package func values(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
         try parse(bytes, name: "<input>", many: true).values
     }
 

@@ -13,13 +13,13 @@
 /// - Deliberate refusals: a mapping key that is a mapping or a sequence (records are
 ///   string-keyed), and an alias to an anchor not yet defined.
 package struct YAMLReader: Sendable {
-    public var maxDepth: Int
-    public var maxAliasExpansion: Int
+    package var maxDepth: Int
+    var maxAliasExpansion: Int
     /// The most text (strings, numbers and member names, in bytes) aliases may add in all: a
     /// node budget alone lets a few aliases of a huge scalar expand without end.
-    public var maxAliasBytes: Int
+    package var maxAliasBytes: Int
 
-    public init(maxDepth: Int = 1000, maxAliasExpansion: Int = 1_000_000, maxAliasBytes: Int = 16 << 20) {
+    package init(maxDepth: Int = 1000, maxAliasExpansion: Int = 1_000_000, maxAliasBytes: Int = 16 << 20) {
         self.maxAliasBytes = maxAliasBytes
         self.maxDepth = maxDepth
         self.maxAliasExpansion = maxAliasExpansion
@@ -29,7 +29,7 @@ package struct YAMLReader: Sendable {
     ///
     /// A stream of two or more documents (`---` between them, as in Kubernetes manifests)
     /// reads as a list with one element per document, empty (null) documents left out.
-    public func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+    package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
         let (documents, offsets, starts) = try parse(bytes, name: name)
         guard !documents.isEmpty else {
             throw ListDiffError(.shape, file: name, "no YAML document in the input")
@@ -45,7 +45,7 @@ package struct YAMLReader: Sendable {
     }
 
     /// Reads every document of a YAML stream.
-    public func documents(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
+    package func documents(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
         try parse(bytes, name: "<input>").documents
     }
 

@@ -6,24 +6,24 @@
 /// The work is done on bytes (`JSONBytes`); the `String` functions wrap it.
 package enum JSONWriter {
     /// One line, no spaces.
-    public static func compact(_ value: Value) -> String {
+    package static func compact(_ value: Value) -> String {
         var out = JSONBytes()
         out.append(value: value)
         return out.string
     }
 
-    public static func write(_ value: Value, to out: inout String) {
+    package static func write(_ value: Value, to out: inout String) {
         out += compact(value)
     }
 
     /// Indented with two spaces, starting at `level`.
-    public static func writePretty(_ value: Value, to out: inout String, level: Int = 0) {
+    package static func writePretty(_ value: Value, to out: inout String, level: Int = 0) {
         var bytes = JSONBytes()
         bytes.appendPretty(value, level: level)
         out += bytes.string
     }
 
-    public static func writeString(_ s: String, to out: inout String) {
+    package static func writeString(_ s: String, to out: inout String) {
         var bytes = JSONBytes()
         bytes.append(string: s)
         out += bytes.string

@@ -13,7 +13,7 @@
 /// JSON text that passes through keeps its meaning: these escapes are JSON's own.
 package enum SafeText {
     /// `text` with every character that could act on a terminal or mislead a reader escaped.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         guard needsEscaping(text) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
@@ -28,7 +28,7 @@ package enum SafeText {
     }
 
     /// Whether `text` holds anything `escape` would change (a quick look at the bytes first).
-    public static func needsEscaping(_ text: String) -> Bool {
+    static func needsEscaping(_ text: String) -> Bool {
         var plain = true
         for byte in text.utf8 where byte < 0x20 || byte >= 0x7F {
             plain = false

@@ -3,7 +3,7 @@
 /// something else (`"true"`, `"1.5"`, `"null"`, `""`) are quoted, numbers keep their
 /// exact text, members keep their order.
 package enum YAMLWriter {
-    public static func document(_ value: Value) throws(ListDiffError) -> String {
+    package static func document(_ value: Value) throws(ListDiffError) -> String {
         let emitter = LibYAMLEmitter()
         emitter.streamStart()
         emitter.documentStart()

@@ -7,16 +7,16 @@
 /// and terminal control belong to the player in the executable. The number of frames and
 /// their timing do not depend on the size, so that a player can re-render on resize.
 package struct Replay: Sendable {
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Screen width and height in cells; the last line is the caption.
-        public var width: Int
-        public var height: Int
+        package var width: Int
+        package var height: Int
         /// Above this many changes, no animation: one frame, the result, saying so.
-        public var limit: Int
+        package var limit: Int
         /// Unchanged rows kept around a changed one before the rest of a run folds.
-        public var context: Int
+        package var context: Int
 
-        public init(width: Int = 80, height: Int = 24, limit: Int = 300, context: Int = 2) {
+        package init(width: Int = 80, height: Int = 24, limit: Int = 300, context: Int = 2) {
             self.width = width
             self.height = height
             self.limit = limit
@@ -26,20 +26,20 @@ package struct Replay: Sendable {
 
     /// One screen: its lines (at most `height`, each at most `width` cells, styled), and how
     /// long it stays at speed 1.
-    public struct Frame: Sendable, Equatable {
-        public var lines: [String]
-        public var seconds: Double
+    package struct Frame: Sendable, Equatable {
+        package var lines: [String]
+        package var seconds: Double
     }
 
     enum Mark { case none, deleted, inserted, updated, moved }
 
     /// OLD's records as the replay reads them: only those a frame shows are read.
-    public struct Records: Sendable {
+    package struct Records: Sendable {
         /// Record `r` (counted across sections) and, under `--duplicates match`, its
         /// occurrence of its key.
         let record: @Sendable (Int) -> (value: Value, occurrence: Int)?
 
-        public init(_ record: @escaping @Sendable (Int) -> (value: Value, occurrence: Int)?) {
+        package init(_ record: @escaping @Sendable (Int) -> (value: Value, occurrence: Int)?) {
             self.record = record
         }
     }
@@ -81,11 +81,11 @@ package struct Replay: Sendable {
     let headerIDs: [String: Int]
     /// What a record line reads: by row id, and whether it shows its new content.
     let text: @Sendable (Int, Bool) -> String
-    public let changeCount: Int
-    public let animated: Bool
+    let changeCount: Int
+    package let animated: Bool
 
     /// The replay of a changeset of two documents read in full.
-    public init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
+    package init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
         let records = old.records
         self.init(
             changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
@@ -94,7 +94,7 @@ package struct Replay: Sendable {
 
     /// The replay of a changeset, OLD's records read as frames show them: the changeset's
     /// positions say where every record goes, and its values what changed records read.
-    public init(changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records) {
+    package init(changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records) {
         let keys = KeyFormatter(changeset.key)
         let key = changeset.key
         let numbered = changeset.duplicates == .match
@@ -408,14 +408,14 @@ package struct Replay: Sendable {
     }
 
     /// The number of frames, whatever the size.
-    public var frameCount: Int { scenes.count }
+    package var frameCount: Int { scenes.count }
 
     /// How long the whole replay lasts at speed 1, whatever the size.
-    public var seconds: Double { scenes.reduce(0) { $0 + $1.seconds } }
+    package var seconds: Double { scenes.reduce(0) { $0 + $1.seconds } }
 
     /// Frame `index` for a screen of the given size: long runs of unchanged rows folded,
     /// a viewport that follows the marked rows, rows cut to the width, the caption last.
-    public func frame(_ index: Int, options: Options, style: TextStyle) -> Frame {
+    package func frame(_ index: Int, options: Options, style: TextStyle) -> Frame {
         let scene = scenes[index]
         let height = max(1, options.height - 1)
         let lines = lines(scene)
@@ -441,7 +441,7 @@ package struct Replay: Sendable {
     }
 
     /// The whole last frame, folded but not cut to a height: what stays after the replay.
-    public func finalLines(options: Options, style: TextStyle) -> [String] {
+    package func finalLines(options: Options, style: TextStyle) -> [String] {
         let scene = scenes[scenes.count - 1]
         let lines = lines(scene)
         let fits = lines.count < options.height
