@@ -68,5 +68,6 @@ let package = Package(
 // The fuzz targets (Fuzz/run builds them with -sanitize=fuzzer, which supplies main): not
 // part of the ordinary build.
 if Context.environment["LISTDIFF_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "listdiff-fuzz", dependencies: ["ListDiffKit"], path: "Fuzz/Targets"))
+    package.targets.append(
+        .executableTarget(name: "listdiff-fuzz", dependencies: ["ListDiffKit", "ListDiffKitTestSupport"], path: "Fuzz/Targets"))
 }

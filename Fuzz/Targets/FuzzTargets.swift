@@ -2,6 +2,7 @@
 // LISTDIFF_FUZZ_TARGET picks one: json, yaml, changeset or roundtrip. A crash, a hang or
 // a failed check (a trap) is a finding; everything else must end in a value or an error.
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 enum Target: String {
     case json, yaml, changeset, roundtrip

@@ -64,7 +64,7 @@ public struct Differ: Sendable {
         let oldFile = MappedFile(name: "old", bytes: oldText, placesHidden: true)
         let newFile = MappedFile(name: "new", bytes: newText, placesHidden: true)
         do {
-            return try files.diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: true).changeset
+            return try files.diffOpened(oldFile, oldFormat, newFile, newFormat).changeset
         } catch {
             var error = error
             error.location = nil
@@ -79,81 +79,10 @@ public struct Differ: Sendable {
         return (Array(JSONWriter.compact(value).utf8), .json)
     }
 
-    /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
-    ///   the size of the matched records for the content comparison.
-    package func diff(old: Document, new: Document, key: IdentityKey) throws(ListDiffError) -> Changeset {
-        guard old.layout.shape == new.layout.shape else {
-            throw ListDiffError(
-                .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
-        }
-        try check(key: key)
-        // Identities become dense symbols, equal for equal keys. A whole record as its key
-        // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
-        var symbols: [RecordID: Int] = [:]
-        symbols.reserveCapacity(old.records.count + new.records.count)
-        func symbol(_ id: RecordID) -> Int {
-            if let s = symbols[id] { return s }
-            let s = symbols.count
-            symbols[id] = s
-            return s
-        }
-        func id(_ record: Record) -> RecordID {
-            guard key.isWholeRecord, case .success(let (_, id)) = key.identify(record.value) else { return record.id }
-            return id
-        }
-        let oldSymbols = old.records.map { symbol(id($0)) }
-        let newSymbols = new.records.map { symbol(id($0)) }
-        var (pairing, stays) =
-            key.isWholeRecord
-            ? try sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
-            : try matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
-        var sectionChanges: [SectionChange] = []
-        if old.layout.isSectioned {
-            let sectionTarget: [Int?]
-            (sectionChanges, sectionTarget) = try diffSections(old: old, new: new)
-            if comparison.unorderedRecords {
-                // Order means nothing: a record moves only when it changes section.
-                stays = pairing.enumerated().map { i, j in
-                    guard let j else { return true }
-                    return sectionTarget[old.records[i].position.section] == new.records[j].position.section
-                }
-            } else {
-                stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
-            }
-        } else if comparison.unorderedRecords {
-            stays = [Bool](repeating: true, count: pairing.count)
-        }
-
-        let numbered = old.duplicates == .match || new.duplicates == .match
-        func side(_ document: Document) -> RecordSide {
-            RecordSide(
-                count: document.records.count, position: { document.records[$0].position },
-                value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
-                isScalar: { i, _ in key.isWholeRecord || document.records[i].value.isScalar },
-                occurrence: { numbered ? document.records[$0].occurrence : nil })
-        }
-        let significant = memberOrder == .significant
-        let comparison = comparison
-        let (changes, summary) = try changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
-            let a = old.records[i].value, b = new.records[j].value
-            return significant ? a.isIdentical(to: b) : comparison.same(a, b)
-        }
-        var changeset = Changeset(
-            algorithm: algorithm.name, key: key, oldCount: old.records.count,
-            newCount: new.records.count, changes: changes, summary: summary)
-        changeset.duplicates = numbered ? .match : .error
-        changeset.comparison = comparison
-        changeset.layout = old.layout
-        changeset.sections = sectionChanges
-        changeset.oldSections = SectionOutline(old)
-        changeset.newSections = SectionOutline(new)
-        return changeset
-    }
-
     /// How the change builder sees the records of one side: values are asked for only for
     /// records that changed, so that a side can build them on demand, or (`reference`)
     /// leave them to be read when the change is written.
-    struct RecordSide {
+    package struct RecordSide {
         var count: Int
         var position: (Int) -> RecordPosition
         var value: (Int) throws(ListDiffError) -> Value
@@ -164,12 +93,25 @@ public struct Differ: Sendable {
         var occurrence: (Int) -> Int?
         /// The record, for a change whose value is read later; nil to read it now.
         var reference: (Int) -> RecordReference? = { _ in nil }
+
+        package init(
+            count: Int, position: @escaping (Int) -> RecordPosition, value: @escaping (Int) throws(ListDiffError) -> Value,
+            key: @escaping (Int, Value?) throws(ListDiffError) -> Value, isScalar: @escaping (Int, Value?) -> Bool,
+            occurrence: @escaping (Int) -> Int?
+        ) {
+            self.count = count
+            self.position = position
+            self.value = value
+            self.key = key
+            self.isScalar = isScalar
+            self.occurrence = occurrence
+        }
     }
 
     /// The changes, given the pairing and the records that stay: deletes by old index, then
     /// inserts, moves and updates by new index. `same(i, j)` says whether old record i and
     /// new record j have the same content.
-    func changes(
+    package func changes(
         old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
         same: (Int, Int) -> Bool
     ) throws(ListDiffError) -> ([Change], Changeset.Summary) {
@@ -339,11 +281,7 @@ public struct Differ: Sendable {
     /// Matches sections by name, with this differ's algorithm and minimal moves, and finds
     /// section objects whose own fields changed. Returns the section changes (deletes by old
     /// index, then inserts, moves and updates by new index) and where each old section goes.
-    func diffSections(old: Document, new: Document) throws(ListDiffError) -> ([SectionChange], [Int?]) {
-        try diffSections(old: old.sections, new: new.sections)
-    }
-
-    func diffSections(old: [Section], new: [Section]) throws(ListDiffError) -> ([SectionChange], [Int?]) {
+    package func diffSections(old: [Section], new: [Section]) throws(ListDiffError) -> ([SectionChange], [Int?]) {
         var names: [String: Int] = [:]
         func symbol(_ name: Value?) -> Int {
             let id = Fingerprint.of(name ?? .null)
@@ -378,26 +316,6 @@ public struct Differ: Sendable {
         return (changes, pairs)
     }
 
-    /// Which matched records stay put when records are grouped in sections: a record stays
-    /// when its section goes to its new section and it is on a longest run, within that pair
-    /// of sections, of records that kept their order. Every other matched record moves.
-    static func staysWithinSections(pairing: [Int?], old: Document, new: Document, sectionTarget: [Int?]) -> [Bool] {
-        var stays = [Bool](repeating: false, count: old.records.count)
-        for (s, section) in old.sections.enumerated() {
-            guard let t = sectionTarget[s] else { continue }
-            var pairedOld: [Int] = []
-            var pairedNew: [Int] = []
-            for i in section.records {
-                if let j = pairing[i], new.records[j].position.section == t {
-                    pairedOld.append(i)
-                    pairedNew.append(j)
-                }
-            }
-            for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
-        }
-        return stays
-    }
-
     /// The matching of old to new positions, and which matched old positions stay put.
     ///
     /// The algorithm pairs; the pairing is checked and completed; then the largest set of
@@ -417,7 +335,7 @@ public struct Differ: Sendable {
     /// checked but not completed, so that each algorithm gives its own result. Myers and
     /// LCS pair a common subsequence (no moves); Heckel pairs records unique on both sides
     /// wherever they went, and the pairs that cross the longest run in order are moves.
-    func sequenceMatching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
+    package func sequenceMatching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
         let pairing = Self.validPairs(try algorithm.pairs(old: old, new: new, symbolCount: symbolCount), old: old, new: new)
         var stays = [Bool](repeating: false, count: old.count)
         visitLongestIncreasingSubsequence(count: old.count, value: { pairing[$0] ?? -1 }) { stays[$0] = true }

@@ -16,9 +16,6 @@ public struct FileDiffer: Sendable {
     package var reader: DocumentReader
     /// The algorithm and comparison rules.
     public var differ: Differ
-    /// Whether the engine may read the inputs. Off, both documents are read in full and
-    /// diffed by `Differ`: the reference the engine is tested against.
-    package var fast = true
     package var progress: Progress?
     /// Whether both inputs are NDJSON sorted by key: then they are merged in one streaming
     /// pass (`SortedMerge`), in memory that grows with the changes, not with the inputs.
@@ -57,39 +54,20 @@ public struct FileDiffer: Sendable {
         self.init(reader: reader, differ: differ)
     }
 
-    /// The result: the changeset (with fingerprints when asked for, and always from the fast
-    /// path, where they cost nothing more), and the documents when they were read in full.
+    /// The result: the changeset (with both fingerprints, which cost the engine nothing
+    /// more), OLD's records to read again for a replay, and
+    /// where records are in the files.
     package struct Result: Sendable {
         package var changeset: Changeset
-        package var documents: (old: Document, new: Document)?
-        /// Whether the fast path made it.
-        package var fast: Bool
-        /// OLD's records, read again when asked for (from the engine's scan, or the document).
+        /// OLD's records, read again when asked for (from the engine's scan).
         package var oldRecords: Replay.Records?
 
         /// Finds where records are in the files: in NEW when `new`, else in OLD.
         package var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
 
-        package init(
-            changeset: Changeset, documents: (old: Document, new: Document)?, fast: Bool,
-            oldRecords: Replay.Records? = nil
-        ) {
+        package init(changeset: Changeset, oldRecords: Replay.Records? = nil) {
             self.changeset = changeset
-            self.documents = documents
-            self.fast = fast
             self.oldRecords = oldRecords
-            if let documents {
-                locator = { positions, new in
-                    let document = new ? documents.new : documents.old
-                    let offsets = positions.map { p -> Int? in
-                        guard p.section < document.sections.count else { return nil }
-                        let records = document.sections[p.section].records
-                        guard p.index >= 0, p.index < records.count else { return nil }
-                        return document.records[records.lowerBound + p.index].offset
-                    }
-                    return document.source.bytes.withUnsafeBufferPointer { SourceLocation.of(offsets: offsets, in: $0) }
-                }
-            }
         }
 
         /// The line and column of the records at `positions`, in NEW when `new`, else in OLD;
@@ -100,24 +78,18 @@ public struct FileDiffer: Sendable {
 
         /// The replay of the changeset, OLD's records read only as its frames show them.
         package func replay(oldName: String, newName: String, limit: Int) -> Replay {
-            var records = oldRecords ?? Replay.Records { _ in nil }
-            if let old = documents?.old.records {
-                records = Replay.Records { r in r < old.count ? (old[r].value, old[r].occurrence) : nil }
-            }
-            return Replay(changeset: changeset, oldName: oldName, newName: newName, limit: limit, old: records)
+            Replay(
+                changeset: changeset, oldName: oldName, newName: newName, limit: limit,
+                old: oldRecords ?? Replay.Records { _ in nil })
         }
     }
 
-    /// Whether the engine reads these inputs (the full reader is the reference it is
-    /// tested against).
-    package var fastPathApplies: Bool { fast }
-
     /// Both inputs, open, with their formats.
-    typealias Inputs = (MappedFile, InputFormat, MappedFile, InputFormat)
+    package typealias Inputs = (MappedFile, InputFormat, MappedFile, InputFormat)
 
     /// Opens both inputs and finds their formats. A path in `emptyPaths` is an empty list in
     /// the other's format.
-    func open(_ old: String, _ new: String) throws(ListDiffError) -> Inputs {
+    package func open(_ old: String, _ new: String) throws(ListDiffError) -> Inputs {
         // The other input with no records: its sections, headers and the document around
         // them kept, so that it has the other's shape. NDJSON's empty list is no line at all.
         // The layout and sections are the ones the engine finds in the other input.
@@ -182,7 +154,7 @@ public struct FileDiffer: Sendable {
     ///   message names the fields that would key both files), a repeated key under
     ///   `DuplicatePolicy.error`, inputs of different shapes.
     public func diff(oldPath: String, newPath: String) throws(ListDiffError) -> Changeset {
-        try diff(old: oldPath, new: newPath, fingerprints: true).changeset
+        try diff(old: oldPath, new: newPath).changeset
     }
 
     /// Diffs two documents held as bytes, as `diff(oldPath:newPath:)` diffs files. The names
@@ -197,7 +169,7 @@ public struct FileDiffer: Sendable {
         }
         do {
             let (oldFile, oldFormat, newFile, newFormat) = open()
-            return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: true).changeset
+            return try diffOpened(oldFile, oldFormat, newFile, newFormat).changeset
         } catch {
             throw withCandidates(error, open: open)
         }
@@ -205,64 +177,40 @@ public struct FileDiffer: Sendable {
 
     /// Diffs two files. A record without its key is an error that names the fields that
     /// would key both files (`keyCandidates`).
-    package func diff(old: String, new: String, fingerprints: Bool) throws(ListDiffError) -> Result {
+    package func diff(old: String, new: String) throws(ListDiffError) -> Result {
         if sorted {
             var merge = SortedMerge(key: reader.key, memberOrder: differ.memberOrder, progress: progress)
             merge.comparison = differ.comparison
             merge.maxDepth = reader.json.maxDepth
-            return Result(changeset: try merge.diff(old: old, new: new), documents: nil, fast: true)
+            return Result(changeset: try merge.diff(old: old, new: new))
         }
         do {
             let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)
-            return try diffOpened(oldFile, oldFormat, newFile, newFormat, fingerprints: fingerprints)
+            return try diffOpened(oldFile, oldFormat, newFile, newFormat)
         } catch {
             throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
         }
     }
 
-    func diffOpened(
-        _ oldFile: MappedFile, _ oldFormat: InputFormat, _ newFile: MappedFile, _ newFormat: InputFormat, fingerprints: Bool
+    package func diffOpened(
+        _ oldFile: MappedFile, _ oldFormat: InputFormat, _ newFile: MappedFile, _ newFormat: InputFormat
     ) throws(ListDiffError) -> Result {
-        let old = oldFile.name, new = newFile.name
-        if fastPathApplies {
-            let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
-            var engine = engine(key: reader.key, duplicates: reader.duplicates)
-            engine.progress = progress
-            engine.parts = parts
-            engine.splitsFrom = splitsFrom
-            engine.keyHashing = keyHashing
-            let (changeset, side, newSide) = try engine.diffKeepingSides(old: oldFile, oldFormat, new: newFile, newFormat)
-            let records = side.records
-            var result = Result(
-                changeset: changeset, documents: nil, fast: true,
-                oldRecords: Replay.Records { r in
-                    guard r < records.count, let value = try? records.value(r) else { return nil }
-                    return (value, side.occurrence(r) ?? 0)
-                })
-            let locateOld = side.locator, locateNew = newSide.locator
-            result.locator = { positions, new in new ? locateNew(positions) : locateOld(positions) }
-            return result
-        }
-        progress?.begin(total: 2 * (oldFile.bytes.count + newFile.bytes.count))
-        var formatted = reader
-        formatted.format = oldFormat
-        let oldDocument = try formatted.parse(Array(oldFile.bytes), name: old)
-        progress?.advance(by: oldFile.bytes.count)
-        formatted.format = newFormat
-        let newDocument = try formatted.parse(Array(newFile.bytes), name: new)
-        progress?.advance(by: newFile.bytes.count)
-        progress?.enter(.comparing)
-        var changeset = try differ.diff(old: oldDocument, new: newDocument, key: reader.key)
-        if fingerprints {
-            if differ.comparison.isEmpty {
-                let (a, b) = Fingerprint.of(oldDocument.diffed, newDocument.diffed)
-                changeset.fingerprints = Changeset.Fingerprints(old: a, new: b)
-            } else {
-                changeset.fingerprints = Changeset.Fingerprints(
-                    old: Fingerprint.of(oldDocument.diffed), new: try Fingerprint.ofResult(changeset, old: oldDocument))
-            }
-        }
-        progress?.enter(.writing)
-        return Result(changeset: changeset, documents: (oldDocument, newDocument), fast: false)
+        let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
+        var engine = engine(key: reader.key, duplicates: reader.duplicates)
+        engine.progress = progress
+        engine.parts = parts
+        engine.splitsFrom = splitsFrom
+        engine.keyHashing = keyHashing
+        let (changeset, side, newSide) = try engine.diffKeepingSides(old: oldFile, oldFormat, new: newFile, newFormat)
+        let records = side.records
+        var result = Result(
+            changeset: changeset,
+            oldRecords: Replay.Records { r in
+                guard r < records.count, let value = try? records.value(r) else { return nil }
+                return (value, side.occurrence(r) ?? 0)
+            })
+        let locateOld = side.locator, locateNew = newSide.locator
+        result.locator = { positions, new in new ? locateNew(positions) : locateOld(positions) }
+        return result
     }
 }

@@ -412,7 +412,7 @@ struct DiffOptions: ParsableArguments {
         files.progress = progress?.progress ?? Timings.progress
         defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        let result = try files.diff(old: old, new: new, fingerprints: format == .json)
+        let result = try files.diff(old: old, new: new)
         if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }

@@ -189,11 +189,13 @@ struct DocumentPairs {
         do throws(ListDiffError) {
             let reader = DocumentReader(key: try IdentityKey(parsing: key), duplicates: duplicates, layout: options)
             var files = FileDiffer(reader: reader, differ: differ)
-            files.fast = engine
             configure(&files)
-            let result = try files.diff(old: old.path, new: new.path, fingerprints: true)
+            let changeset =
+                engine
+                ? try files.diff(old: old.path, new: new.path).changeset
+                : try ReferenceDiffer(files).diff(old: old.path, new: new.path).changeset
             var out = StringStream()
-            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(result.changeset, to: &out)
+            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
             return out.text
         } catch {
             return "error: \(error)"
@@ -318,10 +320,12 @@ struct DocumentPairs {
             func film(engine: Bool) -> String {
                 do throws(ListDiffError) {
                     let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
-                    var files = FileDiffer(reader: reader)
-                    files.fast = engine
-                    let result = try files.diff(old: old.path, new: new.path, fingerprints: false)
-                    let replay = result.replay(oldName: "old", newName: "new", limit: round % 2 == 0 ? 1000 : 4)
+                    let files = FileDiffer(reader: reader)
+                    let limit = round % 2 == 0 ? 1000 : 4
+                    let replay =
+                        engine
+                        ? try files.diff(old: old.path, new: new.path).replay(oldName: "old", newName: "new", limit: limit)
+                        : try ReferenceDiffer(files).diff(old: old.path, new: new.path).replay(oldName: "old", newName: "new", limit: limit)
                     return ReplayTests.film(replay, Replay.Options(width: 70, height: 14, context: 1))
                 } catch {
                     return "error: \(error)"
@@ -635,10 +639,10 @@ struct DocumentPairs {
             let layout = name == "path.json" ? LayoutOptions(path: try FieldPath("/data/users")) : LayoutOptions()
             var files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: layout))
             files.emptyPaths = ["/dev/null"]
-            let added = try files.diff(old: "/dev/null", new: path, fingerprints: true).changeset
+            let added = try files.diff(old: "/dev/null", new: path).changeset
             #expect(added.summary == Changeset.Summary(inserted: count), "\(name)")
             #expect(added.sections.isEmpty, "\(name)")
-            let deleted = try files.diff(old: path, new: "/dev/null", fingerprints: true).changeset
+            let deleted = try files.diff(old: path, new: "/dev/null").changeset
             #expect(deleted.summary == Changeset.Summary(deleted: count), "\(name)")
             #expect(deleted.sections.isEmpty, "\(name)")
         }

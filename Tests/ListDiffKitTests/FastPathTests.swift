@@ -158,13 +158,15 @@ struct RecordPairs {
 
     /// The changeset, as the JSON changeset renders it, or the error, by one path.
     static func run(_ old: URL, _ new: URL, fast: Bool, differ: Differ, key: IdentityKey = key) -> (String, Bool) {
-        var files = FileDiffer(reader: DocumentReader(key: key), differ: differ)
-        files.fast = fast
+        let files = FileDiffer(reader: DocumentReader(key: key), differ: differ)
         do throws(ListDiffError) {
-            let result = try files.diff(old: old.path, new: new.path, fingerprints: true)
+            let changeset =
+                fast
+                ? try files.diff(old: old.path, new: new.path).changeset
+                : try ReferenceDiffer(files).diff(old: old.path, new: new.path).changeset
             var out = StringStream()
-            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(result.changeset, to: &out)
-            return (out.text, result.fast)
+            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
+            return (out.text, fast)
         } catch {
             return ("error: \(error)", false)
         }

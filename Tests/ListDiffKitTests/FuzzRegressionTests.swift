@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Every input the fuzzer once found wrong (Fuzz/Regressions/TARGET/), checked again as its
 /// target checks it.

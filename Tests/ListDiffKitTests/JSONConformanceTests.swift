@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// JSONTestSuite (nst/JSONTestSuite), judged as upstream judges a parser.
 @Suite struct JSONConformanceTests {

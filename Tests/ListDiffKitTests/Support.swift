@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// Where the conformance data lives: `Tests/Conformance` in the repository (vendored, with
 /// its licences and origin), or `LISTDIFF_CONFORMANCE`.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 /// yaml-test-suite (data-2022-01-17), judged as Tests/Conformance/README.md says: the
 /// cases listdiff gets wrong must be exactly libyaml 0.2.5's known failures plus our own

@@ -1,5 +1,6 @@
 import Testing
 @testable import ListDiffKit
+import ListDiffKitTestSupport
 
 @Suite struct YAMLReaderTests {
     func load(_ text: String) throws(ListDiffError) -> Value {

@@ -39,14 +39,9 @@ package struct SectionOutline: Sendable, Equatable {
     var names: [Value?]
     var sizes: [Int]
 
-    init(names: [Value?], sizes: [Int]) {
+    package init(names: [Value?], sizes: [Int]) {
         self.names = names
         self.sizes = sizes
-    }
-
-    init(_ document: Document) {
-        names = document.sections.map(\.name)
-        sizes = document.sections.map(\.records.count)
     }
 
     static func plain(_ count: Int) -> SectionOutline { SectionOutline(names: [nil], sizes: [count]) }

@@ -763,7 +763,7 @@ struct Engine: Sendable {
         let records = side.records
         let reader = records.copyReader
         let batches = records.readsInBatches
-        return Differ.RecordSide(
+        var recordSide = Differ.RecordSide(
             count: side.count, position: side.position,
             value: { (i: Int) throws(ListDiffError) -> Value in
                 if let value = values[i] { return value }
@@ -774,8 +774,9 @@ struct Engine: Sendable {
                 return try records.key(i, key)
             },
             isScalar: { i, value in key.isWholeRecord || (value?.isScalar ?? records.isScalar(i)) },
-            occurrence: side.occurrence,
-            reference: { batches ? nil : records.reference($0, in: arena, reader: reader) })
+            occurrence: side.occurrence)
+        recordSide.reference = { batches ? nil : records.reference($0, in: arena, reader: reader) }
+        return recordSide
     }
 }
 

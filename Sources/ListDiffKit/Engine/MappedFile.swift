@@ -81,7 +81,7 @@ package final class MappedFile: @unchecked Sendable {
     }
 
     /// Bytes held in memory under a name (for tests and small inputs).
-    init(name: String, bytes source: [UInt8], placesHidden: Bool = false) {
+    package init(name: String, bytes source: [UInt8], placesHidden: Bool = false) {
         self.name = name
         self.placesHidden = placesHidden
         csv = nil

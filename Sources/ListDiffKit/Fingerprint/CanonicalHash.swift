@@ -252,19 +252,21 @@ package enum CanonicalHash {
     /// Adds up the elements of a list whose order means nothing (`--unordered`), so that
     /// every order of the same elements gives one hash, without sorting them. Each element
     /// is mixed before it is added, so that equal sums of raw hashes do not collide.
-    struct BagHasher {
+    package struct BagHasher {
         var sum = Hash128(a: 0, b: 0)
         var count: UInt64 = 0
 
+        package init() {}
+
         @inline(__always)
-        mutating func add(_ e: Hash128) {
+        package mutating func add(_ e: Hash128) {
             sum.a &+= mum(e.a ^ p2, e.b ^ p4)
             sum.b &+= mum(e.b ^ p3, e.a ^ p1)
             count &+= 1
         }
 
         @inline(__always)
-        func finish() -> Hash128 {
+        package func finish() -> Hash128 {
             Hash128(a: mum(sum.a ^ count ^ bagTag, p3), b: mum(sum.b ^ bagTag, p0 ^ count))
         }
     }

@@ -13,27 +13,6 @@ package enum Fingerprint {
         string(CanonicalHash.of(value))
     }
 
-    /// The new fingerprint of a changeset made under comparison rules: the fingerprint of
-    /// the document that applying it to `old` makes (NEW's records where they changed,
-    /// OLD's where they are the same under the rules). When the order of records means
-    /// nothing, each list is hashed as a bag (`CanonicalHash.BagHasher`), so that any order
-    /// of its records gives one fingerprint. Without rules that document is NEW.
-    package static func ofResult(_ changeset: Changeset, old: Document) throws(ListDiffError) -> String {
-        let result = try changeset.apply(to: old)
-        guard changeset.comparison.unorderedRecords else { return of(old.layout.diffed(in: result)) }
-        let document = try Document(
-            result, name: old.source.name, key: changeset.key, duplicates: changeset.duplicates, options: old.layout.options)
-        let sections: [Changeset.SectionContent<Value>] = document.sections.map { section in
-            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
-        }
-        return string(
-            document.layout.hash(sections) { records in
-                var bag = CanonicalHash.BagHasher()
-                for record in records { bag.add(CanonicalHash.of(record)) }
-                return bag.finish()
-            })
-    }
-
     package static func string(_ hash: Hash128) -> String {
         prefix + hash.hex
     }

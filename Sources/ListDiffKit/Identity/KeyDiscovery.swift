@@ -75,7 +75,7 @@ extension FileDiffer {
 
     /// A missing key's error, with the keys that would work in its place.
     /// `open` opens the inputs again: only a missing key's error needs them.
-    func withCandidates(_ error: ListDiffError, open: () throws(ListDiffError) -> Inputs) -> ListDiffError {
+    package func withCandidates(_ error: ListDiffError, open: () throws(ListDiffError) -> Inputs) -> ListDiffError {
         guard error.keyMissing, let candidates = try? keyCandidates(open()) else { return error }
         var error = error
         if candidates.isEmpty {

@@ -262,7 +262,7 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     /// The canonical hash of the container `rebuild` makes of `sections` (the part at the
     /// path), given how to hash each section's list. `apply` and the reference both use it
     /// when each list is hashed as a bag (`--unordered`).
-    func hash<R>(_ sections: [Changeset.SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
+    package func hash<R>(_ sections: [Changeset.SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
         switch shape {
         case .list:
             return list(sections.first?.records ?? [])

@@ -29,7 +29,7 @@ package final class SourceText: @unchecked Sendable {
     }
 
     /// The line and column of a byte offset.
-    func location(ofOffset offset: Int) -> ListDiffError.Location {
+    package func location(ofOffset offset: Int) -> ListDiffError.Location {
         bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0) }
     }
 

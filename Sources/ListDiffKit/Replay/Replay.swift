@@ -84,14 +84,6 @@ package struct Replay: Sendable {
     let changeCount: Int
     package let animated: Bool
 
-    /// The replay of a changeset of two documents read in full.
-    package init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
-        let records = old.records
-        self.init(
-            changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
-            old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
-    }
-
     /// The replay of a changeset, OLD's records read as frames show them: the changeset's
     /// positions say where every record goes, and its values what changed records read.
     package init(changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records) {

@@ -1,17 +1,19 @@
+import ListDiffKit
+
 /// Checks that the engine agrees with the reference reader and differ, on any bytes: the
 /// fuzz targets (Fuzz/) run them on generated inputs, and the tests on the inputs the
 /// fuzzer once found wrong (Fuzz/Regressions). Each returns what disagreed, or nil.
-enum SelfCheck {
+package enum SelfCheck {
     /// The reference reader and the engine's scan agree on whether `bytes` hold a list of
     /// records, and on the error's place when they do not.
-    static func read(_ bytes: [UInt8], _ format: InputFormat) -> String? {
+    package static func read(_ bytes: [UInt8], _ format: InputFormat) -> String? {
         guard let key = try? IdentityKey(parsing: []) else { return "no default key" }
         let reader = DocumentReader(format: format, key: key, duplicates: .match, layout: LayoutOptions())
         let reference = Result { () throws(ListDiffError) in try reader.parse(bytes, name: "a") }
-        var engine = Engine(key: key, differ: Differ(), duplicates: .match, options: LayoutOptions())
-        engine.yaml = reader.yaml
         let file = MappedFile(name: "a", bytes: bytes)
-        let scanned = Result { () throws(ListDiffError) in try engine.diff(old: file, format, new: file, format) }
+        let scanned = Result { () throws(ListDiffError) in
+            try FileDiffer(reader: reader).diffOpened(file, format, file, format).changeset
+        }
         switch (reference, scanned) {
         case (.success, .success(let changeset)):
             return changeset.isEmpty ? nil : "a document differs from itself"
@@ -24,27 +26,26 @@ enum SelfCheck {
 
     /// Reading `bytes` as a changeset ends in a changeset or an error (the fuzzer looks for
     /// crashes and hangs).
-    static func changeset(_ bytes: [UInt8]) -> String? {
-        _ = try? ChangesetReader().read(bytes, name: "fuzz")
+    package static func changeset(_ bytes: [UInt8]) -> String? {
+        _ = try? Changeset(json: bytes, name: "fuzz")
         return nil
     }
 
     /// `bytes` split in two (at a place their first byte chooses) are OLD and NEW as JSON:
     /// the engine gives the reference's changeset, and applying it to OLD gives NEW.
-    static func roundTrip(_ bytes: [UInt8]) -> String? {
+    package static func roundTrip(_ bytes: [UInt8]) -> String? {
         guard let first = bytes.first, let key = try? IdentityKey(parsing: []) else { return nil }
         let rest = Array(bytes.dropFirst())
         let cut = rest.count * Int(first) / 256
         let oldBytes = Array(rest[..<cut]), newBytes = Array(rest[cut...])
         let reader = DocumentReader(format: .json, key: key, duplicates: .error, layout: LayoutOptions())
         guard let old = try? reader.parse(oldBytes, name: "old"), let new = try? reader.parse(newBytes, name: "new"),
-            let expected = try? Differ().diff(old: old, new: new, key: key)
+            let expected = try? ReferenceDiffer(reader: reader).diff(old: old, new: new)
         else { return nil }
-        let engine = Engine(key: key, differ: Differ(), duplicates: .error, options: LayoutOptions())
         guard
-            let changeset = try? engine.diff(
-                old: MappedFile(name: "old", bytes: oldBytes), .json,
-                new: MappedFile(name: "new", bytes: newBytes), .json)
+            let changeset = try? FileDiffer(reader: reader).diffOpened(
+                MappedFile(name: "old", bytes: oldBytes), .json, MappedFile(name: "new", bytes: newBytes), .json
+            ).changeset
         else { return "the engine refused what the reference diffed" }
         if changeset.summary != expected.summary { return "summaries differ: \(changeset.summary) / \(expected.summary)" }
         guard let applied = try? changeset.apply(to: old) else { return "the changeset does not apply" }

@@ -1,0 +1,191 @@
+@_spi(Benchmarks) import ListDiffKit
+
+/// The reference the engine is tested against. Each input is read in full into values
+/// (`DocumentReader.parse`), its records found and keyed (`Document.keyed`, with the layout
+/// decided on the values by `Layout.find`), and the two documents are diffed record by record.
+/// It builds every value and keeps no index beyond a dictionary: slow, and plain to read.
+///
+/// The differential tests and the fuzz targets hold the engine (`FileDiffer`) to it: the same
+/// changeset, byte for byte, and the same errors, on inputs of every shape and format.
+package struct ReferenceDiffer {
+    /// How the inputs are read: format, key, duplicates policy and layout.
+    package var reader: DocumentReader
+    /// The algorithm and comparison rules.
+    package var differ: Differ
+    /// Paths read as an empty list in the other input's shape (git's /dev/null).
+    package var emptyPaths: Set<String> = []
+
+    package init(reader: DocumentReader, differ: Differ = Differ()) {
+        self.reader = reader
+        self.differ = differ
+    }
+
+    /// The reference for what `files` would diff: its reader, differ and empty paths.
+    package init(_ files: FileDiffer) {
+        self.init(reader: files.reader, differ: files.differ)
+        emptyPaths = files.emptyPaths
+    }
+
+    /// A changeset with both documents, read in full.
+    package struct Result {
+        package var changeset: Changeset
+        package var old: Document
+        package var new: Document
+
+        /// The replay of the changeset, OLD's records taken from its document.
+        package func replay(oldName: String, newName: String, limit: Int) -> Replay {
+            let records = old.records
+            return Replay(
+                changeset: changeset, oldName: oldName, newName: newName, limit: limit,
+                old: Replay.Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
+        }
+
+        /// The line and column of the records at `positions`, in NEW when `new`, else in OLD.
+        package func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
+            let document = new ? self.new : old
+            let offsets = positions.map { p -> Int? in
+                guard p.section < document.sections.count else { return nil }
+                let records = document.sections[p.section].records
+                guard p.index >= 0, p.index < records.count else { return nil }
+                return document.records[records.lowerBound + p.index].offset
+            }
+            return offsets.map { offset in offset.map { document.source.location(ofOffset: $0) } }
+        }
+    }
+
+    /// Diffs two files, each read whole. A record without its key is an error that names
+    /// the fields that would key both files, as the engine words it.
+    package func diff(old: String, new: String) throws(ListDiffError) -> Result {
+        var files = FileDiffer(reader: reader, differ: differ)
+        files.emptyPaths = emptyPaths
+        do {
+            let (oldFile, oldFormat, newFile, newFormat) = try files.open(old, new)
+            var formatted = reader
+            formatted.format = oldFormat
+            let oldDocument = try formatted.parse(Array(oldFile.bytes), name: oldFile.name)
+            formatted.format = newFormat
+            let newDocument = try formatted.parse(Array(newFile.bytes), name: newFile.name)
+            var changeset = try diff(old: oldDocument, new: newDocument)
+            changeset.fingerprints = Changeset.Fingerprints(
+                old: Fingerprint.of(oldDocument.diffed),
+                new: differ.comparison.isEmpty
+                    ? Fingerprint.of(newDocument.diffed) : try Self.fingerprint(of: changeset, appliedTo: oldDocument))
+            return Result(changeset: changeset, old: oldDocument, new: newDocument)
+        } catch {
+            throw files.withCandidates(error) { () throws(ListDiffError) in try files.open(old, new) }
+        }
+    }
+
+    /// The new fingerprint of a changeset made under comparison rules: the fingerprint of
+    /// the document that applying it to `old` makes (NEW's records where they changed,
+    /// OLD's where they are the same under the rules). When the order of records means
+    /// nothing, each list is hashed as a bag, so that any order of its records gives one
+    /// fingerprint.
+    package static func fingerprint(of changeset: Changeset, appliedTo old: Document) throws(ListDiffError) -> String {
+        let result = try changeset.apply(to: old)
+        guard changeset.comparison.unorderedRecords else { return Fingerprint.of(old.layout.diffed(in: result)) }
+        let document = try Document(
+            result, name: old.source.name, key: changeset.key, duplicates: changeset.duplicates, options: old.layout.options)
+        let sections: [Changeset.SectionContent<Value>] = document.sections.map { section in
+            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
+        }
+        return Fingerprint.string(
+            document.layout.hash(sections) { records in
+                var bag = CanonicalHash.BagHasher()
+                for record in records { bag.add(CanonicalHash.of(record)) }
+                return bag.finish()
+            })
+    }
+
+    /// - Complexity: the algorithm's cost, plus O((n + m) log(n + m)) for the moves, plus
+    ///   the size of the matched records for the content comparison.
+    package func diff(old: Document, new: Document) throws(ListDiffError) -> Changeset {
+        let key = reader.key
+        let algorithm = differ.algorithm, comparison = differ.comparison
+        guard old.layout.shape == new.layout.shape else {
+            throw ListDiffError(
+                .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
+        }
+        try differ.check(key: key)
+        // Identities become dense symbols, equal for equal keys. A whole record as its key
+        // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
+        var symbols: [RecordID: Int] = [:]
+        symbols.reserveCapacity(old.records.count + new.records.count)
+        func symbol(_ id: RecordID) -> Int {
+            if let s = symbols[id] { return s }
+            let s = symbols.count
+            symbols[id] = s
+            return s
+        }
+        func id(_ record: Record) -> RecordID {
+            guard key.isWholeRecord, case .success(let (_, id)) = key.identify(record.value) else { return record.id }
+            return id
+        }
+        let oldSymbols = old.records.map { symbol(id($0)) }
+        let newSymbols = new.records.map { symbol(id($0)) }
+        var (pairing, stays) =
+            key.isWholeRecord
+            ? try differ.sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+            : try differ.matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+        var sectionChanges: [SectionChange] = []
+        if old.layout.isSectioned {
+            let sectionTarget: [Int?]
+            (sectionChanges, sectionTarget) = try differ.diffSections(old: old.sections, new: new.sections)
+            if comparison.unorderedRecords {
+                // Order means nothing: a record moves only when it changes section.
+                stays = pairing.enumerated().map { i, j in
+                    guard let j else { return true }
+                    return sectionTarget[old.records[i].position.section] == new.records[j].position.section
+                }
+            } else {
+                stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
+            }
+        } else if comparison.unorderedRecords {
+            stays = [Bool](repeating: true, count: pairing.count)
+        }
+
+        let numbered = old.duplicates == .match || new.duplicates == .match
+        func side(_ document: Document) -> Differ.RecordSide {
+            Differ.RecordSide(
+                count: document.records.count, position: { document.records[$0].position },
+                value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
+                isScalar: { i, _ in key.isWholeRecord || document.records[i].value.isScalar },
+                occurrence: { numbered ? document.records[$0].occurrence : nil })
+        }
+        let significant = differ.memberOrder == .significant
+        let (changes, summary) = try differ.changes(old: side(old), new: side(new), pairing: pairing, stays: stays) { i, j in
+            let a = old.records[i].value, b = new.records[j].value
+            return significant ? a.isIdentical(to: b) : comparison.same(a, b)
+        }
+        var changeset = Changeset(
+            algorithm: algorithm.name, key: key, oldCount: old.records.count,
+            newCount: new.records.count, changes: changes, summary: summary)
+        changeset.duplicates = numbered ? .match : .error
+        changeset.comparison = comparison
+        changeset.layout = old.layout
+        changeset.sections = sectionChanges
+        changeset.oldSections = SectionOutline(names: old.sections.map(\.name), sizes: old.sections.map(\.records.count))
+        changeset.newSections = SectionOutline(names: new.sections.map(\.name), sizes: new.sections.map(\.records.count))
+        return changeset
+    }
+
+    /// Which matched records stay put when records are grouped in sections: a record stays
+    /// when its section goes to its new section and it is on a longest run, within that pair
+    /// of sections, of records that kept their order. Every other matched record moves.
+    private static func staysWithinSections(pairing: [Int?], old: Document, new: Document, sectionTarget: [Int?]) -> [Bool] {
+        var stays = [Bool](repeating: false, count: old.records.count)
+        for (s, section) in old.sections.enumerated() {
+            guard let t = sectionTarget[s] else { continue }
+            var pairedOld: [Int] = []
+            var pairedNew: [Int] = []
+            for i in section.records {
+                if let j = pairing[i], new.records[j].position.section == t {
+                    pairedOld.append(i)
+                    pairedNew.append(j)
+                }
+            }
+            for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
+        }
+        return stays
+    }
+}
