@@ -29,7 +29,7 @@ do {
     ]
     let key = try IdentityKey(parsing: ["id"])
     let changeset = try Differ().diff(old: old, new: new, key: key)
-    PatchRenderer(context: names).render(changeset, to: &out)
+    try PatchRenderer(context: names).render(changeset, to: &out)
     print("\(changeset.changes.count) changes, to the records keyed \(changeset.changes.map(\.key.description).joined(separator: ", "))")
     print(try changeset.apply(to: old) == new ? "applied to old, it gives new" : "applied to old, it does not give new")
 
@@ -48,12 +48,12 @@ do {
     let board: Value = ["todo": [["id": "a", "title": "Write"], ["id": "b", "title": "Test"]], "done": [["id": "c", "title": "Plan"]]]
     let later: Value = ["todo": [["id": "b", "title": "Test"]], "done": [["id": "c", "title": "Plan"], ["id": "a", "title": "Write"]]]
     let moved = try Differ().diff(old: board, new: later, key: key)
-    PatchRenderer(context: names).render(moved, to: &out)
+    try PatchRenderer(context: names).render(moved, to: &out)
     print(try moved.apply(to: board) == later ? "applied to the old board, it gives the new" : "the boards differ")
 
     // The versioned JSON changeset, read back and applied.
     var json = ""
-    JSONChangesetRenderer(context: names).render(changeset, to: &json)
+    try JSONChangesetRenderer(context: names).render(changeset, to: &json)
     let readBack = try Changeset(json: Array(json.utf8))
     print("read back from JSON: \(readBack.summary.updated) updated; applied, it gives new: \(try readBack.apply(to: old) == new)")
 

@@ -77,8 +77,9 @@ public struct FileDiffer: Sendable {
         }
 
         /// The replay of the changeset, OLD's records read only as its frames show them.
-        package func replay(oldName: String, newName: String, limit: Int) -> Replay {
-            Replay(
+        /// Throws when a change's record cannot be read.
+        package func replay(oldName: String, newName: String, limit: Int) throws(ListDiffError) -> Replay {
+            try Replay(
                 changeset: changeset, oldName: oldName, newName: newName, limit: limit,
                 old: oldRecords ?? Replay.Records { _ in nil })
         }

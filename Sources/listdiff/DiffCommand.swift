@@ -441,11 +441,12 @@ struct DiffOptions: ParsableArguments {
             renderer = stat ? StatRenderer(context: context) : PatchRenderer(context: context, style: TextStyle(colored: useColor))
         }
         progress?.stop()  // before anything reaches the terminal
-        try Output.write(to: output) { stream in
+        try Output.write(to: output) { stream throws(ListDiffError) in
+            // A renderer that writes records' values throws when one cannot be read.
             if let json = renderer as? JSONChangesetRenderer {
-                json.render(changeset) { stream.write(bytes: $0) }
+                try json.render(changeset) { stream.write(bytes: $0) }
             } else {
-                renderer.render(changeset, to: &stream)
+                try renderer.render(changeset, to: &stream)
             }
         }
         files.progress?.lap("write")

@@ -65,7 +65,7 @@ import ListDiffKitTestSupport
             let outputs = try Self.names.map { name -> String in
                 var out = JSONBytes()
                 for change in try Differ(algorithm: Self.algorithms[name]!).diff(old: old, new: new, key: key).changes {
-                    JSONChangesetRenderer.write(change, to: &out)
+                    try JSONChangesetRenderer.write(change, to: &out)
                 }
                 return out.string
             }

@@ -28,9 +28,9 @@ import ListDiffKitTestSupport
 @Suite struct ApplyTests {
     static let key = try! IdentityKey(parsing: [])
 
-    static func changesetJSON(_ changeset: Changeset) -> String {
+    static func changesetJSON(_ changeset: Changeset) throws -> String {
         var out = StringStream()
-        JSONChangesetRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(changeset, to: &out)
+        try JSONChangesetRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(changeset, to: &out)
         return out.text
     }
 
@@ -63,7 +63,7 @@ import ListDiffKitTestSupport
                 let old = try document(o), new = try document(Self.shuffleMembers(n, &rng))
                 let changeset = try Self.diff(old, new, differ)
                 // JSON changeset: render, read back, apply to the old document.
-                let text = Self.changesetJSON(changeset)
+                let text = try Self.changesetJSON(changeset)
                 let read = try ChangesetReader().read(Array(text.utf8), name: "changeset.json")
                 let result = try read.apply(to: old)
                 #expect(result == new.root)
@@ -100,7 +100,7 @@ import ListDiffKitTestSupport
         let significant = try Differ(memberOrder: .significant).diff(old: old, new: new, key: Self.key)
         #expect(significant.summary.updated == 1)
         #expect(significant.changes.first?.fields == [])
-        let patch = RendererTests.render(PatchRenderer(context: RendererTests.people), significant)
+        let patch = try RendererTests.render(PatchRenderer(context: RendererTests.people), significant)
         #expect(patch.contains("~ id=1 (member order)\n"))
     }
 
@@ -108,7 +108,7 @@ import ListDiffKitTestSupport
 
     static let peopleChangeset: String = {
         let c = try! RendererTests.changeset("people-old.json", "people-new.json")
-        return changesetJSON(c)
+        return try! changesetJSON(c)
     }()
 
     static func refusal(_ text: String, old: Document? = nil) throws -> ListDiffError? {

@@ -134,7 +134,7 @@ import ListDiffKitTestSupport
         let changeset = try Differ(comparison: rules).diff(
             old: [["id": 1, "a": "x"]], new: [["id": 1, "a": "y"]], key: IdentityKey(parsing: ["id"]))
         var out = StringStream()
-        JSONChangesetRenderer(context: RenderContext(oldName: "o", newName: "n")).render(changeset, to: &out)
+        try JSONChangesetRenderer(context: RenderContext(oldName: "o", newName: "n")).render(changeset, to: &out)
         let read = try ChangesetReader().read(Array(out.text.utf8), name: "c.json")
         #expect(read.comparison == rules)
         #expect(
@@ -142,7 +142,7 @@ import ListDiffKitTestSupport
                 #""comparison": {"ignore":["/updated_at"],"only":["/a","/b"],"unordered":true,"unorderedArrays":["/"],"tolerances":[{"path":"/score","absolute":0.01},{"path":"/","relative":1e-3}],"ignoreCase":["/email"],"ignoreWhitespace":["/"]}"#
             ))
         var patch = StringStream()
-        PatchRenderer(context: RenderContext(oldName: "o", newName: "n")).render(changeset, to: &patch)
+        try PatchRenderer(context: RenderContext(oldName: "o", newName: "n")).render(changeset, to: &patch)
         #expect(
             patch.text.split(separator: "\n")[2]
                 == "# compared under --ignore /updated_at --only /a --only /b --unordered --unordered-arrays / --tolerance /score=0.01 --relative-tolerance 1e-3 --ignore-case=/email --ignore-whitespace"

@@ -195,7 +195,7 @@ struct DocumentPairs {
                 ? try files.diff(old: old.path, new: new.path).changeset
                 : try ReferenceDiffer(files).diff(old: old.path, new: new.path).changeset
             var out = StringStream()
-            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
+            try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
             return out.text
         } catch {
             return "error: \(error)"
@@ -394,6 +394,40 @@ struct DocumentPairs {
                     == "\(old.path): error: the file shrank while it was read (another program changed it); run again once it is complete")
         }
         try newFile.checkIntact()
+    }
+
+    /// A change from the engine holds its record's text, read when the change is written. A
+    /// text that no longer reads (here spoilt by hand, as a file changed during the diff
+    /// would leave it) is an error from `value()` and from every writer of values, not a
+    /// change without a value.
+    @Test func aRecordThatNoLongerReadsIsAnErrorWhenWritten() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try "[{\"id\":1,\"name\":\"Ada\"}]\n".write(to: old, atomically: true, encoding: .utf8)
+        try "[{\"id\":1,\"name\":\"Ada\"}, {\"id\":2,\"name\":\"Alan\"}]\n".write(to: new, atomically: true, encoding: .utf8)
+        let result = try FileDiffer(key: try IdentityKey(parsing: ["id"])).diff(old: old.path, new: new.path)
+        let insert = try #require(result.changeset.changes.first { $0.operation == .insert })
+        #expect(try insert.value() == ["id": 2, "name": "Alan"])
+        let reference = try #require(insert.reference)
+        reference.chunk.base[Int(reference.start)] = UInt8(ascii: "]")
+
+        func expectReadError(_ what: String, _ body: () throws(ListDiffError) -> Void) {
+            do {
+                try body()
+                Issue.record("\(what) did not throw")
+            } catch {
+                #expect(error.kind == .io && error.message.hasPrefix("the file changed while it was being read"), "\(what): \(error)")
+            }
+        }
+        expectReadError("value()") { () throws(ListDiffError) in _ = try insert.value() }
+        let context = RenderContext(oldName: "old", newName: "new")
+        var out = ""
+        expectReadError("the patch") { () throws(ListDiffError) in try PatchRenderer(context: context).render(result.changeset, to: &out) }
+        expectReadError("Markdown") { () throws(ListDiffError) in try MarkdownRenderer(context: context).render(result.changeset, to: &out)
+        }
+        expectReadError("JSON Patch") { () throws(ListDiffError) in try JSONPatchRenderer().render(result.changeset, to: &out) }
+        expectReadError("the replay") { () throws(ListDiffError) in _ = try result.replay(oldName: "old", newName: "new", limit: 300) }
     }
 
     /// Key hashes cut to 4 bits, so that different keys share hashes all the time: every

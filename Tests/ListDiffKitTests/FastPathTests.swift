@@ -165,7 +165,7 @@ struct RecordPairs {
                 ? try files.diff(old: old.path, new: new.path).changeset
                 : try ReferenceDiffer(files).diff(old: old.path, new: new.path).changeset
             var out = StringStream()
-            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
+            try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
             return (out.text, fast)
         } catch {
             return ("error: \(error)", false)
@@ -495,7 +495,7 @@ struct RecordPairs {
                 var merge = SortedMerge(key: FastPathTests.key, memberOrder: order)
                 merge.blockSize = [16, 64, 1 << 20][round % 3]
                 var out = StringStream()
-                JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new"))
+                try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new"))
                     .render(try merge.diff(old: old.path, new: new.path), to: &out)
                 let (full, _) = FastPathTests.run(old, new, fast: false, differ: Differ(memberOrder: order))
                 #expect(out.text.replacingOccurrences(of: "\"merge\"", with: "\"heckel\"") == full, "round \(round)")

@@ -104,7 +104,7 @@ enum RFC6902 {
 @Suite struct JSONPatchTests {
     static func patch(_ changeset: Changeset) throws -> Value {
         var out = StringStream()
-        JSONPatchRenderer().render(changeset, to: &out)
+        try JSONPatchRenderer().render(changeset, to: &out)
         return try json(out.text)
     }
 
@@ -132,7 +132,7 @@ enum RFC6902 {
         let new = try document([json(#"{"id":1,"a/b":2,"m~n":[1]}"#)])
         let changeset = try Differ().diff(old: old, new: new, key: try IdentityKey(parsing: []))
         var out = StringStream()
-        JSONPatchRenderer().render(changeset, to: &out)
+        try JSONPatchRenderer().render(changeset, to: &out)
         #expect(
             out.text == """
                 [
@@ -143,7 +143,7 @@ enum RFC6902 {
 
                 """)
         var same = StringStream()
-        JSONPatchRenderer().render(try Differ().diff(old: old, new: old, key: try IdentityKey(parsing: [])), to: &same)
+        try JSONPatchRenderer().render(try Differ().diff(old: old, new: old, key: try IdentityKey(parsing: [])), to: &same)
         #expect(same.text == "[]\n")
     }
 

@@ -19,9 +19,9 @@ struct StringStream: TextOutputStream {
         return changeset
     }
 
-    static func render(_ renderer: some ChangesetRenderer, _ changeset: Changeset) -> String {
+    static func render(_ renderer: some ChangesetRenderer, _ changeset: Changeset) throws -> String {
         var out = StringStream()
-        renderer.render(changeset, to: &out)
+        try renderer.render(changeset, to: &out)
         return out.text
     }
 
@@ -35,7 +35,7 @@ struct StringStream: TextOutputStream {
 
     @Test func jsonOfPeople() throws {
         let c = try Self.changeset("people-old.json", "people-new.json")
-        let text = Self.render(JSONChangesetRenderer(context: Self.people), c)
+        let text = try Self.render(JSONChangesetRenderer(context: Self.people), c)
         try assertGolden(text, "people.json")
         // It is JSON, and it says what the README promises.
         guard case .object(let root) = try json(text) else { Issue.record("not an object"); return }
@@ -53,7 +53,7 @@ struct StringStream: TextOutputStream {
 
     @Test func nothingToSayWhenSame() throws {
         let c = try Self.changeset("people-old.json", "people-old.json")
-        #expect(Self.render(PatchRenderer(context: Self.people), c) == "")
+        #expect(try Self.render(PatchRenderer(context: Self.people), c) == "")
         // The changeset of a file against itself: no changes, every record unchanged, and
         // both fingerprints the same.
         guard case .object(let root) = try json(Self.render(JSONChangesetRenderer(context: Self.people), c)) else {

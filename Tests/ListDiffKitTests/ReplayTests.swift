@@ -39,7 +39,7 @@ import ListDiffKitTestSupport
             let (o, w) = generator.pair(maxCount: 30)
             let old = try document(o), new = try document(w)
             let changeset = try Differ().diff(old: old, new: new, key: ApplyTests.key)
-            let replay = Replay(old: old, new: new, changeset: changeset)
+            let replay = try Replay(old: old, new: new, changeset: changeset)
             let width = Int.random(in: 10...100, using: &rng), height = Int.random(in: 3...40, using: &rng)
             let options = Replay.Options(width: width, height: height, context: 1000)
             for i in 0..<replay.frameCount {
@@ -60,7 +60,7 @@ import ListDiffKitTestSupport
         var edited = values
         edited.remove(at: 700)
         let old = try document(values), new = try document(edited)
-        let replay = Replay(old: old, new: new, changeset: try Differ().diff(old: old, new: new, key: ApplyTests.key))
+        let replay = try Replay(old: old, new: new, changeset: try Differ().diff(old: old, new: new, key: ApplyTests.key))
         let options = Replay.Options(width: 40, height: 8)
         let deleting = replay.frame(1, options: options, style: .plain)
         #expect(deleting.lines.contains("- id=700 {\"id\":700}"))
@@ -71,7 +71,7 @@ import ListDiffKitTestSupport
 
     @Test func aboveTheLimitItCutsToTheResult() throws {
         let (o, n, c) = try Self.documents("people-old.json", "people-new.json")
-        let replay = Replay(old: o, new: n, changeset: c, limit: 3)
+        let replay = try Replay(old: o, new: n, changeset: c, limit: 3)
         #expect(replay.frameCount == 1 && !replay.animated)
         let frame = replay.frame(0, options: Replay.Options(width: 200, height: 12), style: .plain)
         #expect(

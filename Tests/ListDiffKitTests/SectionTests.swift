@@ -202,7 +202,7 @@ struct BatchSimulator {
             let old = try sectionedDocument(shape(o), options: LayoutOptions(items: n % 2 == 0 ? "items" : nil))
             let new = try sectionedDocument(shape(w), options: LayoutOptions(items: n % 2 == 0 ? "items" : nil))
             let changeset = try ApplyTests.diff(old, new, differ)
-            let text = ApplyTests.changesetJSON(changeset)
+            let text = try ApplyTests.changesetJSON(changeset)
             let read = try ChangesetReader().read(Array(text.utf8), name: "c.json")
             let result = try read.apply(to: old)
             #expect(result.isIdentical(to: new.root), "case \(n): \(text)")

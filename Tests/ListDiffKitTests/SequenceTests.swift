@@ -104,7 +104,7 @@ import ListDiffKitTestSupport
                     #expect(s.unchanged == AlgorithmContractTests.lcsLength(symbolsOld, symbolsNew), "round \(round) \(algorithm.name)")
                 }
                 var out = JSONBytes()
-                for change in changeset.changes { JSONChangesetRenderer.write(change, to: &out) }
+                for change in changeset.changes { try JSONChangesetRenderer.write(change, to: &out) }
                 outputs.append(out.string)
             }
             if Set(outputs).count == 3 { differs += 1 }

@@ -15,7 +15,7 @@ import Testing
         do {
             let changeset = try diff()
             var text = ""
-            JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &text)
+            try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &text)
             return text
         } catch {
             return "error: \(error.kind) \(error.message)"

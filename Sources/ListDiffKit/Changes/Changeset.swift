@@ -86,11 +86,15 @@ extension Changeset {
         /// For `update`: the changed fields.
         public package(set) var fields: [Changeset.FieldChange]
         /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
-        public var value: Value? {
+        ///
+        /// A change from a file may hold only its record's text; each call then reads that
+        /// text again, so call it once and keep the value. Throws when that text no
+        /// longer reads as a value (the file changed during the diff).
+        public func value() throws(ListDiffError) -> Value? {
             switch storage {
             case .none: return nil
             case .value(let value): return value
-            case .reference(let reference): return try? reference.value()
+            case .reference(let reference): return try reference.value()
             }
         }
         /// Under `--duplicates match`: which occurrence of the key (0 for the first); nil otherwise.
@@ -387,11 +391,12 @@ public struct Changeset: Sendable {
                 deleted[p.section][p.index] = change.operation == .delete
                 if change.operation == .move { try place(n, change, .moved(from: p)) }
             case .insert:
-                guard let value = change.value else { throw error(change: n, "the insert has no value") }
+                guard let value = try change.value() else { throw error(change: n, "the insert has no value") }
                 try place(n, change, .inserted(value))
             case .update:
                 let p = try oldPosition(n, change)
-                guard change.value != nil else { throw error(change: n, "the update has no value") }
+                // The value is read once, when the record is placed.
+                guard change.hasValue else { throw error(change: n, "the update has no value") }
                 guard replacedBy[p.section][p.index] < 0 else {
                     throw error(change: n, "old position \(p) is updated twice")
                 }
@@ -403,9 +408,9 @@ public struct Changeset: Sendable {
                 throw error(change: n, "old position \(p) is both updated and deleted")
             }
         }
-        func replaced(_ from: RecordPosition) -> R? {
+        func replaced(_ from: RecordPosition) throws(ListDiffError) -> R? {
             let n = replacedBy[from.section][from.index]
-            return n < 0 ? nil : changes[Int(n)].value.map(wrap)
+            return try n < 0 ? nil : changes[Int(n)].value().map(wrap)
         }
         for s in old.indices where sectionDeleted[s] {
             if let i = removed[s].firstIndex(of: false) {
@@ -452,7 +457,7 @@ public struct Changeset: Sendable {
                 }
                 switch placement {
                 case .moved(let from)?:
-                    records.append(replaced(from) ?? old[from.section].records[from.index])
+                    records.append(try replaced(from) ?? old[from.section].records[from.index])
                 case .inserted(let value)?:
                     records.append(wrap(value))
                 case nil:
@@ -460,7 +465,7 @@ public struct Changeset: Sendable {
                     let source = sources[t]!
                     while removed[source][next] { next += 1 }
                     let from = RecordPosition(section: source, index: next)
-                    records.append(replaced(from) ?? old[source].records[next])
+                    records.append(try replaced(from) ?? old[source].records[next])
                     next += 1
                 }
             }

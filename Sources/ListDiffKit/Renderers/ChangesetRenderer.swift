@@ -1,7 +1,10 @@
 /// Writes a changeset somewhere. Renderers never decide about terminals: colour comes in as a `TextStyle`.
 public protocol ChangesetRenderer {
     /// Writes `changeset` to `out`.
-    func render(_ changeset: Changeset, to out: inout some TextOutputStream)
+    ///
+    /// - Throws: when a change's record cannot be read. A change from a file may hold only
+    ///   its record's text, read when the change is written (the file may have changed since).
+    func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError)
 }
 
 /// What a renderer needs to know about the inputs beyond the changeset itself.

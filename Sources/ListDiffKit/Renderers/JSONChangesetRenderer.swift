@@ -20,13 +20,15 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         self.statOnly = statOnly
     }
 
-    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
-        render(changeset) { out.write(String(decoding: $0, as: UTF8.self)) }
+    /// Writes the changeset; throws when a change's record can no longer be read (its file changed
+    /// during the diff).
+    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
+        try render(changeset) { out.write(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// Renders the changeset as UTF-8 bytes, handed to `out` in blocks of about 64 KiB,
-    /// without making a `String` of them.
-    package func render(_ changeset: Changeset, bytes out: (UnsafeRawBufferPointer) -> Void) {
+    /// without making a `String` of them; throws when a change's record cannot be read.
+    package func render(_ changeset: Changeset, bytes out: (UnsafeRawBufferPointer) -> Void) throws(ListDiffError) {
         var buffer = JSONBytes(capacity: 1 << 16 + 4096)
         func flush(_ buffer: inout JSONBytes) {
             out(UnsafeRawBufferPointer(buffer.bytes))
@@ -114,7 +116,9 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         // time, and written in order: the memory held is a wave's, whatever the changeset's size.
         buffer.append(",\n  \"changes\": [")
         let changes = changeset.changes
-        Self.writeLines(count: changes.count, indent: "  ", to: &buffer, flush) { n, bytes in Self.write(changes[n], to: &bytes) }
+        try Self.writeLines(count: changes.count, indent: "  ", to: &buffer, flush) { n, bytes throws(ListDiffError) in
+            try Self.write(changes[n], to: &bytes)
+        }
         let plan = changeset.stagePlan
         buffer.append(",\n  \"stages\": [")
         for (k, entries) in plan.stages.enumerated() {
@@ -127,7 +131,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
                 Self.write(op, to: &buffer)
             }
             buffer.append("], \"changes\": [")
-            Self.writeLines(count: entries.count, indent: "    ", to: &buffer, flush) { n, bytes in
+            try Self.writeLines(count: entries.count, indent: "    ", to: &buffer, flush) { n, bytes in
                 let entry = entries[n]
                 let k = Int(entry.change)
                 Self.writeHead(
@@ -141,17 +145,19 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         flush(&buffer)
     }
 
-    /// Holds one block's bytes while a wave is rendered.
+    /// Holds one block's bytes while a wave is rendered, or the error that stopped it.
     private final class Block: @unchecked Sendable {
         var bytes = JSONBytes(capacity: 1 << 16)
+        var error: ListDiffError?
     }
 
     /// `count` items one per line, one level in from `indent` (`"  "` or `"    "`), and the
-    /// closing bracket. Blocks of items are rendered on every core at once.
+    /// closing bracket. Blocks of items are rendered on every core at once. An item that
+    /// throws stops the writing: the first block's error, in order, is thrown.
     static func writeLines(
         count: Int, indent: StaticString, to out: inout JSONBytes, _ flush: (inout JSONBytes) -> Void,
-        _ item: @escaping @Sendable (Int, inout JSONBytes) -> Void
-    ) {
+        _ item: @escaping @Sendable (Int, inout JSONBytes) throws(ListDiffError) -> Void
+    ) throws(ListDiffError) {
         let blockSize = 2048
         let cores = Machine.cores
         let blocks = (0..<max(1, cores)).map { _ in Block() }
@@ -162,18 +168,23 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             DispatchQueue.concurrentPerform(iterations: wave) { b in
                 // One access to the block's bytes for the whole loop (each access to a
                 // class's property is checked for exclusivity at run time).
-                func fill(_ bytes: inout JSONBytes) {
+                func fill(_ bytes: inout JSONBytes) throws(ListDiffError) {
                     bytes.removeAll()
                     for n in first + b * blockSize..<min(count, first + (b + 1) * blockSize) {
                         bytes.append(n == 0 ? "\n" : ",\n")
                         bytes.append(indent)
                         bytes.append("  ")
-                        item(n, &bytes)
+                        try item(n, &bytes)
                     }
                 }
-                fill(&blocks[b].bytes)
+                do throws(ListDiffError) {
+                    try fill(&blocks[b].bytes)
+                } catch {
+                    blocks[b].error = error
+                }
             }
             for b in 0..<wave {
+                if let error = blocks[b].error { throw error }
                 out.append(blocks[b].bytes.bytes)
                 flush(&out)
             }
@@ -283,14 +294,14 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         }
     }
 
-    static func write(_ change: Change, to out: inout JSONBytes) {
+    static func write(_ change: Change, to out: inout JSONBytes) throws(ListDiffError) {
         writeHead(change.operation, key: change.key, occurrence: change.occurrence, old: change.old, new: change.new, to: &out)
         if change.operation == .update, change.hasValue { writeFields(change.fields, to: &out) }
         if let reference = change.reference, reference.source is JSONRecords {
             // A record of a JSON input: its text, written anew, without building its value.
             out.append(", \"value\": ")
             reference.withBytes { out.append(compactJSON: $0) }
-        } else if let value = change.value {
+        } else if let value = try change.value() {
             out.append(", \"value\": ")
             out.append(value: value)
         }

@@ -19,8 +19,10 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         package var value: Value?
     }
 
-    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
-        let ops = Self.operations(changeset)
+    /// Writes the operations; throws when a change's record can no longer be read (its file changed
+    /// during the diff).
+    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
+        let ops = try Self.operations(changeset)
         if ops.isEmpty {
             out.write("[]\n")
             return
@@ -46,7 +48,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         out.write("]\n")
     }
 
-    package static func operations(_ changeset: Changeset) -> [Operation] {
+    package static func operations(_ changeset: Changeset) throws(ListDiffError) -> [Operation] {
         var ops: [Operation] = []
         // Under `--path`, the list sits inside the document.
         let prefix = changeset.layout.path.map { $0.components.map { "/" + FieldDiff.escape($0) }.joined() } ?? ""
@@ -81,7 +83,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
                     leaves[i] = true
                 }
             case .insert:
-                if let j = change.new?.index { inserted[j] = change.value ?? .null }
+                if let j = change.new?.index { inserted[j] = try change.value() ?? .null }
             case .delete:
                 if let i = change.old?.index { leaves[i] = true }
             case .update:

@@ -22,7 +22,9 @@ public struct MarkdownRenderer: ChangesetRenderer {
         self.limit = limit
     }
 
-    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
+    /// Writes the report; throws when a change's record can no longer be read (its file changed
+    /// during the diff).
+    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
         out.write("### listdiff: \(Self.cell(context.oldName)) → \(Self.cell(context.newName))\n\n")
         let s = changeset.summary
         out.write("| inserted | deleted | moved | updated | unchanged |\n| ---: | ---: | ---: | ---: | ---: |\n")
@@ -62,7 +64,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
             case .insert, .delete:
                 out.write("| key | at | record |\n| --- | ---: | --- |\n")
                 for change in shown {
-                    let record = change.keyedBySelf ? "" : value(change.value)
+                    let record = try change.keyedBySelf ? "" : value(change.value())
                     out.write("| \(key(change)) | \(at(operation == .insert ? change.new : change.old)) | \(record) |\n")
                 }
             case .move:

@@ -26,7 +26,9 @@ public struct PatchRenderer: ChangesetRenderer {
         self.style = style
     }
 
-    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) {
+    /// Writes the patch; throws when a change's record can no longer be read (its file changed
+    /// during the diff).
+    public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
         guard changeset.differs else { return }
         out.write(style.paint("--- \(SafeText.escape(context.oldName))", .bold) + "\n")
         out.write(style.paint("+++ \(SafeText.escape(context.newName))", .bold) + "\n")
@@ -34,7 +36,7 @@ public struct PatchRenderer: ChangesetRenderer {
             out.write(style.paint(SafeText.escape("# compared under \(changeset.comparison)"), .bold) + "\n")
         }
         if !changeset.layout.isSectioned {
-            for change in changeset.changes { out.write(line(change, changeset)) }
+            for change in changeset.changes { out.write(try line(change, changeset)) }
             out.write(Self.summaryLine(changeset.summary) + "\n")
             return
         }
@@ -46,7 +48,7 @@ public struct PatchRenderer: ChangesetRenderer {
         let target = changeset.oldSectionTargets
         for (name, changes) in homes {
             out.write(style.paint(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))"), .bold) + "\n")
-            for change in changes { out.write(line(change, changeset)) }
+            for change in changes { out.write(try line(change, changeset)) }
         }
         out.write(
             Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
@@ -55,18 +57,20 @@ public struct PatchRenderer: ChangesetRenderer {
         }
     }
 
-    func line(_ change: Change, _ changeset: Changeset) -> String {
+    func line(_ change: Change, _ changeset: Changeset) throws(ListDiffError) -> String {
         let keys = KeyFormatter(changeset.key)
         let sectioned = changeset.layout.isSectioned
         func at(_ p: RecordPosition?) -> String { RecordPosition.spelling(p, sectioned: sectioned) }
         let key = SafeText.escape(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
-        // A scalar keyed by itself is all said by its key.
-        let body = change.keyedBySelf ? "" : " " + SafeText.escape(JSONWriter.compact(change.value ?? .null))
+        // The record, for a delete or an insert. A scalar keyed by itself is all said by its key.
+        func body() throws(ListDiffError) -> String {
+            try change.keyedBySelf ? "" : " " + SafeText.escape(JSONWriter.compact(change.value() ?? .null))
+        }
         switch change.operation {
         case .delete:
-            return style.paint("- \(key) #\(at(change.old))\(body)", .red) + "\n"
+            return try style.paint("- \(key) #\(at(change.old))\(body())", .red) + "\n"
         case .insert:
-            return style.paint("+ \(key) #\(at(change.new))\(body)", .green) + "\n"
+            return try style.paint("+ \(key) #\(at(change.new))\(body())", .green) + "\n"
         case .move:
             var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
             if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,

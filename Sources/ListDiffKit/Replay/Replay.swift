@@ -86,7 +86,10 @@ package struct Replay: Sendable {
 
     /// The replay of a changeset, OLD's records read as frames show them: the changeset's
     /// positions say where every record goes, and its values what changed records read.
-    package init(changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records) {
+    /// Throws when a change's record cannot be read.
+    package init(
+        changeset: Changeset, oldName: String, newName: String, limit: Int = 300, old records: Records
+    ) throws(ListDiffError) {
         let keys = KeyFormatter(changeset.key)
         let key = changeset.key
         let numbered = changeset.duplicates == .match
@@ -116,7 +119,7 @@ package struct Replay: Sendable {
             switch change.operation {
             case .insert:
                 let id = oldCount + n
-                if let value = change.value { insertedText[id] = spell(change.key, value, change.occurrence) }
+                if let value = try change.value() { insertedText[id] = spell(change.key, value, change.occurrence) }
                 if let p = change.new { newRow[p] = id }
                 touched.insert(id)
             case .delete:
@@ -129,7 +132,7 @@ package struct Replay: Sendable {
                     newRow[p] = id
                     skip(id)
                 }
-                if change.operation == .update, let value = change.value {
+                if change.operation == .update, let value = try change.value() {
                     updatedText[id] = spell(change.key, value, change.occurrence)
                 }
             }

@@ -18,9 +18,9 @@ extension Fingerprint {
 
 extension Replay {
     /// The replay of a changeset of two documents read in full.
-    package init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) {
+    package init(old: Document, new: Document, changeset: Changeset, limit: Int = 300) throws(ListDiffError) {
         let records = old.records
-        self.init(
+        try self.init(
             changeset: changeset, oldName: old.source.name, newName: new.source.name, limit: limit,
             old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
     }

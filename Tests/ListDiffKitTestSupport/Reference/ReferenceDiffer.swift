@@ -33,9 +33,9 @@ package struct ReferenceDiffer {
         package var new: Document
 
         /// The replay of the changeset, OLD's records taken from its document.
-        package func replay(oldName: String, newName: String, limit: Int) -> Replay {
+        package func replay(oldName: String, newName: String, limit: Int) throws(ListDiffError) -> Replay {
             let records = old.records
-            return Replay(
+            return try Replay(
                 changeset: changeset, oldName: oldName, newName: newName, limit: limit,
                 old: Replay.Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
         }
