@@ -80,6 +80,7 @@ enum Main {
             // `file:line:column: error: message`, as compilers write it, so that editors can jump
             // to the place; an error about no file in particular names the program instead.
             var stderr = FileStream(fd: SystemCalls.standardError)
+            let error = error.wordedForTheCommand
             stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
             stderr.flush()
             SystemCalls.exit(ExitStatus.trouble.rawValue)
@@ -123,5 +124,18 @@ enum InputLimit {
         }
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int(digits), n >= 0, n <= (1 << 50) >> shift else { return nil }
         return n << shift
+    }
+}
+
+extension ListDiffError {
+    /// The error with its hint worded as the option that gets past it.
+    var wordedForTheCommand: ListDiffError {
+        guard let hint else { return self }
+        var worded = self
+        switch hint {
+        case .force: worded.message += "; --force applies it anyway"
+        }
+        worded.hint = nil
+        return worded
     }
 }

@@ -292,7 +292,6 @@ struct DocumentPairs {
             // The engine's apply writes what the reference's apply and writers write.
             let applier = try FileApplier(changeset: changeset, old: old.path, reader: DocumentReader(key: changeset.key))
             #expect(applier.fingerprint == changeset.fingerprints?.old, "round \(round)")
-            try applier.apply()
             #expect(applier.newFingerprint == changeset.fingerprints?.new, "round \(round)")
             // (CSV holds flat records only: CSVTests checks what apply writes as CSV.)
             for format in InputFormat.allCases where format != .csv && format != .tsv {
@@ -352,7 +351,6 @@ struct DocumentPairs {
         func applied(_ changes: String) -> String {
             do throws(ListDiffError) {
                 let applier = try FileApplier.open(changeset: Array(changes.utf8), name: "changes.json", old: old.path, reader: reader)
-                try applier.apply()
                 return Self.written(applier, .json)
             } catch {
                 return "error: \(error)"

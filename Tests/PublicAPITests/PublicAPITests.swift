@@ -117,14 +117,68 @@ import Testing
 
             let applier = try FileApplier(changeset: fromFiles, oldPath: oldURL.path, csvInfersTypes: true)
             #expect(applier.fingerprint == fromFiles.fingerprints?.old)
-            var early = ""
-            #expect(throws: ListDiffError.self) { try applier.write(.json, to: &early) }
-            #expect(early == "")
-            try applier.apply()
             #expect(applier.newFingerprint == fromFiles.fingerprints?.new)
             var written = ""
             try applier.write(.json, to: &written)
             #expect(try differ.diff(old: Array(written.utf8), new: Array(new.utf8), oldName: "a.json", newName: "new.\(format)").isEmpty)
+        }
+    }
+
+    /// `FileApplier` checks both fingerprints itself: a changeset made from another file is
+    /// refused, with the hint that `force` gets past it; with `force` it applies, as long as
+    /// each change finds its key at its old position. A changeset without fingerprints is
+    /// refused too, and one whose changes do not fit the file is refused even with `force`.
+    @Test func theApplierRefusesAChangesetMadeForAnotherFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listdiff-applier-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ text: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let old = try file("old.json", #"[{"id": 1, "n": "a"}, {"id": 2, "n": "b"}]"#)
+        let new = try file("new.json", #"[{"id": 2, "n": "B"}, {"id": 1, "n": "a"}]"#)
+        // The same keys in the same places, another content: only the fingerprint tells.
+        let other = try file("other.json", #"[{"id": 1, "n": "x"}, {"id": 2, "n": "y"}]"#)
+        let changeset = try FileDiffer(key: key).diff(oldPath: old, newPath: new)
+
+        var written = ""
+        try FileApplier(changeset: changeset, oldPath: old).write(.json, to: &written)
+        #expect(
+            try FileDiffer(key: key).diff(old: Array(written.utf8), new: Array(try String(contentsOfFile: new, encoding: .utf8).utf8))
+                .isEmpty)
+
+        do {
+            _ = try FileApplier(changeset: changeset, oldPath: other)
+            Issue.record("a changeset made from another file was applied")
+        } catch {
+            #expect(error.kind == .changeset && error.hint == .force && error.file == other, "\(error)")
+            #expect(error.message.hasPrefix("this is not the document the changeset was made from"), "\(error)")
+            #expect(!error.message.contains("--"), "a library message names no option: \(error)")
+        }
+        var forced = ""
+        try FileApplier(changeset: changeset, oldPath: other, force: true).write(.json, to: &forced)
+        let expected = #"[{"id": 2, "n": "B"}, {"id": 1, "n": "x"}]"#
+        #expect(try FileDiffer(key: key).diff(old: Array(forced.utf8), new: Array(expected.utf8)).isEmpty, "\(forced)")
+
+        // Read back without its fingerprints: refused unless forced.
+        var json = ""
+        try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &json)
+        let bare = try Changeset(json: Array(json.replacingOccurrences(of: "\"fingerprints\"", with: "\"unknown\"").utf8))
+        #expect(bare.fingerprints == nil)
+        #expect(throws: ListDiffError.self) { try FileApplier(changeset: bare, oldPath: old) }
+        _ = try FileApplier(changeset: bare, oldPath: old, force: true)
+
+        // A file whose records are not where the changes say: refused even with force.
+        let shuffled = try file("shuffled.json", #"[{"id": 2, "n": "b"}, {"id": 1, "n": "a"}]"#)
+        do {
+            _ = try FileApplier(changeset: changeset, oldPath: shuffled, force: true)
+            Issue.record("a changeset whose keys do not fit was applied")
+        } catch {
+            #expect(
+                error.kind == .changeset && error.hint == nil && error.message.contains("the changeset was not made from this file"),
+                "\(error)")
         }
     }
 

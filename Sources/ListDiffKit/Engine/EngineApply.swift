@@ -5,8 +5,13 @@ import Dispatch
 /// written with OLD's unchanged records copied from their bytes. Only the changeset's
 /// values, and the records the key check reads, are built as values.
 ///
-/// It writes what `Changeset.apply(to:)` and the writers give on the document
-/// `DocumentReader` reads, which the tests check.
+/// Making one does the whole job and its checks: OLD must be the file the changeset was
+/// made from (its fingerprint), every change must find its key at its old position, and
+/// the result must be the document the changeset leads to (the new fingerprint). `force`
+/// skips the two fingerprint checks, never the key check. Then `write` writes the result.
+///
+/// It writes what `Changeset.apply(to:)` and the writers give on the same document, which
+/// the tests check.
 public final class FileApplier: @unchecked Sendable {
     /// The changes to apply.
     public let changeset: Changeset
@@ -22,39 +27,43 @@ public final class FileApplier: @unchecked Sendable {
     /// The new sections: each record an OLD record's number (0 and up), or -1 - k for the
     /// changeset's value `values[k]`.
     private var sections: [Changeset.SectionContent<Int32>] = []
-    /// Whether `apply()` has made the new sections, which writing needs.
-    private var applied = false
     private var values: [Value] = []
 
     /// Scans OLD, read with `reader`'s format, maximum depth and YAML options, keyed by the
-    /// changeset's key, duplicates policy and layout.
+    /// changeset's key, duplicates policy and layout, and applies the changeset to it, with
+    /// the checks `init(changeset:oldPath:format:csvInfersTypes:force:)` makes.
     ///
-    /// - Throws: the errors reading OLD for a diff gives.
-    package convenience init(changeset: Changeset, old path: String, reader base: DocumentReader, progress: Progress? = nil)
-        throws(ListDiffError)
-    {
+    /// - Throws: the errors reading OLD for a diff gives, and those of the checks.
+    package convenience init(
+        changeset: Changeset, old path: String, reader base: DocumentReader, force: Bool = false,
+        changesetName: String? = nil, progress: Progress? = nil
+    ) throws(ListDiffError) {
         let scan = try Self.scan(Header(changeset), old: path, reader: base, progress: progress)
-        self.init(changeset: changeset, scan)
+        try self.init(changeset: changeset, scan, force: force, changesetName: changesetName)
     }
 
-    /// Scans the file at `path`, the OLD `changeset` is to be applied to, keyed by the
-    /// changeset's key, duplicates policy and layout.
-    ///
-    /// Check `fingerprint` against the changeset's before applying, to know that the file
-    /// is the one the changeset was made from; `apply()` checks only each change's key.
+    /// Applies `changeset` to the file at `path`, the OLD it was made from, and keeps the
+    /// result for `write`.
     ///
     /// - Parameters:
     ///   - changeset: the changes to apply.
     ///   - path: OLD's path.
     ///   - format: OLD's format; nil finds it from the extension, then from the first bytes.
     ///   - csvInfersTypes: read a CSV or TSV OLD's cells as the diff read them.
-    /// - Throws: the errors reading OLD for a diff gives.
-    public convenience init(changeset: Changeset, oldPath path: String, format: InputFormat? = nil, csvInfersTypes: Bool = false)
-        throws(ListDiffError)
-    {
+    ///   - force: apply even when OLD's fingerprint is not the changeset's, or the changeset
+    ///     has none, and keep a result whose fingerprint is not the one the changeset names.
+    ///     Each change must still find its key at its old position.
+    /// - Throws: the errors reading OLD for a diff gives; a `.changeset` error when OLD is
+    ///   not the file the changeset was made from, the changeset does not fit it, or the
+    ///   result is not the document the changeset leads to. The fingerprint errors carry
+    ///   the hint `.force`.
+    public convenience init(
+        changeset: Changeset, oldPath path: String, format: InputFormat? = nil, csvInfersTypes: Bool = false,
+        force: Bool = false
+    ) throws(ListDiffError) {
         var reader = DocumentReader(format: format, key: changeset.key)
         reader.csvInfersTypes = csvInfersTypes
-        try self.init(changeset: changeset, old: path, reader: reader)
+        try self.init(changeset: changeset, old: path, reader: reader, force: force)
     }
 
     /// Reads a changeset (as `ChangesetReader` does) and scans OLD at once, on two cores:
@@ -62,12 +71,14 @@ public final class FileApplier: @unchecked Sendable {
     /// changeset that listdiff wrote gives before its changes. The changeset's errors come
     /// first, as when it is read before OLD.
     package static func open(
-        changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
+        changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader, force: Bool = false,
         progress: Progress? = nil
     ) throws(ListDiffError) -> FileApplier {
         let reader = ChangesetReader()
         guard let header = reader.header(bytes, name: name) else {
-            return try FileApplier(changeset: reader.read(bytes, name: name), old: path, reader: base, progress: progress)
+            return try FileApplier(
+                changeset: reader.read(bytes, name: name), old: path, reader: base, force: force, changesetName: name,
+                progress: progress)
         }
         let results = UnsafeMutableBufferPointer<Result<Any, ListDiffError>?>.allocate(capacity: 2)
         results.initialize(repeating: nil)
@@ -89,9 +100,10 @@ public final class FileApplier: @unchecked Sendable {
         let changeset = try results[0]!.get() as! Changeset
         guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
-            return try FileApplier(changeset: changeset, old: path, reader: base, progress: progress)
+            return try FileApplier(
+                changeset: changeset, old: path, reader: base, force: force, changesetName: name, progress: progress)
         }
-        return FileApplier(changeset: changeset, try results[1]!.get() as! Scan)
+        return try FileApplier(changeset: changeset, try results[1]!.get() as! Scan, force: force, changesetName: name)
     }
 
     /// What OLD's scan depends on in a changeset.
@@ -150,7 +162,9 @@ public final class FileApplier: @unchecked Sendable {
         return Scan(name: path, format: format, side: side, hashing: hashing, engine: engine, reader: reader)
     }
 
-    init(changeset: Changeset, _ scan: Scan) {
+    /// Applies the changeset to the scanned OLD, with the checks (the fingerprints' unless
+    /// `force`).
+    init(changeset: Changeset, _ scan: Scan, force: Bool, changesetName: String?) throws(ListDiffError) {
         self.changeset = changeset
         name = scan.name
         format = scan.format
@@ -158,9 +172,29 @@ public final class FileApplier: @unchecked Sendable {
         hashing = scan.hashing
         engine = scan.engine
         reader = scan.reader
+        if !force {
+            guard let fingerprints = changeset.fingerprints else {
+                throw ListDiffError(
+                    .changeset, file: changesetName, "the changeset has no fingerprints, so it cannot be checked against \(name)",
+                    hint: .force)
+            }
+            guard fingerprint == fingerprints.old else {
+                throw ListDiffError(
+                    .changeset, file: name,
+                    "this is not the document the changeset was made from (its fingerprint is \(fingerprint.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(count) records, the changeset's \(changeset.oldCount))",
+                    hint: .force)
+            }
+        }
+        try apply()
+        if !force, let fingerprints = changeset.fingerprints, newFingerprint != fingerprints.new {
+            throw ListDiffError(
+                .changeset, file: changesetName,
+                "applying the changeset does not give the document it was made for (the new fingerprint differs): the changeset was edited or is inconsistent"
+            )
+        }
     }
 
-    /// OLD's fingerprint, to check against the changeset's.
+    /// OLD's fingerprint, as the diff that made the changeset computed it for its OLD.
     public var fingerprint: String { Fingerprint.string(side.fingerprint) }
 
     /// OLD's number of records.
@@ -169,7 +203,7 @@ public final class FileApplier: @unchecked Sendable {
     /// Applies the changes, in the order and with the checks of `Changeset.apply(to:)`.
     ///
     /// - Throws: when OLD's layout is not the changeset's, or the changeset does not fit OLD.
-    public func apply() throws(ListDiffError) {
+    private func apply() throws(ListDiffError) {
         guard side.layout == changeset.layout else {
             throw ListDiffError(.changeset, file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
         }
@@ -200,11 +234,9 @@ public final class FileApplier: @unchecked Sendable {
         }
         self.values = values
         sections = result
-        applied = true
     }
 
-    /// The fingerprint of the document `apply()` made (of its part at the layout's path).
-    /// It means something only after `apply()`.
+    /// The fingerprint of the result (of its part at the layout's path).
     public var newFingerprint: String {
         // Under `--unordered`, each list is hashed as a bag, in any order (`Fingerprint.ofResult`).
         let unordered = changeset.comparison.unorderedRecords
@@ -235,8 +267,7 @@ public final class FileApplier: @unchecked Sendable {
     }
 
     /// Writes the new document as `write(_:to:)` does, handing its bytes to `out` in blocks.
-    public func write(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
-        guard applied else { throw ListDiffError(.usage, file: name, "the changeset must be applied before the result is written") }
+    package func write(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
         try writeUnchecked(format, bytes: out)
         // OLD's records were read again as they were written.
         try side.file.checkIntact()
@@ -379,7 +410,7 @@ public final class FileApplier: @unchecked Sendable {
         guard side.layout.path != nil else { return .null }
         let bytes = side.file.bytes
         if format == .yaml {
-            return try reader.parse(Array(bytes), name: name).root
+            return try reader.root(Array(bytes), .yaml, name: name).0
         }
         let start = side.containerOffset
         // The container was checked by the scan: its end is found by matching brackets.
@@ -465,7 +496,7 @@ public final class FileApplier: @unchecked Sendable {
     }
 
     /// Where written bytes go.
-    public typealias Sink = (UnsafeRawBufferPointer) -> Void
+    package typealias Sink = (UnsafeRawBufferPointer) -> Void
 
     private final class Block: @unchecked Sendable {
         var bytes = JSONBytes(capacity: 1 << 16)

@@ -77,20 +77,32 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     public var location: ListDiffError.Location?
     /// What went wrong, in one line, without the file and place.
     public var message: String
+    /// A setting that gets past the error, when one does. The message does not name it:
+    /// the command words it as its option, an embedder as its parameter.
+    public var hint: Hint?
     /// A record lacks its key (the error `FileDiffer` adds key candidates to).
     package var keyMissing = false
 
+    /// A setting that gets past an error.
+    public enum Hint: Sendable, Hashable {
+        /// Apply even though the fingerprints do not match (`FileApplier`'s `force`).
+        case force
+    }
+
     /// Errors are equal when they say the same (`keyMissing` is a note for `FileDiffer`).
     public static func == (a: ListDiffError, b: ListDiffError) -> Bool {
-        a.kind == b.kind && a.file == b.file && a.location == b.location && a.message == b.message
+        a.kind == b.kind && a.file == b.file && a.location == b.location && a.message == b.message && a.hint == b.hint
     }
 
     /// An error, as a custom `DiffAlgorithm` throws one.
-    public init(_ kind: Kind, file: String? = nil, location: ListDiffError.Location? = nil, _ message: String) {
+    public init(
+        _ kind: Kind, file: String? = nil, location: ListDiffError.Location? = nil, _ message: String, hint: Hint? = nil
+    ) {
         self.kind = kind
         self.file = file
         self.location = location
         self.message = message
+        self.hint = hint
     }
 
     /// The most characters an error's line shows.
