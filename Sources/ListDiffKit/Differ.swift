@@ -59,10 +59,8 @@ public struct Differ: Sendable {
         old: Value, new: Value, key: IdentityKey, duplicates: DuplicatePolicy = .error, options: LayoutOptions = LayoutOptions()
     ) throws(ListDiffError) -> Changeset {
         let files = FileDiffer(key: key, differ: self, duplicates: duplicates, layout: options)
-        let (oldText, oldFormat) = try Self.text(of: old)
-        let (newText, newFormat) = try Self.text(of: new)
-        let oldFile = MappedFile(name: "old", bytes: oldText, placesHidden: true)
-        let newFile = MappedFile(name: "new", bytes: newText, placesHidden: true)
+        let (oldFile, oldFormat) = try MappedFile.of(old, name: "old")
+        let (newFile, newFormat) = try MappedFile.of(new, name: "new")
         do {
             return try files.diffOpened(oldFile, oldFormat, newFile, newFormat).changeset
         } catch {
@@ -70,13 +68,6 @@ public struct Differ: Sendable {
             error.location = nil
             throw error
         }
-    }
-
-    /// A value's text and format for the engine: JSON, or YAML when the value holds a
-    /// non-finite number.
-    static func text(of value: Value) throws(ListDiffError) -> ([UInt8], InputFormat) {
-        if value.firstNonFiniteNumber != nil { return (Array(try YAMLWriter.document(value).utf8), .yaml) }
-        return (Array(JSONWriter.compact(value).utf8), .json)
     }
 
     /// How the change builder sees the records of one side: values are asked for only for

@@ -221,63 +221,9 @@ public struct Changeset: Sendable {
     /// Whether old and new are the same.
     public var isEmpty: Bool { changes.isEmpty && sections.isEmpty }
 
-    /// Applies the changes to the old list, in UIKit batch-update semantics: remove the
-    /// deleted and moved-away records (old positions), replace updated records, then place
-    /// inserted and moved records at their new positions; the records left keep their order.
-    ///
-    /// A changeset of a plain list also checks, as `apply(to: Document)` does, that each
-    /// change naming an old position names the key of the record there.
-    ///
-    /// - Throws: when the changeset does not fit `old`: a position out of range or used twice,
-    ///   a record there with another key, an update without a value, or counts that do not
-    ///   reconcile.
-    public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
-        if layout == Layout() {
-            let document = try Document(.array(old), name: "old", key: key, duplicates: duplicates)
-            guard case .array(let records) = try apply(to: document) else { return [] }
-            return records
-        }
-        return try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
-    }
-
-    /// Applies the changes to a value held in memory: a list of records, an object of lists or
-    /// a list of section objects, as `Differ.diff(old:new:key:duplicates:options:)` took it.
-    /// The records and sections are found again as the diff found them, and each change
-    /// that names an old position must name the key of the record there.
-    ///
-    /// - Throws: when `old` is not laid out as the diff's OLD was, or the changeset does not
-    ///   fit it (as `apply(to:)` on a list throws).
-    public func apply(to old: Value) throws(ListDiffError) -> Value {
-        let document = try Document(old, name: "old", key: key, duplicates: duplicates, options: layout.options)
-        return try apply(to: document)
-    }
-
-    /// Applies the changes to a document and gives the new document's root: the section
-    /// operations, then the record operations, each level in UIKit batch-update semantics.
-    /// Whatever lies outside the layout's path is kept as it is in `document`.
-    ///
-    /// Beyond `apply(to:)`, every change that names an old position must name the key of the
-    /// record there, so that a changeset applied to the wrong file fails instead of
-    /// scrambling it (the fingerprint check is the caller's, and can be forced; this one cannot).
-    package func apply(to document: Document) throws(ListDiffError) -> Value {
-        guard document.layout == layout else {
-            throw ListDiffError(
-                .changeset, file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
-        }
-        let grid = document.sections.map { section in
-            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
-        }
-        let result = try applySections(to: grid, wrap: { $0 }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
-            let record = document.records[document.sections[p.section].records.lowerBound + p.index]
-            let numbered = duplicates == .match ? record.occurrence : nil
-            try checkKey(n, change, p, found: record.key, scalar: record.value.isScalar, occurrence: numbered)
-        }
-        return try layout.rebuild(document.root, sections: result)
-    }
-
     /// Throws unless the record at a change's old position has the change's key (and, when
     /// numbered, its occurrence).
-    func checkKey(_ n: Int, _ change: Change, _ p: RecordPosition, found: Value, scalar: Bool, occurrence numbered: Int?)
+    package func checkKey(_ n: Int, _ change: Change, _ p: RecordPosition, found: Value, scalar: Bool, occurrence numbered: Int?)
         throws(ListDiffError)
     {
         guard found == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
@@ -302,7 +248,7 @@ public struct Changeset: Sendable {
     /// The new sections from the old ones. A record is an `R`: a value, or (for the engine,
     /// which does not build OLD's values) a reference to one; `wrap` makes one of the
     /// changeset's values.
-    func applySections<R>(
+    package func applySections<R>(
         to old: [SectionContent<R>], wrap: (Value) -> R,
         check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?
     )

@@ -42,6 +42,13 @@ public final class FileApplier: @unchecked Sendable {
         try self.init(changeset: changeset, scan, force: force, changesetName: changesetName)
     }
 
+    /// Applies `changeset` to an input already open, read in `format`, with the checks
+    /// (the fingerprints' unless `force`).
+    package convenience init(changeset: Changeset, file: MappedFile, format: InputFormat, force: Bool) throws(ListDiffError) {
+        let scan = try Self.scan(Header(changeset), file, format, reader: DocumentReader(key: changeset.key), progress: nil)
+        try self.init(changeset: changeset, scan, force: force, changesetName: nil)
+    }
+
     /// Applies `changeset` to the file at `path`, the OLD it was made from, and keeps the
     /// result for `write`.
     ///
@@ -134,14 +141,23 @@ public final class FileApplier: @unchecked Sendable {
     }
 
     static func scan(
-        _ header: Header, old path: String, reader base: DocumentReader, progress: Progress?, parts: Int = Machine.cores
+        _ header: Header, old path: String, reader: DocumentReader, progress: Progress?, parts: Int = Machine.cores
+    ) throws(ListDiffError) -> Scan {
+        let input = try MappedFile(path)
+        let format = reader.format(for: path, bytes: input.head)
+        return try scan(header, input, format, reader: reader, progress: progress, parts: parts)
+    }
+
+    /// Scans an open OLD read in `format`, keyed by the header's key, duplicates policy
+    /// and layout.
+    static func scan(
+        _ header: Header, _ input: MappedFile, _ format: InputFormat, reader base: DocumentReader, progress: Progress?,
+        parts: Int = Machine.cores
     ) throws(ListDiffError) -> Scan {
         var reader = base
         reader.key = header.key
         reader.duplicates = header.duplicates
         reader.layout = header.layout.options
-        let input = try MappedFile(path)
-        let format = reader.format(for: path, bytes: input.head)
         // (A CSV or TSV OLD is scanned as the JSON text of its records, and written back as CSV.)
         let (file, scanned) = try reader.opened(input, format)
         var engine = Engine(
@@ -159,7 +175,7 @@ public final class FileApplier: @unchecked Sendable {
             throw error
         }
         try file.checkIntact()
-        return Scan(name: path, format: format, side: side, hashing: hashing, engine: engine, reader: reader)
+        return Scan(name: input.name, format: format, side: side, hashing: hashing, engine: engine, reader: reader)
     }
 
     /// Applies the changeset to the scanned OLD, with the checks (the fingerprints' unless
@@ -397,6 +413,32 @@ public final class FileApplier: @unchecked Sendable {
             (name: section.name, header: section.header, records: [Value.number(Number(text: "<records \(t)>"))])
         }
         return try side.layout.rebuild(try outside(), sections: marked)
+    }
+
+    /// The new document as a value: what `write` writes, built in memory.
+    package func result() throws(ListDiffError) -> Value {
+        func filled(_ value: Value) throws(ListDiffError) -> Value {
+            switch value {
+            case .array(let items):
+                if let t = Self.hole(items) {
+                    var records: [Value] = []
+                    records.reserveCapacity(sections[t].records.count)
+                    try forEachValue(sections[t].records) { records.append($0) }
+                    return .array(records)
+                }
+                var out: [Value] = []
+                for item in items { out.append(try filled(item)) }
+                return .array(out)
+            case .object(var object):
+                for k in object.members.indices { object.members[k].value = try filled(object.members[k].value) }
+                return .object(object)
+            default:
+                return value
+            }
+        }
+        let value = try filled(try skeleton())
+        try side.file.checkIntact()
+        return value
     }
 
     private static func hole(_ items: [Value]) -> Int? {
@@ -693,6 +735,48 @@ extension Engine {
                 }
             }
             return (side, hashing)
+        }
+    }
+}
+
+extension Changeset {
+    /// Applies the changes to the old list, in UIKit batch-update semantics: remove the
+    /// deleted and moved-away records (old positions), replace updated records, then place
+    /// inserted and moved records at their new positions; the records left keep their order.
+    ///
+    /// A changeset of a plain list runs on the engine, as `FileApplier` does on a file: each
+    /// change that names an old position must name the key of the record there. A changeset
+    /// of sections applies to the list as its one section, without that check.
+    ///
+    /// - Throws: when the changeset does not fit `old`: a position out of range or used twice,
+    ///   a record there with another key, an update without a value, or counts that do not
+    ///   reconcile.
+    public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
+        if layout == Layout() {
+            guard case .array(let records) = try apply(to: .array(old)) else { return [] }
+            return records
+        }
+        return try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
+    }
+
+    /// Applies the changes to a value held in memory: a list of records, an object of lists or
+    /// a list of section objects, as `Differ.diff(old:new:key:duplicates:options:)` took it.
+    ///
+    /// The value runs through the engine, as `Differ` does: it is written as JSON text (YAML
+    /// when it holds a non-finite number), its records are found as the diff found them,
+    /// and each change that names an old position must name the key of the record there.
+    /// Fingerprints are not checked. Errors name `old`, without a line and column.
+    ///
+    /// - Throws: when `old` is not laid out as the diff's OLD was, or the changeset does not
+    ///   fit it (as `apply(to:)` on a list throws).
+    public func apply(to old: Value) throws(ListDiffError) -> Value {
+        let (file, format) = try MappedFile.of(old, name: "old")
+        do {
+            return try FileApplier(changeset: self, file: file, format: format, force: true).result()
+        } catch {
+            var error = error
+            error.location = nil
+            throw error
         }
     }
 }

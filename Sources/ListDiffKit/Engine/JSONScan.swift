@@ -172,7 +172,7 @@ struct JSONScan {
     }
 
     /// Whether the list at the parser (JSON: at its `[`; NDJSON: the lines) holds records or
-    /// section objects, judged on its first element as `Layout.find` judges all of them:
+    /// section objects, judged on its first element as `ScannedDocument.layout` judges all of them:
     /// section objects lack the record key and hold a list in a member named like
     /// `LayoutOptions.itemsCandidates`. The scan checks the guess on every element.
     func decideArrayShape(_ start: JSONParser, lines: Bool) -> ContainerShape {

@@ -92,6 +92,16 @@ package final class MappedFile: @unchecked Sendable {
         descriptor = -1
     }
 
+    /// A value held in memory as the engine reads it: JSON text, or YAML when the value
+    /// holds a non-finite number, which JSON cannot spell. Its places are hidden, since
+    /// the text is listdiff's own.
+    package static func of(_ value: Value, name: String) throws(ListDiffError) -> (MappedFile, InputFormat) {
+        if value.firstNonFiniteNumber != nil {
+            return (MappedFile(name: name, bytes: Array(try YAMLWriter.document(value).utf8), placesHidden: true), .yaml)
+        }
+        return (MappedFile(name: name, bytes: Array(JSONWriter.compact(value).utf8), placesHidden: true), .json)
+    }
+
     /// Copies the bytes of `range` into `buffer` without touching the mapping: a record
     /// read far from where the compare walks is read from the page cache, so that no page
     /// is mapped and none needs handing back. Handing one back makes every core drop it

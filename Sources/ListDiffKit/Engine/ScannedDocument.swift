@@ -102,9 +102,10 @@ enum LayoutVerdict {
 }
 
 extension ScannedDocument {
-    /// Decides the layout as `Layout.find` does from the values, on what the scan found:
-    /// whether a list of objects that all lack the key is a list of section objects, which
-    /// member holds the records and which names a section; or the reason it is not.
+    /// The one layout decision, on what the scan found (values held in memory are written
+    /// as text and scanned too): whether a list of objects that all lack the key is a list of
+    /// section objects, which member holds the records and which names a section; or the
+    /// reason it is not.
     func layout(key: IdentityKey, options: LayoutOptions, path: FieldPath?) -> LayoutVerdict {
         if let layoutProblem { return .problem(layoutProblem) }
         let what = path.map { "the value at \($0.spelling)" } ?? "the top level"

@@ -725,7 +725,7 @@ struct YAMLScanState {
     }
 
     /// Probing: the list's first element is read. Section objects lack the record key and
-    /// hold a list in a member named like a records list (as `Layout.find` judges it).
+    /// hold a list in a member named like a records list (as `ScannedDocument.layout` judges them all).
     mutating func decide(_ lists: [String]?) {
         stopped = true
         probedShape = .list

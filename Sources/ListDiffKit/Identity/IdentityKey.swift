@@ -115,7 +115,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         case missingAll([FieldPath])
 
         /// The record lacks its key (not: has one that cannot be used).
-        var isMissing: Bool {
+        package var isMissing: Bool {
             switch self {
             case .missing, .missingAll: return true
             default: return false
@@ -207,7 +207,7 @@ package struct RecordID: Hashable, Sendable {
     }
 
     /// This identity extended with an occurrence number, for `--duplicates match`.
-    func numbered(_ occurrence: Int) -> RecordID {
+    package func numbered(_ occurrence: Int) -> RecordID {
         var encoder = Encoder(bytes: bytes)
         encoder.bytes.append(UInt8(ascii: "#"))
         encoder.appendLength(occurrence)

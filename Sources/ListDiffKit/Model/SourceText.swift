@@ -9,11 +9,11 @@ package final class SourceText: @unchecked Sendable {
     package let name: String
     let bytes: [UInt8]
     /// Start offsets of every value in pre-order; see `Value.nodeCount`.
-    let valueOffsets: [Int]
+    package let valueOffsets: [Int]
     /// Whether the value is the list of a YAML stream's documents: always a plain list.
-    let isStream: Bool
+    package let isStream: Bool
 
-    init(name: String, bytes: [UInt8], valueOffsets: [Int], isStream: Bool = false) {
+    package init(name: String, bytes: [UInt8], valueOffsets: [Int], isStream: Bool = false) {
         self.name = name
         self.bytes = bytes
         self.valueOffsets = valueOffsets
@@ -21,7 +21,7 @@ package final class SourceText: @unchecked Sendable {
     }
 
     /// Values built in memory: no text, so errors name no line and column.
-    init(inMemory name: String) {
+    package init(inMemory name: String) {
         self.name = name
         bytes = []
         valueOffsets = []
@@ -34,13 +34,13 @@ package final class SourceText: @unchecked Sendable {
     }
 
     /// The line and column of `offset`, when there is one and a text to find it in.
-    func place(_ offset: Int?) -> SourceLocation? {
+    package func place(_ offset: Int?) -> SourceLocation? {
         guard let offset, !valueOffsets.isEmpty else { return nil }
         return location(ofOffset: offset)
     }
 
     /// The start offset of the value with the given pre-order index, if known.
-    func offset(ofValueAt preorderIndex: Int) -> Int? {
+    package func offset(ofValueAt preorderIndex: Int) -> Int? {
         valueOffsets.indices.contains(preorderIndex) ? valueOffsets[preorderIndex] : nil
     }
 }

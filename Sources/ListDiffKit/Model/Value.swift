@@ -88,7 +88,7 @@ struct ScalarKey: Hashable {
 
 extension String {
     /// Byte-exact equality: no Unicode normalisation.
-    func scalarEquals(_ other: String) -> Bool {
+    package func scalarEquals(_ other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
         // Native strings are contiguous UTF-8: compare their bytes in place.
         let fast = utf8.withContiguousStorageIfAvailable { a in

@@ -171,12 +171,6 @@ package struct DocumentReader: Sendable {
         return (MappedFile(name: file.name, json: json, csv: source), .json)
     }
 
-    /// Reads and parses `path` (`-` is standard input), then keys its records.
-    package func read(_ path: String) throws(ListDiffError) -> Document {
-        let bytes = try InputFile.read(path)
-        return try parse(bytes, name: path)
-    }
-
     /// The whole input as one value, with the places of its values, in `format`; its records
     /// are not looked for.
     package func root(_ bytes: [UInt8], _ format: InputFormat, name: String) throws(ListDiffError) -> (Value, SourceText) {
@@ -185,23 +179,6 @@ package struct DocumentReader: Sendable {
         case .ndjson: return try json.readLines(bytes, name: name)
         case .yaml: return try yaml.read(bytes, name: name)
         case .csv, .tsv: return try csv(format).read(bytes, name: name, json: json)
-        }
-    }
-
-    package func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
-        let format = format(for: name, bytes: bytes)
-        let (root, source) = try root(bytes, format, name: name)
-        do {
-            return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
-        } catch {
-            // One YAML mapping that holds no list of records but carries the key is one
-            // record: a stream of one document, as a manifest file cut down to one object is.
-            // Without the key it is what it was, an object that is not an object of lists.
-            guard format == .yaml, error.kind == .shape, !source.isStream, layout == LayoutOptions(), case .object = root,
-                case .success = key.identify(root)
-            else { throw error }
-            let stream = SourceText(name: name, bytes: bytes, valueOffsets: [0] + source.valueOffsets, isStream: true)
-            return try Document.keyed(.array([root]), source: stream, key: key, duplicates: duplicates, options: layout)
         }
     }
 }
