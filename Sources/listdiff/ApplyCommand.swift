@@ -1,30 +1,6 @@
 import ArgumentParser
 import ListDiffKit
 
-enum DocumentFormat: String, ExpressibleByArgument, CaseIterable {
-    case json, ndjson, yaml, csv, tsv
-
-    var inputFormat: InputFormat {
-        switch self {
-        case .json: .json
-        case .ndjson: .ndjson
-        case .yaml: .yaml
-        case .csv: .csv
-        case .tsv: .tsv
-        }
-    }
-
-    init(_ format: InputFormat) {
-        switch format {
-        case .json: self = .json
-        case .ndjson: self = .ndjson
-        case .yaml: self = .yaml
-        case .csv: self = .csv
-        case .tsv: self = .tsv
-        }
-    }
-}
-
 struct ApplyCommand: ParsableCommand, Executable {
     static let configuration = CommandConfiguration(
         commandName: "apply",
@@ -57,7 +33,7 @@ struct ApplyCommand: ParsableCommand, Executable {
         help: ArgumentHelp(
             "Write json, ndjson (a list, one record per line), yaml, csv or tsv (a list of flat records: OLD's header, then any other field). Default: the format --output's extension names, else OLD's format.",
             valueName: "format"))
-    var outputFormat: DocumentFormat?
+    var outputFormat: InputFormat?
 
     @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson, yaml, csv or tsv.")
     var inputFormat: InputFormatOption = .auto
@@ -90,10 +66,9 @@ struct ApplyCommand: ParsableCommand, Executable {
             changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, force: force)
         progress?.lap("read changeset, scan OLD, apply")
         let format =
-            outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)).map(DocumentFormat.init)
-            ?? DocumentFormat(applier.format)
+            outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)) ?? applier.format
         try Output.write(to: output) { (stream: inout FileStream) throws(ListDiffError) in
-            try applier.write(format.inputFormat) { stream.write(bytes: $0) }
+            try applier.write(format) { stream.write(bytes: $0) }
         }
         progress?.lap("write")
         return (.same, applier)

@@ -9,19 +9,12 @@ enum ColorMode: String, ExpressibleByArgument, CaseIterable {
     case auto, always, never
 }
 
+/// `--input-format`: a format the library reads, or `auto`.
 enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
     case auto, json, ndjson, yaml, csv, tsv
 
-    var format: InputFormat? {
-        switch self {
-        case .auto: return nil
-        case .json: return .json
-        case .ndjson: return .ndjson
-        case .yaml: return .yaml
-        case .csv: return .csv
-        case .tsv: return .tsv
-        }
-    }
+    /// The format named; nil for `auto` (by extension, then by content).
+    var format: InputFormat? { InputFormat(rawValue: rawValue) }
 }
 
 /// How CSV and TSV cells are read.
@@ -42,6 +35,7 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension DuplicatePolicy: ExpressibleByArgument {}
+extension InputFormat: ExpressibleByArgument {}
 extension GitHubRenderer.Level: ExpressibleByArgument {}
 extension Differ.MemberOrder: ExpressibleByArgument {}
 
