@@ -137,15 +137,11 @@ public struct FileDiffer: Sendable {
     func openedAtOnce(_ old: (MappedFile, InputFormat), _ new: (MappedFile, InputFormat)) throws(ListDiffError) -> (
         (MappedFile, InputFormat), (MappedFile, InputFormat)
     ) {
-        let inputs = [old, new], reader = reader
-        let results = UnsafeMutableBufferPointer<Swift.Result<(MappedFile, InputFormat), ListDiffError>?>.allocate(capacity: 2)
-        results.initialize(repeating: nil)
-        defer { results.deinitialize().deallocate() }
-        nonisolated(unsafe) let out = results
-        DispatchQueue.concurrentPerform(iterations: 2) { k in
-            out[k] = Swift.Result { () throws(ListDiffError) in try reader.opened(inputs[k].0, inputs[k].1) }
-        }
-        return (try results[0]!.get(), try results[1]!.get())
+        let reader = reader
+        let (a, b) = Concurrently.both(
+            { () throws(ListDiffError) in try reader.opened(old.0, old.1) },
+            { () throws(ListDiffError) in try reader.opened(new.0, new.1) })
+        return (try a.get(), try b.get())
     }
 
     /// Diffs the files at two paths.

@@ -66,17 +66,6 @@ package enum FieldDiff {
         x.members.count == y.members.count && zip(x.members, y.members).allSatisfy { $0.key.scalarEquals($1.key) }
     }
 
-    /// RFC 6901 escaping of one reference token: `~` as `~0`, `/` as `~1`.
-    static func escape(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
-        var out = ""
-        for c in token.unicodeScalars {
-            switch c {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    /// RFC 6901 escaping of one reference token.
+    static func escape(_ token: String) -> String { FieldPath.escape(token) }
 }

@@ -158,17 +158,11 @@ struct Engine: Sendable {
         var pending: Result<Side, ListDiffError>? = nil
         let oldSide: Side
         if oldFormat == .yaml || newFormat == .yaml {
-            let results = UnsafeMutableBufferPointer<Result<Side, ListDiffError>?>.allocate(capacity: 2)
-            results.initialize(repeating: nil)
-            defer { results.deinitialize(); results.deallocate() }
-            nonisolated(unsafe) let out = results
-            DispatchQueue.concurrentPerform(iterations: 2) { k in
-                out[k] = Result { () throws(ListDiffError) -> Side in
-                    try self.side(k == 0 ? old : new, k == 0 ? oldFormat : newFormat, against: nil, hashing)
-                }
-            }
-            oldSide = try results[0]!.get()
-            pending = results[1]!
+            let (a, b) = Concurrently.both(
+                { () throws(ListDiffError) -> Side in try self.side(old, oldFormat, against: nil, hashing) },
+                { () throws(ListDiffError) -> Side in try self.side(new, newFormat, against: nil, hashing) })
+            oldSide = try a.get()
+            pending = b
         } else {
             oldSide = try side(old, oldFormat, against: nil, hashing)
         }
@@ -378,14 +372,8 @@ struct Engine: Sendable {
         let oldHashes = try hashes(old), newHashes = try hashes(new)
         let unordered = differ.comparison.unorderedRecords
         let lists = new.sections.map { section -> Hash128 in
-            func hash(_ j: Int) -> Hash128 { kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j] }
-            if unordered {
-                var bag = CanonicalHash.BagHasher()
-                for j in section.records { bag.add(hash(j)) }
-                return bag.finish()
-            }
-            var list = CanonicalHash.ArrayHasher()
-            for j in section.records { list.add(hash(j)) }
+            var list = CanonicalHash.ListHasher(unordered: unordered)
+            for j in section.records { list.add(kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j]) }
             return list.finish()
         }
         new.fingerprint = new.fingerprintOf(lists)

@@ -87,30 +87,22 @@ public final class FileApplier: @unchecked Sendable {
                 changeset: reader.read(bytes, name: name), old: path, reader: base, force: force, changesetName: name,
                 progress: progress)
         }
-        let results = UnsafeMutableBufferPointer<Result<Any, ListDiffError>?>.allocate(capacity: 2)
-        results.initialize(repeating: nil)
-        defer { results.deinitialize(); results.deallocate() }
-        nonisolated(unsafe) let out = results
-        DispatchQueue.concurrentPerform(iterations: 2) { k in
-            if k == 0 {
-                out[0] = Result { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) }
-            } else {
-                out[1] = Result { () throws(ListDiffError) -> Any in
-                    // On one core less than the machine has: the changeset is read on the
-                    // other meanwhile, and takes about as long as the scan on one core.
-                    try Self.scan(
-                        Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
-                        reader: base, progress: progress, parts: max(1, Machine.cores - 1))
-                }
-            }
-        }
-        let changeset = try results[0]!.get() as! Changeset
+        let (read, scanned) = Concurrently.both(
+            { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) },
+            { () throws(ListDiffError) -> Any in
+                // On one core less than the machine has: the changeset is read on the
+                // other meanwhile, and takes about as long as the scan on one core.
+                try Self.scan(
+                    Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
+                    reader: base, progress: progress, parts: max(1, Machine.cores - 1))
+            })
+        let changeset = try read.get() as! Changeset
         guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(
                 changeset: changeset, old: path, reader: base, force: force, changesetName: name, progress: progress)
         }
-        return try FileApplier(changeset: changeset, try results[1]!.get() as! Scan, force: force, changesetName: name)
+        return try FileApplier(changeset: changeset, try scanned.get() as! Scan, force: force, changesetName: name)
     }
 
     /// What OLD's scan depends on in a changeset.
@@ -257,16 +249,10 @@ public final class FileApplier: @unchecked Sendable {
         // Under `--unordered`, each list is hashed as a bag, in any order (`Fingerprint.ofResult`).
         let unordered = changeset.comparison.unorderedRecords
         let hashes = side.table.hashes, values = values
-        func hash(_ r: Int32) -> Hash128 { r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)]) }
         return Fingerprint.string(
             side.layout.hash(sections) { records in
-                if unordered {
-                    var bag = CanonicalHash.BagHasher()
-                    for r in records { bag.add(hash(r)) }
-                    return bag.finish()
-                }
-                var list = CanonicalHash.ArrayHasher()
-                for r in records { list.add(hash(r)) }
+                var list = CanonicalHash.ListHasher(unordered: unordered)
+                for r in records { list.add(r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)])) }
                 return list.finish()
             })
     }

@@ -69,14 +69,8 @@ struct OldKeys: @unchecked Sendable {
         while size < old.count { size <<= 1 }  // half the keys, at most half full
         let halves = [PageBuffer<UInt64>(zeroed: size, huge: true), PageBuffer<UInt64>(zeroed: size, huge: true)]
         let keys = OldKeys(halves: halves, hashes: old.keyHashes, mask: size - 1)
-        let repeats = UnsafeMutableBufferPointer<(first: Int, second: Int)?>.allocate(capacity: 2)
-        repeats.initialize(repeating: nil)
-        defer { repeats.deinitialize(); repeats.deallocate() }
-        nonisolated(unsafe) let out = repeats
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            out[half] = keys.fill(half: half, chains: chains)
-        }
-        guard let a = repeats[0], let b = repeats[1] else { return (keys, repeats[0] ?? repeats[1]) }
+        let (first, second) = Concurrently.both({ keys.fill(half: 0, chains: chains) }, { keys.fill(half: 1, chains: chains) })
+        guard let a = first, let b = second else { return (keys, first ?? second) }
         return (keys, a.second <= b.second ? a : b)
     }
 

@@ -54,11 +54,8 @@ package struct SortedMerge: Sendable {
         var builder = Differ.ChangeBuilder(old: side(old), new: side(new), comparison: comparison)
         // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
         // hash, or its OLD record's where the two are the same under the rules.
-        var result = CanonicalHash.ArrayHasher()
-        var bag = CanonicalHash.BagHasher()
-        func add(_ hash: Hash128) {
-            if comparison.unorderedRecords { bag.add(hash) } else { result.add(hash) }
-        }
+        var result = CanonicalHash.ListHasher(unordered: comparison.unorderedRecords)
+        func add(_ hash: Hash128) { result.add(hash) }
         let significant = memberOrder == .significant
         let rules = RuleHasher(comparison)
         try old.advance(progress)
@@ -104,7 +101,7 @@ package struct SortedMerge: Sendable {
             algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
             changes: changes, summary: summary)
         changeset.comparison = comparison
-        let resultHash = comparison.unorderedRecords ? bag.finish() : result.finish()
+        let resultHash = result.finish()
         changeset.fingerprints = Changeset.Fingerprints(
             old: Fingerprint.string(old.list.finish()),
             new: Fingerprint.string(comparison.isEmpty ? new.list.finish() : resultHash))

@@ -252,6 +252,23 @@ package enum CanonicalHash {
     /// Adds up the elements of a list whose order means nothing (`--unordered`), so that
     /// every order of the same elements gives one hash, without sorting them. Each element
     /// is mixed before it is added, so that equal sums of raw hashes do not collide.
+    /// A list of records' hashes: in order, or under `--unordered` as a bag, in any order.
+    /// The diff's new fingerprint, apply's and the streaming merge's all hash lists so.
+    package struct ListHasher {
+        private var list = ArrayHasher()
+        private var bag = BagHasher()
+        private let unordered: Bool
+
+        package init(unordered: Bool) { self.unordered = unordered }
+
+        @inline(__always)
+        package mutating func add(_ e: Hash128) {
+            if unordered { bag.add(e) } else { list.add(e) }
+        }
+
+        package func finish() -> Hash128 { unordered ? bag.finish() : list.finish() }
+    }
+
     package struct BagHasher {
         var sum = Hash128(a: 0, b: 0)
         var count: UInt64 = 0

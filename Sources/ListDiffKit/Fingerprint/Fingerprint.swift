@@ -19,12 +19,6 @@ package enum Fingerprint {
 
     /// Two fingerprints, computed at once on two cores.
     package static func of(_ a: Value, _ b: Value) -> (String, String) {
-        let results = UnsafeMutableBufferPointer<String>.allocate(capacity: 2)
-        results.initialize(repeating: "")
-        defer { results.deallocate() }
-        let values = [a, b]
-        nonisolated(unsafe) let out = results
-        DispatchQueue.concurrentPerform(iterations: 2) { i in out[i] = of(values[i]) }
-        return (results[0], results[1])
+        Concurrently.both({ of(a) }, { of(b) })
     }
 }

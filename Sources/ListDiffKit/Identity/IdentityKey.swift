@@ -43,6 +43,21 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
+    /// RFC 6901 escaping of one reference token, the inverse of `pointerComponents`: `~` as
+    /// `~0`, `/` as `~1`.
+    package static func escape(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+        var out = ""
+        for c in token.unicodeScalars {
+            switch c {
+            case "~": out += "~0"
+            case "/": out += "~1"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
     public var description: String { spelling }
 
     /// The value at this path, if there is one.

@@ -29,15 +29,7 @@ extension FileDiffer {
     /// dot, starts with a slash, is empty, or is `auto` (which `--key` takes as a request).
     static func spelling(ofMember name: String) -> String {
         guard name.contains(".") || name.hasPrefix("/") || name.isEmpty || name == "auto" else { return name }
-        var pointer = "/"
-        for c in name {
-            switch c {
-            case "~": pointer += "~0"
-            case "/": pointer += "~1"
-            default: pointer.append(c)
-            }
-        }
-        return pointer
+        return "/" + FieldPath.escape(name)
     }
 
     /// The keys that would key every record of both files, each alone, best first (at most

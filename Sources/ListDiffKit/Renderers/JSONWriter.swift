@@ -426,24 +426,18 @@ struct JSONBytes: ~Copyable {
                 i += 1
                 continue
             }
-            switch text[i + 1] {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hex(i + 2)
-                i += 6
-                if scalar >= 0xD800, scalar < 0xDC00, i + 5 < n {
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (hex(i + 2) - 0xDC00)
-                    i += 6
-                }
-                out.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
+            guard text[i + 1] == UInt8(ascii: "u") else {
+                out.append(JSONParser.escaped(text[i + 1]) ?? text[i + 1])
+                i += 2
                 continue
-            default: out.append(text[i + 1])
             }
-            i += 2
+            var scalar = hex(i + 2)
+            i += 6
+            if scalar >= 0xD800, scalar < 0xDC00, i + 5 < n {
+                scalar = JSONParser.scalar(high: scalar, low: hex(i + 2))
+                i += 6
+            }
+            out.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)
         }
     }
 
