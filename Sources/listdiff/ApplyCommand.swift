@@ -35,13 +35,7 @@ struct ApplyCommand: ParsableCommand, Executable {
             valueName: "format"))
     var outputFormat: InputFormat?
 
-    @Option(name: .customLong("input-format"), help: "OLD's format: auto (by extension, then by content), json, ndjson, yaml, csv or tsv.")
-    var inputFormat: InputFormatOption = .auto
-
-    @Option(
-        name: .customLong("csv-types"),
-        help: ArgumentHelp("How a CSV or TSV OLD's cells are read: string or infer, as the diff read them.", valueName: "mode"))
-    var csvTypes: CSVTypes = .string
+    @OptionGroup var reading: ReadingOptions
 
     @Flag(
         help:
@@ -59,8 +53,7 @@ struct ApplyCommand: ParsableCommand, Executable {
         let progress = Timings.progress
         defer { Timings.report(progress) }
         let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
-        var reader = DocumentReader(format: inputFormat.format, key: placeholder)
-        reader.csvInfersTypes = csvTypes == .infer
+        let reader = reading.reader(key: placeholder)
         // The library checks both fingerprints (unless --force) and every change's key.
         let applier = try FileApplier.open(
             changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, force: force)

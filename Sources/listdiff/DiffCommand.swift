@@ -22,6 +22,30 @@ enum CSVTypes: String, ExpressibleByArgument, CaseIterable {
     case string, infer
 }
 
+/// How the inputs are read, the same for diff and apply.
+struct ReadingOptions: ParsableArguments {
+    @Option(
+        name: .customLong("input-format"),
+        help:
+            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv)."
+    )
+    var inputFormat: InputFormatOption = .auto
+
+    @Option(
+        name: .customLong("csv-types"),
+        help: ArgumentHelp(
+            "How CSV and TSV cells are read: string (every cell a string, so 007 stays 007) or infer (a cell that is a JSON number is a number, true and false are booleans, an empty cell is null). apply must read them as the diff did.",
+            valueName: "mode"))
+    var csvTypes: CSVTypes = .string
+
+    /// A reader of inputs as these options say, keyed by `key`.
+    func reader(key: IdentityKey) -> DocumentReader {
+        var reader = DocumentReader(format: inputFormat.format, key: key)
+        reader.csvInfersTypes = csvTypes == .infer
+        return reader
+    }
+}
+
 enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
     case heckel, myers, lcs
 
@@ -259,19 +283,7 @@ struct DiffOptions: ParsableArguments {
             "Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
     var color: ColorMode = .auto
 
-    @Option(
-        name: .customLong("input-format"),
-        help:
-            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv)."
-    )
-    var inputFormat: InputFormatOption = .auto
-
-    @Option(
-        name: .customLong("csv-types"),
-        help: ArgumentHelp(
-            "How CSV and TSV cells are read: string (every cell a string, so 007 stays 007) or infer (a cell that is a JSON number is a number, true and false are booleans, an empty cell is null).",
-            valueName: "mode"))
-    var csvTypes: CSVTypes = .string
+    @OptionGroup var reading: ReadingOptions
 
     @Flag(
         help:
@@ -323,7 +335,7 @@ struct DiffOptions: ParsableArguments {
                 throw ValidationError("--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
             }
             if duplicates == .match { throw ValidationError("--sorted refuses repeated keys; --duplicates match does not apply") }
-            for file in [old, new] where (inputFormat.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
+            for file in [old, new] where (reading.inputFormat.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
                 throw ValidationError("--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
             }
         }
@@ -380,8 +392,9 @@ struct DiffOptions: ParsableArguments {
         let layout = LayoutOptions(
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
-        var reader = DocumentReader(format: inputFormat.format, key: .wholeRecord, duplicates: duplicates, layout: layout)
-        reader.csvInfersTypes = csvTypes == .infer
+        var reader = reading.reader(key: .wholeRecord)
+        reader.duplicates = duplicates
+        reader.layout = layout
         let key: IdentityKey
         if keys == ["auto"] {
             key = try FileDiffer(reader: reader).discoverKey(old: old, new: new)
