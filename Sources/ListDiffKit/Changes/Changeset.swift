@@ -1,33 +1,6 @@
-/// `Changeset.Position` under its short name inside the package.
-package typealias RecordPosition = Changeset.Position
-
 extension Changeset {
     /// A record's place: a section and an index in it (section 0 for a plain list).
-    public struct Position: Sendable, Hashable, Comparable, CustomStringConvertible {
-        /// The section, counted from 0 in document order.
-        public var section: Int
-        /// The record's index in its section, from 0.
-        public var index: Int
-
-        /// A position in a section (section 0 for a plain list).
-        public init(section: Int = 0, index: Int) {
-            self.section = section
-            self.index = index
-        }
-
-        public static func < (a: Changeset.Position, b: Changeset.Position) -> Bool {
-            (a.section, a.index) < (b.section, b.index)
-        }
-
-        public var description: String { "[\(section), \(index)]" }
-
-        /// How people read a position: `4`, or `1.4` (section 1, index 4) in sectioned files; `none`
-        /// when there is no position.
-        package static func spelling(_ p: RecordPosition?, sectioned: Bool, none: String = "?") -> String {
-            guard let p else { return none }
-            return sectioned ? "\(p.section).\(p.index)" : "\(p.index)"
-        }
-    }
+    public typealias Position = RecordPosition
 }
 
 /// `Changeset.FieldChange` under its short name inside the package.
