@@ -169,7 +169,7 @@ extension JSONParser {
                 }
                 try colon()
                 if rules.isLeftOut(child) {
-                    index = JSONRecords.skip(bytes, from: index)  // (checked by the scan)
+                    index = JSONParser.skip(bytes, from: index)  // (checked by the scan)
                 } else if rules.isPlain(child) {
                     var i = index
                     hasher.add(key: nameHash, value: try fastValueHash(bytes.baseAddress!, at: &i, count: bytes.count))
@@ -192,7 +192,7 @@ extension JSONParser {
                 skipWhitespace()
                 let child = rules.element(state, k)
                 if rules.isLeftOut(child) {
-                    index = JSONRecords.skip(bytes, from: index)  // (checked by the scan)
+                    index = JSONParser.skip(bytes, from: index)  // (checked by the scan)
                 } else {
                     let hash = try ruleHash(rules, child, usedTolerance: &usedTolerance)
                     if unordered { bag.add(hash) } else { indexed.add(key: Self.indexHash(k), value: hash) }
@@ -233,5 +233,22 @@ extension JSONParser {
     static func indexedArray(_ hasher: CanonicalHash.ObjectHasher) -> Hash128 {
         let h = hasher.finish()
         return Hash128(a: h.a ^ CanonicalHash.arrayTag, b: h.b ^ CanonicalHash.p1)
+    }
+}
+
+extension JSONRecords {
+    /// The hash under comparison rules (`RuleHasher`) of a record whose text starts at
+    /// `offset` in `bytes` (the input, or a copy).
+    func ruleHash(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ rules: RuleHasher, usedTolerance: inout Bool)
+        throws(ListDiffError) -> Hash128
+    {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.index = offset
+        parser.depth = depth
+        do throws(JSONParseFailure) {
+            return try parser.ruleHash(rules, rules.root, usedTolerance: &usedTolerance)
+        } catch {
+            throw ListDiffError(.io, file: name, "the file changed while it was being read: \(error.message)")
+        }
     }
 }

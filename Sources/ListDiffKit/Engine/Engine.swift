@@ -600,7 +600,7 @@ struct Engine: Sendable {
         // records that changed, and a part hands back what it read when it is done. Kept,
         // they would stay until their part came, on top of the changes being built.
         old.file.release(0..<old.file.bytes.count)
-        let results = UnsafeMutableBufferPointer<Result<Differ.ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
+        let results = UnsafeMutableBufferPointer<Result<ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
         results.initialize(repeating: .success(nil))
         defer { results.deinitialize(); results.deallocate() }
         nonisolated(unsafe) let out = results
@@ -611,7 +611,7 @@ struct Engine: Sendable {
         nonisolated(unsafe) let newToOld = newToOld.buffer, oldToNew = oldToNew.buffer, copies = copies.buffer
         let progress = progress
         DispatchQueue.concurrentPerform(iterations: count) { k in
-            out[k] = Result { () throws(ListDiffError) -> Differ.ChangeBuilder? in
+            out[k] = Result { () throws(ListDiffError) -> ChangeBuilder? in
                 let arena = ByteArena()
                 var strays = StrayPages(file: old.file)
                 var scratch: [UInt8] = []
@@ -630,7 +630,7 @@ struct Engine: Sendable {
                     if old.records.readsInBatches { oldValues = try old.records.values(oldNeeded) }
                     if new.records.readsInBatches { newValues = try new.records.values(newNeeded) }
                 }
-                var builder = Differ.ChangeBuilder(
+                var builder = ChangeBuilder(
                     old: self.side(old, arena, oldValues), new: self.side(new, arena, newValues), comparison: comparison)
                 // JSON records, whose hashes under the rules are read from their bytes.
                 let oldJSON = old.records as? JSONRecords, newJSON = new.records as? JSONRecords
@@ -714,7 +714,7 @@ struct Engine: Sendable {
         new.file.release(0..<new.file.bytes.count)
         // Into one array, each part's changes let go once copied (so that they are not
         // held twice).
-        var lists: [Differ.Changes] = []
+        var lists: [ChangeBuilder.Changes] = []
         var summary = Changeset.Summary()
         for k in 0..<count {
             guard let part = try results[k].get() else { return nil }
@@ -729,7 +729,7 @@ struct Engine: Sendable {
             lists.append(try results[k].get()!.others)
             results[k] = .success(nil)
         }
-        let changes = Differ.Changes.joined(&lists)
+        let changes = ChangeBuilder.Changes.joined(&lists)
         return (changes, summary)
     }
 
@@ -746,12 +746,12 @@ struct Engine: Sendable {
 
     /// How the change builder sees a side: values read on demand, or left to be read when
     /// a change is written, from a copy of their bytes in `arena`.
-    func side(_ side: Side, _ arena: ByteArena, _ values: [Int: Value]) -> Differ.RecordSide {
+    func side(_ side: Side, _ arena: ByteArena, _ values: [Int: Value]) -> RecordSide {
         let key = key
         let records = side.records
         let reader = records.copyReader
         let batches = records.readsInBatches
-        var recordSide = Differ.RecordSide(
+        var recordSide = RecordSide(
             count: side.count, position: side.position,
             value: { (i: Int) throws(ListDiffError) -> Value in
                 if let value = values[i] { return value }

@@ -40,9 +40,9 @@ package struct SortedMerge: Sendable {
         progress?.begin(total: old.size + new.size)
         // The changes are built by the engine's change builder, from each stream's current
         // record (the only one a stream holds).
-        func side(_ stream: RecordStream) -> Differ.RecordSide {
+        func side(_ stream: RecordStream) -> RecordSide {
             let key = key
-            return Differ.RecordSide(
+            return RecordSide(
                 count: 0, position: { RecordPosition(index: $0) },
                 value: { (_: Int) throws(ListDiffError) -> Value in try stream.value() },
                 key: { (_: Int, value: Value?) throws(ListDiffError) -> Value in
@@ -51,7 +51,7 @@ package struct SortedMerge: Sendable {
                 isScalar: { _, value in value?.isScalar ?? ((try? stream.value())?.isScalar ?? false) },
                 occurrence: { _ in nil })
         }
-        var builder = Differ.ChangeBuilder(old: side(old), new: side(new), comparison: comparison)
+        var builder = ChangeBuilder(old: side(old), new: side(new), comparison: comparison)
         // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
         // hash, or its OLD record's where the two are the same under the rules.
         var result = CanonicalHash.ListHasher(unordered: comparison.unorderedRecords)

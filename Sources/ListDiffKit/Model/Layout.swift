@@ -103,7 +103,7 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     /// The canonical hash of the container `rebuild` makes of `sections` (the part at the
     /// path), given how to hash each section's list. `apply` and the reference both use it
     /// when each list is hashed as a bag (`--unordered`).
-    package func hash<R>(_ sections: [Changeset.SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
+    package func hash<R>(_ sections: [SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
         switch shape {
         case .list:
             return list(sections.first?.records ?? [])
@@ -173,3 +173,8 @@ package struct Section: Sendable {
         self.offset = offset
     }
 }
+
+/// One section as `Layout` rebuilds it and `Changeset` applies to it: its name, its own
+/// fields, and its records, each an `R` (a value, or whatever the caller keeps for one).
+/// `Changeset.SectionContent` is the same type.
+package typealias SectionContent<R> = (name: Value?, header: Value?, records: [R])

@@ -6,7 +6,7 @@ import Dispatch
 /// well, diffs well and streams into `jq`.
 public struct JSONChangesetRenderer: ChangesetRenderer {
     /// The `version` the JSON changeset carries; it changes only when a reader written for the old one would misread the new.
-    public static let schemaVersion = 1
+    public static let schemaVersion = ChangesetReader.schemaVersion
 
     /// The inputs' names, written as `old` and `new`.
     public let context: RenderContext

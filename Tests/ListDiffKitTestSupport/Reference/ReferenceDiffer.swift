@@ -145,8 +145,8 @@ package struct ReferenceDiffer {
         }
 
         let numbered = old.duplicates == .match || new.duplicates == .match
-        func side(_ document: Document) -> Differ.RecordSide {
-            Differ.RecordSide(
+        func side(_ document: Document) -> RecordSide {
+            RecordSide(
                 count: document.records.count, position: { document.records[$0].position },
                 value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
                 isScalar: { i, _ in key.isWholeRecord || document.records[i].value.isScalar },

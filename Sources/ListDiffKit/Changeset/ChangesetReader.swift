@@ -1,6 +1,10 @@
 /// Reads a changeset written by `JSONChangesetRenderer` (schema version 1) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
 package struct ChangesetReader: Sendable {
+    /// The schema version this listdiff reads, and writes (`JSONChangesetRenderer.schemaVersion`).
+    /// It is kept here, below the renderers, so that the reader need not name them.
+    package static let schemaVersion = 1
+
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a
     /// value in (the changeset, its changes, a change, its fields, a field), so that whatever
     /// diff accepted, apply reads.
@@ -72,9 +76,9 @@ package struct ChangesetReader: Sendable {
         }
         let fields = cursor.fields(of: object)
         let (version, versionAt) = try fields.required("version")
-        guard case .number(let v) = version, v == Number(exactly: JSONChangesetRenderer.schemaVersion) else {
+        guard case .number(let v) = version, v == Number(exactly: Self.schemaVersion) else {
             throw versionAt.error(
-                "unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(JSONChangesetRenderer.schemaVersion)"
+                "unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(Self.schemaVersion)"
             )
         }
         let (key, duplicates) = try decodeKey(fields, at: cursor)

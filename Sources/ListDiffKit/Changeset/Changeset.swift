@@ -243,7 +243,7 @@ public struct Changeset: Sendable {
     /// What fills a new position: a moved old record, or an inserted value.
     private enum Placement { case moved(from: RecordPosition), inserted(Value) }
 
-    package typealias SectionContent<R> = (name: Value?, header: Value?, records: [R])
+    package typealias SectionContent<R> = ListDiffKit.SectionContent<R>
 
     /// The new sections from the old ones. A record is an `R`: a value, or (for the engine,
     /// which does not build OLD's values) a reference to one; `wrap` makes one of the

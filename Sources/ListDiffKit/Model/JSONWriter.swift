@@ -406,6 +406,23 @@ struct JSONBytes: ~Copyable {
         return n
     }
 
+    /// The byte a one-letter JSON escape stands for (`n` for a line feed); nil for `u` and
+    /// for a letter that is no escape. `unescape` and the reader both use it.
+    static func escaped(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return letter
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "f"): return 0x0C
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        default: return nil
+        }
+    }
+
+    /// The scalar a UTF-16 surrogate pair stands for.
+    static func scalar(high: UInt32, low: UInt32) -> UInt32 { 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00) }
+
     /// The bytes a checked JSON string's content (between its quotes) stands for.
     static func unescape(_ text: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         func hex(_ k: Int) -> UInt32 {
@@ -427,14 +444,14 @@ struct JSONBytes: ~Copyable {
                 continue
             }
             guard text[i + 1] == UInt8(ascii: "u") else {
-                out.append(JSONParser.escaped(text[i + 1]) ?? text[i + 1])
+                out.append(Self.escaped(text[i + 1]) ?? text[i + 1])
                 i += 2
                 continue
             }
             var scalar = hex(i + 2)
             i += 6
             if scalar >= 0xD800, scalar < 0xDC00, i + 5 < n {
-                scalar = JSONParser.scalar(high: scalar, low: hex(i + 2))
+                scalar = Self.scalar(high: scalar, low: hex(i + 2))
                 i += 6
             }
             out.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")!)

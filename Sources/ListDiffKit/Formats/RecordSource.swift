@@ -110,21 +110,6 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
         }
     }
 
-    /// The hash under comparison rules (`RuleHasher`) of a record whose text starts at
-    /// `offset` in `bytes` (the input, or a copy).
-    func ruleHash(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ rules: RuleHasher, usedTolerance: inout Bool)
-        throws(ListDiffError) -> Hash128
-    {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.index = offset
-        parser.depth = depth
-        do throws(JSONParseFailure) {
-            return try parser.ruleHash(rules, rules.root, usedTolerance: &usedTolerance)
-        } catch {
-            throw ListDiffError(.io, file: name, "the file changed while it was being read: \(error.message)")
-        }
-    }
-
     override var copyReader: RecordSource {
         JSONRecords(file: MappedFile(name: name, bytes: []), table: RecordTable(capacity: 1), depth: depth, maxDepth: maxDepth)
     }
@@ -174,7 +159,7 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
                         members.append(Object.Member(key: name, value: try parser.parseValue()))
                         if members.count == wanted { break }
                     } else {
-                        parser.index = Self.skip(bytes, from: parser.index)
+                        parser.index = JSONParser.skip(bytes, from: parser.index)
                     }
                     parser.skipWhitespace()
                 } while try parser.separator(close: UInt8(ascii: "}"), "object")
@@ -183,28 +168,6 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             return try super.key(record, key)
         }
         return key.written(in: .object(Object(members))) ?? .null
-    }
-
-    /// The offset after the value at `start`, found without reading it (the scan checked it).
-    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard start < bytes.count else { return start }
-        switch bytes[start] {
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            return JSONParser.skipFast(bytes, from: start) ?? bytes.count
-        case UInt8(ascii: "\""):
-            var i = start + 1
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
-            return min(i + 1, bytes.count)
-        default:
-            var i = start
-            while i < bytes.count {
-                switch bytes[i] {
-                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: return i
-                default: i += 1
-                }
-            }
-            return i
-        }
     }
 
     override func isScalar(_ record: Int) -> Bool {

@@ -1048,4 +1048,26 @@ extension JSONParser {
         }
         return nil
     }
+
+    /// The offset after the value at `start`, found without reading it (the scan checked it).
+    static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            return JSONParser.skipFast(bytes, from: start) ?? bytes.count
+        case UInt8(ascii: "\""):
+            var i = start + 1
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+            return min(i + 1, bytes.count)
+        default:
+            var i = start
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: return i
+                default: i += 1
+                }
+            }
+            return i
+        }
+    }
 }

@@ -216,7 +216,7 @@ extension ScannedDocument {
     /// `lists`: each section's list hash, in place of the scan's (under comparison rules).
     func fingerprint(_ layout: Layout, _ found: [Section], lists: [Hash128]? = nil) -> Hash128 {
         if case .list = layout.shape { return lists?.first ?? sections.first?.listHash ?? Self.emptyList }
-        let content: [Changeset.SectionContent<Hash128>] = sections.indices.map { s in
+        let content: [SectionContent<Hash128>] = sections.indices.map { s in
             let list = lists.flatMap { $0.count == sections.count ? $0[s] : nil } ?? sections[s].listHash ?? Self.emptyList
             return (name: .string(sections[s].memberName ?? ""), header: .object(Object(sections[s].members)), records: [list])
         }

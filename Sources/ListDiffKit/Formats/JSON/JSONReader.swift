@@ -494,30 +494,13 @@ struct JSONParser {
         return count
     }
 
-    /// The byte a one-letter JSON escape stands for (`n` for a line feed); nil for `u` and
-    /// for a letter that is no escape. The reader and `JSONWriter.unescape` both use it.
-    static func escaped(_ letter: UInt8) -> UInt8? {
-        switch letter {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return letter
-        case UInt8(ascii: "b"): return 0x08
-        case UInt8(ascii: "f"): return 0x0C
-        case UInt8(ascii: "n"): return 0x0A
-        case UInt8(ascii: "r"): return 0x0D
-        case UInt8(ascii: "t"): return 0x09
-        default: return nil
-        }
-    }
-
-    /// The scalar a UTF-16 surrogate pair stands for.
-    static func scalar(high: UInt32, low: UInt32) -> UInt32 { 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00) }
-
     mutating func parseEscape() throws(JSONParseFailure) {
         let escapeStart = index
         index += 1
         guard index < bytes.count else { throw fail("unterminated escape in string", at: escapeStart) }
         let c = bytes[index]
         index += 1
-        if let byte = Self.escaped(c) {
+        if let byte = JSONBytes.escaped(c) {
             scratch.append(byte)
             return
         }
@@ -534,7 +517,7 @@ struct JSONParser {
                 guard low >= 0xDC00 && low < 0xE000 else {
                     throw fail("lone UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in string", at: escapeStart)
                 }
-                scalar = Self.scalar(high: scalar, low: low)
+                scalar = JSONBytes.scalar(high: scalar, low: low)
             } else if scalar >= 0xDC00 && scalar < 0xE000 {
                 throw fail("lone UTF-16 surrogate \\u\(String(scalar, radix: 16, uppercase: true)) in string", at: escapeStart)
             }

@@ -1,0 +1,179 @@
+// The change-building core: the engine and the sorted merge build their changes here,
+// from the records of each side and how they were matched.
+
+/// How the change builder sees the records of one side: values are asked for only for
+/// records that changed, so that a side can build them on demand, or (`reference`)
+/// leave them to be read when the change is written.
+package struct RecordSide {
+    var count: Int
+    var position: (Int) -> RecordPosition
+    var value: (Int) throws(ListDiffError) -> Value
+    /// The key as written, given the record's value when it is at hand.
+    var key: (Int, Value?) throws(ListDiffError) -> Value
+    /// Whether the record is a scalar, keyed by itself.
+    var isScalar: (Int, Value?) -> Bool
+    var occurrence: (Int) -> Int?
+    /// The record, for a change whose value is read later; nil to read it now.
+    var reference: (Int) -> RecordReference? = { _ in nil }
+
+    package init(
+        count: Int, position: @escaping (Int) -> RecordPosition, value: @escaping (Int) throws(ListDiffError) -> Value,
+        key: @escaping (Int, Value?) throws(ListDiffError) -> Value, isScalar: @escaping (Int, Value?) -> Bool,
+        occurrence: @escaping (Int) -> Int?
+    ) {
+        self.count = count
+        self.position = position
+        self.value = value
+        self.key = key
+        self.isScalar = isScalar
+        self.occurrence = occurrence
+    }
+}
+
+/// Builds the changes one record at a time: deletes in old order and the rest in new
+/// order, each kept apart, so that builders of consecutive ranges of either side append.
+struct ChangeBuilder {
+    let old: RecordSide, new: RecordSide
+    let comparison: Comparison
+    /// Changes in chunks of a fixed size: they never grow by copying, and are let go one
+    /// at a time when joined (`Changes.joined`).
+    private(set) var deletes = Changes()
+    private(set) var others = Changes()
+    private(set) var summary = Changeset.Summary()
+
+    init(old: RecordSide, new: RecordSide, comparison: Comparison) {
+        self.old = old
+        self.new = new
+        self.comparison = comparison
+    }
+
+    mutating func delete(_ i: Int) throws(ListDiffError) {
+        if let reference = old.reference(i) {
+            deletes.append(
+                Change(
+                    .delete, key: try old.key(i, nil), keyedBySelf: old.isScalar(i, nil), old: old.position(i),
+                    reference: reference, occurrence: old.occurrence(i)))
+        } else {
+            let value = try old.value(i)
+            deletes.append(
+                Change(
+                    .delete, key: try old.key(i, value), keyedBySelf: old.isScalar(i, value), old: old.position(i),
+                    value: value, occurrence: old.occurrence(i)))
+        }
+        summary.deleted += 1
+    }
+
+    mutating func insert(_ j: Int) throws(ListDiffError) {
+        if let reference = new.reference(j) {
+            others.append(
+                Change(
+                    .insert, key: try new.key(j, nil), keyedBySelf: new.isScalar(j, nil), new: new.position(j),
+                    reference: reference, occurrence: new.occurrence(j)))
+        } else {
+            let value = try new.value(j)
+            others.append(
+                Change(
+                    .insert, key: try new.key(j, value), keyedBySelf: new.isScalar(j, value), new: new.position(j),
+                    value: value, occurrence: new.occurrence(j)))
+        }
+        summary.inserted += 1
+    }
+
+    /// Old record i matched new record j: a move unless it `stays`, an update unless
+    /// `same`. The records' values are asked of the sides unless given, and the fields
+    /// that changed are found unless given.
+    mutating func matched(
+        _ i: Int, _ j: Int, stays: Bool, same: Bool, before: Value? = nil, after: Value? = nil, fields: [FieldChange]? = nil
+    ) throws(ListDiffError) {
+        if stays, same {
+            summary.unchanged += 1
+            return
+        }
+        let from = old.position(i)
+        let to = new.position(j)
+        // A matched change names OLD's occurrence of its key, which apply checks at its old
+        // position (the same as NEW's, but in a sequence diffed with `--key .`).
+        // (A move alone needs no value: the record is read for an update only.)
+        let reference = same ? nil : new.reference(j)
+        var after = after
+        if !same, after == nil { after = try new.value(j) }
+        let key = try new.key(j, after)
+        let scalar = new.isScalar(j, after)
+        if !stays {
+            others.append(Change(.move, key: key, keyedBySelf: scalar, old: from, new: to, occurrence: old.occurrence(i)))
+            summary.moved += 1
+        }
+        if !same, let after {
+            let earlier = before
+            let before: Value
+            if let given = earlier { before = given } else { before = try old.value(i) }
+            let fields = fields ?? comparison.changes(old: before, new: after)
+            if let reference {
+                others.append(
+                    Change(
+                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                        reference: reference, occurrence: old.occurrence(i)))
+            } else {
+                others.append(
+                    Change(
+                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                        value: after, occurrence: old.occurrence(i)))
+            }
+            summary.updated += 1
+        }
+    }
+
+    /// The changes (deletes, then the others) and the summary; the changes are moved
+    /// out, so the builder is done with.
+    mutating func finish() -> ([Change], Changeset.Summary) {
+        var lists = [deletes, others]
+        deletes = Changes()
+        others = Changes()
+        return (Changes.joined(&lists), summary)
+    }
+
+    /// Changes kept in chunks of a fixed capacity.
+    struct Changes {
+        static let chunkSize = 4096
+
+        /// A chunk's changes, moved out (not copied) when the chunks are joined.
+        final class Chunk {
+            let base = UnsafeMutablePointer<Change>.allocate(capacity: Changes.chunkSize)
+            var count = 0
+
+            deinit {
+                base.deinitialize(count: count)
+                base.deallocate()
+            }
+        }
+
+        private(set) var chunks: [Chunk] = []
+        private(set) var count = 0
+
+        mutating func append(_ change: Change) {
+            if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize { chunks.append(Chunk()) }
+            let chunk = chunks[chunks.count - 1]
+            (chunk.base + chunk.count).initialize(to: change)
+            chunk.count += 1
+            count += 1
+        }
+
+        /// All changes of `lists`, in order, in one array. Each chunk's changes are moved
+        /// into it and the chunk let go, so that no change is held twice.
+        static func joined(_ lists: inout [Changes]) -> [Change] {
+            let total = lists.reduce(0) { $0 + $1.count }
+            let result = [Change](unsafeUninitializedCapacity: total) { buffer, initialized in
+                for l in lists.indices {
+                    for chunk in lists[l].chunks {
+                        (buffer.baseAddress! + initialized).moveInitialize(from: chunk.base, count: chunk.count)
+                        initialized += chunk.count
+                        chunk.count = 0
+                    }
+                    lists[l].chunks = []
+                    lists[l].count = 0
+                }
+            }
+            return result
+        }
+    }
+}
