@@ -22,7 +22,6 @@ public final class FileApplier: @unchecked Sendable {
     let side: Engine.Side
     /// The key hashing OLD's table was made with.
     let hashing: KeyHashing
-    let engine: Engine
     let reader: DocumentReader
     /// The new sections: each record an OLD record's number (0 and up), or -1 - k for the
     /// changeset's value `values[k]`.
@@ -87,22 +86,21 @@ public final class FileApplier: @unchecked Sendable {
                 changeset: reader.read(bytes, name: name), old: path, reader: base, force: force, changesetName: name,
                 progress: progress)
         }
+        let early = Header(key: header.key, duplicates: header.duplicates, layout: header.layout)
         let (read, scanned) = Concurrently.both(
-            { () throws(ListDiffError) -> Any in try reader.read(bytes, name: name) },
-            { () throws(ListDiffError) -> Any in
+            { () throws(ListDiffError) -> Changeset in try reader.read(bytes, name: name) },
+            { () throws(ListDiffError) -> Scan in
                 // On one core less than the machine has: the changeset is read on the
                 // other meanwhile, and takes about as long as the scan on one core.
-                try Self.scan(
-                    Header(key: header.key, duplicates: header.duplicates, layout: header.layout), old: path,
-                    reader: base, progress: progress, parts: max(1, Machine.cores - 1))
+                try Self.scan(early, old: path, reader: base, progress: progress, parts: max(1, Machine.cores - 1))
             })
-        let changeset = try read.get() as! Changeset
-        guard Header(changeset) == Header(key: header.key, duplicates: header.duplicates, layout: header.layout) else {
+        let changeset = try read.get()
+        guard Header(changeset) == early else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(
                 changeset: changeset, old: path, reader: base, force: force, changesetName: name, progress: progress)
         }
-        return try FileApplier(changeset: changeset, try scanned.get() as! Scan, force: force, changesetName: name)
+        return try FileApplier(changeset: changeset, try scanned.get(), force: force, changesetName: name)
     }
 
     /// What OLD's scan depends on in a changeset.
@@ -128,7 +126,6 @@ public final class FileApplier: @unchecked Sendable {
         let format: InputFormat
         let side: Engine.Side
         let hashing: KeyHashing
-        let engine: Engine
         let reader: DocumentReader
     }
 
@@ -167,7 +164,7 @@ public final class FileApplier: @unchecked Sendable {
             throw error
         }
         try file.checkIntact()
-        return Scan(name: input.name, format: format, side: side, hashing: hashing, engine: engine, reader: reader)
+        return Scan(name: input.name, format: format, side: side, hashing: hashing, reader: reader)
     }
 
     /// Applies the changeset to the scanned OLD, with the checks (the fingerprints' unless
@@ -178,7 +175,6 @@ public final class FileApplier: @unchecked Sendable {
         format = scan.format
         side = scan.side
         hashing = scan.hashing
-        engine = scan.engine
         reader = scan.reader
         if !force {
             guard let fingerprints = changeset.fingerprints else {

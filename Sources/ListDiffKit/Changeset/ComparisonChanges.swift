@@ -18,7 +18,7 @@ extension Comparison {
     }
 
     private func pointer(_ path: [String]) -> String {
-        path.map { "/" + FieldDiff.escape($0) }.joined()
+        path.map { "/" + FieldPath.escape($0) }.joined()
     }
 
     /// `FieldDiff.collect` with the rules at each step. It is kept apart from that walk,

@@ -19,7 +19,7 @@ package enum FieldDiff {
         case let (.object(x), .object(y)) where sameKeys(x, y) && !x.hasDuplicateKeys:
             // Same keys in the same order (the common case): member by member.
             for (m, n) in zip(x.members, y.members) where mayDiffer(m.value, n.value) {
-                collect(m.value, n.value, path: path + "/" + escape(m.key), into: &out)
+                collect(m.value, n.value, path: path + "/" + FieldPath.escape(m.key), into: &out)
             }
         case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
             var newMembers: [ScalarKey: Value] = [:]
@@ -29,13 +29,13 @@ package enum FieldDiff {
                 let k = ScalarKey(m.key)
                 oldKeys.insert(k)
                 if let nv = newMembers[k] {
-                    if mayDiffer(m.value, nv) { collect(m.value, nv, path: path + "/" + escape(m.key), into: &out) }
+                    if mayDiffer(m.value, nv) { collect(m.value, nv, path: path + "/" + FieldPath.escape(m.key), into: &out) }
                 } else {
-                    out.append(FieldChange(path: path + "/" + escape(m.key), old: m.value, new: nil))
+                    out.append(FieldChange(path: path + "/" + FieldPath.escape(m.key), old: m.value, new: nil))
                 }
             }
             for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
-                out.append(FieldChange(path: path + "/" + escape(m.key), old: nil, new: m.value))
+                out.append(FieldChange(path: path + "/" + FieldPath.escape(m.key), old: nil, new: m.value))
             }
         case let (.array(x), .array(y)):
             for i in 0..<min(x.count, y.count) where mayDiffer(x[i], y[i]) {
@@ -65,7 +65,4 @@ package enum FieldDiff {
     static func sameKeys(_ x: Object, _ y: Object) -> Bool {
         x.members.count == y.members.count && zip(x.members, y.members).allSatisfy { $0.key.scalarEquals($1.key) }
     }
-
-    /// RFC 6901 escaping of one reference token.
-    static func escape(_ token: String) -> String { FieldPath.escape(token) }
 }

@@ -55,7 +55,6 @@ package struct SortedMerge: Sendable {
         // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
         // hash, or its OLD record's where the two are the same under the rules.
         var result = CanonicalHash.ListHasher(unordered: comparison.unorderedRecords)
-        func add(_ hash: Hash128) { result.add(hash) }
         let significant = memberOrder == .significant
         let rules = RuleHasher(comparison)
         try old.advance(progress)
@@ -67,29 +66,29 @@ package struct SortedMerge: Sendable {
                 try builder.delete(old.index)
                 try old.advance(progress)
             } else if order > 0 {
-                add(new.current!.hash)
+                result.add(new.current!.hash)
                 try builder.insert(new.index)
                 try new.advance(progress)
             } else {
                 // Sorted records cannot move: a match stays, and is an update unless the same.
                 let sameHash = old.current!.hash == new.current!.hash
                 if old.sameBytes(new) {
-                    add(new.current!.hash)
+                    result.add(new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
                 } else if let rules, try old.isSameUnderRules(rules, as: new) {
                     // The same under the rules, told by their hashes without reading either.
-                    add(old.current!.hash)
+                    result.add(old.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
                 } else if comparison.comparesContent {
                     let before = try old.value(), after = try new.value()
                     let fields = comparison.changes(old: before, new: after)
-                    add(fields.isEmpty ? old.current!.hash : new.current!.hash)
+                    result.add(fields.isEmpty ? old.current!.hash : new.current!.hash)
                     try builder.matched(
                         old.index, new.index, stays: true, same: fields.isEmpty, before: before, after: after, fields: fields)
                 } else {
                     let before = try old.value(), after = try new.value()
                     let same = sameHash && (significant ? before.isIdentical(to: after) : before == after)
-                    add(same ? old.current!.hash : new.current!.hash)
+                    result.add(same ? old.current!.hash : new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: same, before: before, after: after)
                 }
                 try old.advance(progress)

@@ -8,18 +8,21 @@ package enum Concurrently {
         _ first: @Sendable () throws(E) -> A, _ second: @Sendable () throws(E) -> B
     ) -> (Result<A, E>, Result<B, E>) {
         // Each job writes its own slot, and the slots are read only after both jobs end.
-        let slots = UnsafeMutableBufferPointer<Any?>.allocate(capacity: 2)
-        slots.initialize(repeating: nil)
-        defer { slots.deinitialize().deallocate() }
-        nonisolated(unsafe) let out = slots
+        let a = UnsafeMutablePointer<Result<A, E>>.allocate(capacity: 1)
+        let b = UnsafeMutablePointer<Result<B, E>>.allocate(capacity: 1)
+        defer {
+            a.deinitialize(count: 1).deallocate()
+            b.deinitialize(count: 1).deallocate()
+        }
+        nonisolated(unsafe) let slots = (a, b)
         DispatchQueue.concurrentPerform(iterations: 2) { k in
             if k == 0 {
-                out[0] = Result<A, E> { () throws(E) -> A in try first() }
+                slots.0.initialize(to: Result { () throws(E) -> A in try first() })
             } else {
-                out[1] = Result<B, E> { () throws(E) -> B in try second() }
+                slots.1.initialize(to: Result { () throws(E) -> B in try second() })
             }
         }
-        return (slots[0] as! Result<A, E>, slots[1] as! Result<B, E>)
+        return (a.pointee, b.pointee)
     }
 
     /// Runs `first` and `second` at once, neither of which throws.
