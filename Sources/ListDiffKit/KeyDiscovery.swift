@@ -71,10 +71,12 @@ extension FileDiffer {
         guard error.keyMissing, let candidates = try? keyCandidates(open()) else { return error }
         var error = error
         if candidates.isEmpty {
-            error.message += "; no field is present and unique in every record of both files (--key . diffs the lists as sequences)"
+            error.message += "; no field is present and unique in every record of both files"
+            error.hint = .wholeRecordKey
         } else {
             let names = candidates.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
-            error.message += "; unique in both files: \(names)\(candidates.count > 5 ? ", …" : "") (try --key \(candidates[0]))"
+            error.message += "; unique in both files: \(names)\(candidates.count > 5 ? ", …" : "")"
+            error.hint = .key(candidates[0])
         }
         return error
     }

@@ -134,6 +134,14 @@ extension ListDiffError {
         var worded = self
         switch hint {
         case .force: worded.message += "; --force applies it anyway"
+        case .matchDuplicates: worded.message += "; --duplicates match pairs repeated keys by occurrence"
+        case .items: worded.message += "; name it with --items"
+        case .sectionKey: worded.message += "; name it with --section-key"
+        case .path: worded.message += " (--path points at one inside a larger document)"
+        case .outputFormat(let format): worded.message += "; use --output-format \(format.rawValue)"
+        case .algorithm(let instead): worded.message += "; use --algorithm \(instead) for lists this large, or raise --cost-limit"
+        case .key(let field): worded.message += " (try --key \(field))"
+        case .wholeRecordKey: worded.message += " (--key . diffs the lists as sequences)"
         }
         worded.hint = nil
         return worded

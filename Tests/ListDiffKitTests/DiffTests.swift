@@ -214,7 +214,9 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
     }
 
     func message(_ text: String, _ keys: [String] = []) -> String {
-        do { _ = try keyed(text, keys); return "no error" } catch { return "\(error)" }
+        do { _ = try keyed(text, keys); return "no error" } catch {
+            return "\(error)" + ((error as? ListDiffError)?.hint.map { " (hint: \($0))" } ?? "")
+        }
     }
 
     @Test func errorsArePositionedAndNameTheKey() {
@@ -224,16 +226,16 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
                 == "k.json:1:2: error: key field 'id' of record 0 is an object; a key must be a string, number or boolean")
         #expect(
             message("[{\"id\":1},\n {\"id\":1.0}]")
-                == "k.json:2:2: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+                == "k.json:2:2: error: duplicate key id=1.0 (records 0 and 1; the first is at line 1, column 2) (hint: matchDuplicates)"
         )
         #expect(
             message("{\"id\":1}")
-                == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)"
+                == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (hint: path)"
         )
         #expect(message("[[1]]") == "k.json:1:2: error: record 0 is an array; expected an object or a scalar")
         #expect(
             message("[\"a\",\n \"b\", \"a\"]")
-                == "k.json:2:7: error: duplicate key \"a\" (records 0 and 2; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+                == "k.json:2:7: error: duplicate key \"a\" (records 0 and 2; the first is at line 1, column 2) (hint: matchDuplicates)"
         )
     }
 

@@ -198,7 +198,7 @@ struct DocumentPairs {
             try JSONChangesetRenderer(context: RenderContext(oldName: "old", newName: "new")).render(changeset, to: &out)
             return out.text
         } catch {
-            return "error: \(error)"
+            return "error: \(error)" + (error.hint.map { " (hint: \($0))" } ?? "")
         }
     }
 

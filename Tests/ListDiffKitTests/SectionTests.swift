@@ -274,7 +274,7 @@ struct BatchSimulator {
                 _ = try sectionedDocument(try json(text), name: "s.json", options: options)
                 return "accepted"
             } catch {
-                return "\(error)"
+                return "\(error)" + ((error as? ListDiffError)?.hint.map { " (hint: \($0))" } ?? "")
             }
         }
         #expect(
@@ -284,7 +284,7 @@ struct BatchSimulator {
                 == "s.json:1:26: error: two sections are named \"x\" (sections 0 and 1); section names must be unique")
         #expect(
             message(#"[{"items":[]},{"items":[]}]"#).hasSuffix(
-                "share no name field (tried name, title, section, header, label, key, id); name it with --section-key"))
+                "share no name field (tried name, title, section, header, label, key, id) (hint: sectionKey)"))
         #expect(
             message(#"[{"name":"x","items":[1]}]"#, LayoutOptions(items: "rows")) == "s.json:1:2: error: section \"x\" has no \"rows\" list"
         )

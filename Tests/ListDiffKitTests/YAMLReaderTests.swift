@@ -132,8 +132,8 @@ import ListDiffKitTestSupport
         #expect {
             _ = try Document.keyed(root, source: source, key: IdentityKey(parsing: []))
         } throws: { error in
-            "\(error)"
-                == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3; --duplicates match pairs repeated keys by occurrence)"
+            "\(error)" == "p.yaml:6:3: error: duplicate key id=1 (records 0 and 2; the first is at line 2, column 3)"
+                && (error as? ListDiffError)?.hint == .matchDuplicates
         }
     }
 }

@@ -288,7 +288,7 @@ import Testing
         #expect(
             throws: ListDiffError(
                 .key, file: "old.json", location: ListDiffError.Location(line: 1, column: 2),
-                #"record 0 has no key field 'id'; unique in both files: "sku" (try --key sku)"#)
+                #"record 0 has no key field 'id'; unique in both files: "sku""#, hint: .key("sku"))
         ) {
             try FileDiffer(key: key).diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.json", newName: "new.json")
         }
@@ -301,7 +301,7 @@ import Testing
         #expect(
             throws: ListDiffError(
                 .key, file: "new",
-                "duplicate key id=1 (records 0 and 1; --duplicates match pairs repeated keys by occurrence)")
+                "duplicate key id=1 (records 0 and 1)", hint: .matchDuplicates)
         ) {
             try Differ().diff(old: [], new: [["id": 1], ["id": 1]], key: key)
         }

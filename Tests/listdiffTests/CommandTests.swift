@@ -140,7 +140,7 @@ func temporaryDirectory() throws -> URL {
             (["bad.json", "empty.json"], "bad.json:2:12: error: expected a string key in object, found '}'\n"),
             (
                 ["empty.json", "dup.json"],
-                "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)\n"
+                "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2); --duplicates match pairs repeated keys by occurrence\n"
             ),
             (["empty.json", "missing.json"], "missing.json: error: cannot open: No such file or directory\n"),
             (["empty.json", "."], ".: error: is a directory\n"),

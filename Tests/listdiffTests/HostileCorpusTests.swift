@@ -93,7 +93,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             name: "a duplicate key", files: with(["dupkey.json": #"[{"id": 1}, {"id": 1}]"#]),
             arguments: ["dupkey.json", "new.json"],
             expected:
-                "dupkey.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2; --duplicates match pairs repeated keys by occurrence)"
+                "dupkey.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2); --duplicates match pairs repeated keys by occurrence"
         ),
         HostileCase(
             name: "a scalar at the top", files: with(["scalar.json": "42"]),

@@ -37,10 +37,7 @@ public struct MyersDiff: DiffAlgorithm {
 
     static func exceeded(_ algorithm: String, limit: Int, _ detail: String) -> ListDiffError {
         let instead = algorithm == "lcs" ? "heckel (linear) or myers (fast on alike lists)" : "heckel (linear)"
-        return ListDiffError(
-            .limit,
-            "\(algorithm): \(detail), above the cost limit of \(limit) steps; use --algorithm \(instead) for lists this large, or raise --cost-limit"
-        )
+        return ListDiffError(.limit, "\(algorithm): \(detail), above the cost limit of \(limit) steps", hint: .algorithm(instead))
     }
 }
 

@@ -274,7 +274,8 @@ public final class FileApplier: @unchecked Sendable {
     private func writeUnchecked(_ format: InputFormat, bytes out: Sink) throws(ListDiffError) {
         let root = try skeleton()
         if format != .yaml, let bad = try firstNonFiniteNumber(root) {
-            throw ListDiffError(.usage, file: name, "the result holds the number \(bad), which JSON cannot write; use --output-format yaml")
+            throw ListDiffError(
+                .usage, file: name, "the result holds the number \(bad), which JSON cannot write", hint: .outputFormat(.yaml))
         }
         switch format {
         case .json:
@@ -287,7 +288,8 @@ public final class FileApplier: @unchecked Sendable {
                 throw ListDiffError(
                     .usage,
                     file: name,
-                    "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName)); use --output-format json"
+                    "NDJSON writes a list, one record per line; the result is not a list (it is of type \(root.typeName))",
+                    hint: .outputFormat(.json)
                 )
             }
             var bytes = JSONBytes(capacity: 1 << 16)
@@ -317,7 +319,7 @@ public final class FileApplier: @unchecked Sendable {
     private func writeCSV(_ root: Value, separator: UInt8, to out: Sink) throws(ListDiffError) {
         guard case .array(let items) = root, let t = Self.hole(items) else {
             throw ListDiffError(
-                .usage, file: name, "CSV writes a list of records; the result is not one list; use --output-format json")
+                .usage, file: name, "CSV writes a list of records; the result is not one list", hint: .outputFormat(.json))
         }
         let records = sections[t].records
         var header = side.file.csv?.header ?? []

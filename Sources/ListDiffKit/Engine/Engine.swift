@@ -437,8 +437,9 @@ struct Engine: Sendable {
                     file: file, format: format, scanned: scanned, layout: layout, sections: sections,
                     records: records(file, format, scanned))
             case .problem(let problem):
-                throw ListDiffError(
-                    .shape, file: file.name, location: file.location(of: problem.offset), problem.message)
+                var error = ListDiffError(.shape, file: file.name, location: file.location(of: problem.offset), problem.message)
+                error.hint = problem.hint
+                throw error
             case .rescan(let shape):
                 if case .list = scanned.shape { listScan = scanned }
                 if case .list = shape, let listScan {
@@ -547,7 +548,8 @@ struct Engine: Sendable {
             at: second,
             KeyFormatter(key).duplicate(
                 written, selfKeyed: value.isScalar, places: places,
-                first: side.records.location(first)))
+                first: side.records.location(first))
+        ).hinting(.matchDuplicates)
     }
 
     /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key,

@@ -298,7 +298,8 @@ final class RecordStream {
                         at: start,
                         formatter.duplicate(
                             written(here), selfKeyed: here.isScalar,
-                            places: "records \(index - 1) and \(index)", first: previousLocation))
+                            places: "records \(index - 1) and \(index)", first: previousLocation)
+                    ).hinting(.matchDuplicates)
                 }
                 throw error(
                     .usage,

@@ -72,6 +72,28 @@ struct ScannedSection: Sendable {
 struct LayoutProblem: Sendable, Error {
     var offset: Int
     var message: String
+    var hint: ListDiffError.Hint? = nil
+
+    /// What was looked for where the records should be.
+    static let expected = "expected a list of records, an object of lists, or a list of section objects"
+
+    /// The value where the records should be holds none: `what` ("the top level") is of
+    /// type `typeName`. With section options given, only a list of section objects will do.
+    static func noRecords(_ what: String, _ typeName: String, sectionOptions: Bool, at offset: Int) -> LayoutProblem {
+        LayoutProblem(
+            offset: offset,
+            message: sectionOptions
+                ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
+                : "\(what) is \(typeName.withArticle); \(expected)")
+    }
+
+    /// An object of lists whose member `member` is not a list.
+    static func memberNotAList(_ what: String, member: String, _ typeName: String, at offset: Int) -> LayoutProblem {
+        LayoutProblem(
+            offset: offset,
+            message: "\(what) is an object whose member \"\(member)\" is \(typeName.withArticle), not a list; \(expected)",
+            hint: .path)
+    }
 }
 
 /// What a scan of one input gives the engine: its records, sections and layout.
@@ -170,8 +192,8 @@ extension ScannedDocument {
                 LayoutProblem(
                     offset: containerOffset,
                     message:
-                        "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"
-                ))
+                        "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", ")))",
+                    hint: .items))
         }
         if chosen != items { return .rescan(.sectionList(items: chosen)) }
         let sectionKey =
@@ -184,8 +206,8 @@ extension ScannedDocument {
                 LayoutProblem(
                     offset: containerOffset,
                     message:
-                        "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"
-                ))
+                        "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", ")))",
+                    hint: .sectionKey))
         }
         var found: [Section] = []
         var start = 0

@@ -87,6 +87,30 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     public enum Hint: Sendable, Hashable {
         /// Apply even though the fingerprints do not match (`FileApplier`'s `force`).
         case force
+        /// Pair records that share a key by occurrence (`DuplicatePolicy.match`).
+        case matchDuplicates
+        /// Name the member that holds a section object's records (`LayoutOptions.items`).
+        case items
+        /// Name the member that names a section object (`LayoutOptions.sectionKey`).
+        case sectionKey
+        /// Point at the records inside a larger document (`LayoutOptions.path`).
+        case path
+        /// Write the result in this format, which can hold it.
+        case outputFormat(InputFormat)
+        /// Use another algorithm (the named ones) for inputs this large, or raise the cost limit.
+        case algorithm(String)
+        /// Key the records by this field, which keys every record of both inputs.
+        case key(String)
+        /// Make the whole record its identity (`IdentityKey.wholeRecord`): the lists diff as
+        /// sequences.
+        case wholeRecordKey
+    }
+
+    /// The same error with `hint`.
+    package func hinting(_ hint: Hint) -> ListDiffError {
+        var copy = self
+        copy.hint = hint
+        return copy
     }
 
     /// Errors are equal when they say the same (`keyMissing` is a note for `FileDiffer`).

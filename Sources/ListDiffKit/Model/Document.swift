@@ -27,7 +27,7 @@ package struct KeyFormatter: Sendable {
     package func duplicate(_ written: Value, selfKeyed: Bool, places: String, first: SourceLocation?) -> String {
         let at = first.map { "; the first is at line \($0.line), column \($0.column)" } ?? ""
         return
-            "duplicate key \(format(written, selfKeyed: selfKeyed)) (\(places)\(at); --duplicates match pairs repeated keys by occurrence)"
+            "duplicate key \(format(written, selfKeyed: selfKeyed)) (\(places)\(at))"
     }
 
     func spell(_ written: Value, selfKeyed: Bool) -> String {

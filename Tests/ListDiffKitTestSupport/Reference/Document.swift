@@ -126,7 +126,8 @@ package struct Document: Sendable {
                             throw error(
                                 .key,
                                 at: offset,
-                                KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier))
+                                KeyFormatter(key).duplicate(written, selfKeyed: element.isScalar, places: places, first: earlier)
+                            ).hinting(.matchDuplicates)
                         }
                         records.append(
                             Record(
@@ -232,8 +233,8 @@ extension Layout {
                 guard case .array(let elements) = member.value else {
                     throw error(
                         next,
-                        "\(what) is an object whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a list; \(expected) (--path points at one inside a larger document)"
-                    )
+                        "\(what) is an object whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a list; \(expected)"
+                    ).hinting(.path)
                 }
                 lists.append(FoundList(name: .string(member.key), header: nil, elements: elements, preorder: next, offset: offset(next)))
                 next += member.value.nodeCount
@@ -268,15 +269,15 @@ extension Layout {
             if !explicit { return nil }
             throw error(
                 preorder,
-                "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", "))); name it with --items"
-            )
+                "the section objects share no list field (tried \(LayoutOptions.itemsCandidates.joined(separator: ", ")))"
+            ).hinting(.items)
         }
         let sectionKey = options.sectionKey ?? LayoutOptions.sectionKeyCandidates.first(where: { $0 != items && everyone($0, \.isScalar) })
         guard let sectionKey else {
             throw error(
                 preorder,
-                "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", "))); name it with --section-key"
-            )
+                "the section objects share no name field (tried \(LayoutOptions.sectionKeyCandidates.joined(separator: ", ")))"
+            ).hinting(.sectionKey)
         }
         var lists: [FoundList] = []
         var p = preorder + 1

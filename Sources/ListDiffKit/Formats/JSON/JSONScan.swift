@@ -316,7 +316,6 @@ struct JSONScan {
             part.enclosureDepth = parser.depth
             part.containerOffset = parser.index
             let explicit = options.items != nil || options.sectionKey != nil
-            let expected = "expected a list of records, an object of lists, or a list of section objects"
             switch bytes[parser.index] {
             case UInt8(ascii: "["):
                 part.shape = shape ?? decideArrayShape(parser, lines: false)
@@ -325,11 +324,7 @@ struct JSONScan {
             default:
                 let start = parser.index
                 let typeName = JSONParser.typeName(bytes[start])
-                part.layoutProblem = LayoutProblem(
-                    offset: start,
-                    message: explicit
-                        ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
-                        : "\(what) is \(typeName.withArticle); \(expected)")
+                part.layoutProblem = .noRecords(what, typeName, sectionOptions: explicit, at: start)
                 _ = try parser.hashValue()
                 try finish(&parser, enclosures)
                 part.finished = true
@@ -661,11 +656,7 @@ struct JSONScan {
         }
         if part.layoutProblem == nil, start < bytes.count {
             let typeName = JSONParser.typeName(bytes[start])
-            part.layoutProblem = LayoutProblem(
-                offset: start,
-                message:
-                    "\(what) is an object whose member \"\(name)\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)"
-            )
+            part.layoutProblem = .memberNotAList(what, member: name, typeName, at: start)
         }
         _ = try parser.hashValue()
         return false

@@ -521,7 +521,7 @@ struct YAMLScanState {
                 }
             case 2:
                 if explicit {
-                    noteLayout("\(what) is an object; --section-key and --items need a list of section objects", at: placement.offset)
+                    noteLayout(.noRecords(what, "object", sectionOptions: true, at: placement.offset))
                 } else {
                     placement.role = .container
                     actualShape = .objectOfLists
@@ -555,8 +555,8 @@ struct YAMLScanState {
 
     func kindName(_ kind: Int) -> String { kind == 1 ? "array" : "object" }
 
-    mutating func noteLayout(_ message: String, at offset: Int) {
-        if layoutProblem == nil { layoutProblem = LayoutProblem(offset: offset, message: message) }
+    mutating func noteLayout(_ problem: LayoutProblem) {
+        if layoutProblem == nil { layoutProblem = problem }
     }
 
     mutating func open(_ event: YAMLRawEvent, mapping: Bool) throws(ListDiffError) {
@@ -608,11 +608,7 @@ struct YAMLScanState {
         if scan.stream, stack.isEmpty, kind == .null { return }
         let typeName = kind.name
         if placement.isContainer {
-            noteLayout(
-                explicit
-                    ? "\(what) is \(typeName.withArticle); --section-key and --items need a list of section objects"
-                    : "\(what) is \(typeName.withArticle); expected a list of records, an object of lists, or a list of section objects",
-                at: placement.offset)
+            noteLayout(.noRecords(what, typeName, sectionOptions: explicit, at: placement.offset))
             if probing { stopped = true }
         } else if placement.pathStep >= 0, placement.pathStep < path.count {
             if pathProblem == nil {
@@ -769,9 +765,7 @@ struct YAMLScanState {
             }
             if placement.inContainer, !placement.opensSection, case .objectOfLists = actualShape {
                 if path.isEmpty, !explicit { loneMapping = true }
-                noteLayout(
-                    "\(what) is an object whose member \"\(stack[p].keyText ?? "")\" is \(typeName.withArticle), not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)",
-                    at: placement.offset)
+                noteLayout(.memberNotAList(what, member: stack[p].keyText ?? "", typeName, at: placement.offset))
             }
             if probing, stack[p].placement.isRecord, kind == .array, LayoutOptions.itemsCandidates.contains(stack[p].keyText ?? "") {
                 stack[p].lists.append(stack[p].keyText ?? "")
