@@ -81,11 +81,11 @@ struct YAMLTreeBuilder {
     /// Where each document's offsets start in `offsets`.
     var documentStarts: [Int] = []
     var anchors: [String: (value: Value, nodes: Int)] = [:]
-    var expanded = 0
-    var expandedBytes = 0
+    var rules: YAMLRules
 
     init(reader: YAMLReader, bytes: [UInt8]) {
         self.reader = reader
+        rules = YAMLRules(reader, file: nil)
         self.bytes = bytes
         self.parser = LibYAMLParser(bytes: bytes)
         // Lines as libyaml counts them: a line ends at LF, CR LF, or a CR on its own.
@@ -119,25 +119,10 @@ struct YAMLTreeBuilder {
             case .streamEnd:
                 return
             case .alias(let name):
-                guard let anchored = anchors[name] else {
-                    throw ListDiffError(.syntax, location: here, "alias *\(name) refers to no anchor defined before it")
-                }
-                expanded += anchored.nodes
-                if expanded > reader.maxAliasExpansion {
-                    throw ListDiffError(
-                        .limit,
-                        location: here, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
-                }
-                expandedBytes += anchored.value.textBytes
-                if expandedBytes > reader.maxAliasBytes {
-                    throw ListDiffError(
-                        .limit,
-                        location: here, "aliases expand to more than \(reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
-                }
+                try rules.alias(name, anchors[name], at: here)
+                let anchored = anchors[name]!
                 // Nesting through an alias counts against the same limit as nesting written out.
-                if stack.count + anchored.value.containerDepth > reader.maxDepth {
-                    throw ListDiffError(.limit, location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
-                }
+                try rules.nest(stack.count + anchored.value.containerDepth, at: here)
                 let start = offset(line: line, column: column)
                 offsets.append(contentsOf: repeatElement(start, count: anchored.nodes))
                 try complete(anchored.value, at: here, keyText: Self.keyText(anchored.value))
@@ -171,9 +156,7 @@ struct YAMLTreeBuilder {
     }
 
     mutating func enter(at here: SourceLocation) throws(ListDiffError) {
-        if stack.count >= reader.maxDepth {
-            throw ListDiffError(.limit, location: here, "nesting is deeper than the limit of \(reader.maxDepth)")
-        }
+        try rules.nest(stack.count + 1, at: here)
     }
 
     /// Adds a finished node to its parent (or ends a document).
@@ -191,17 +174,11 @@ struct YAMLTreeBuilder {
                 members.append(Object.Member(key: key, value: value))
                 stack.append(.mapping(members: members, keys: keys, pendingKey: nil, anchor: anchor, firstNode: first))
             } else {
-                guard let keyText else {
-                    throw ListDiffError(
-                        .shape,
-                        location: here, "a mapping key that is \(value.typeName.withArticle) is not supported; keys must be scalars")
-                }
+                guard let keyText else { throw rules.keyNotScalar(value.typeName, at: here) }
                 // Keys are not values of the tree: drop the offset recorded for the key node.
                 offsets.removeLast(value.nodeCount)
                 if let earlier = keys.updateValue(here, forKey: ScalarKey(keyText)) {
-                    throw ListDiffError(
-                        .syntax,
-                        location: here, "duplicate mapping key '\(keyText)' (first at line \(earlier.line), column \(earlier.column))")
+                    throw rules.duplicateKey(keyText, first: earlier, at: here)
                 }
                 stack.append(.mapping(members: members, keys: keys, pendingKey: (keyText, here), anchor: anchor, firstNode: first))
             }

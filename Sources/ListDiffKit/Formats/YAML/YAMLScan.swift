@@ -223,8 +223,7 @@ struct YAMLScanState {
     var documents = 0
     var tagDirectives = false
     var anchors: [String: YAMLAnchor] = [:]
-    var expanded = 0
-    var expandedBytes = 0
+    var rules: YAMLRules
     /// The record being read: where it starts, what of its key was found.
     var recordStart = 0
     var finding = KeyFinding()
@@ -252,12 +251,25 @@ struct YAMLScanState {
         table = RecordTable(capacity: capacity)
         details = YAMLDetails(capacity: capacity)
         memory = ScanMemory(keyHashing: scan.keyHashing)
+        rules = YAMLRules(scan.reader, file: scan.file.name)
     }
 
     var what: String { scan.options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
 
     func error(_ kind: ListDiffError.Kind, _ line: Int, _ column: Int, _ message: String) -> ListDiffError {
         ListDiffError(kind, file: scan.file.name, location: SourceLocation(line: line + 1, column: column + 1), message)
+    }
+
+    /// Where an event starts, 1-based.
+    func place(_ event: YAMLRawEvent) -> SourceLocation {
+        SourceLocation(line: event.start.line + 1, column: event.start.column + 1)
+    }
+
+    /// A mapping key `text` met again, first at the 0-based place `earlier`.
+    func duplicateKey(_ text: UnsafeRawBufferPointer, _ earlier: (line: Int, column: Int), _ event: YAMLRawEvent) -> ListDiffError {
+        rules.duplicateKey(
+            String(decoding: text, as: UTF8.self), first: SourceLocation(line: earlier.line + 1, column: earlier.column + 1),
+            at: place(event))
     }
 
     func result() -> ScannedDocument {
@@ -328,23 +340,8 @@ struct YAMLScanState {
             return true
         case .alias:
             let name = String(decoding: event.anchor ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
-            guard let anchored = anchors[name] else {
-                throw error(.syntax, event.start.line, event.start.column, "alias *\(name) refers to no anchor defined before it")
-            }
-            expanded += anchored.nodes
-            if expanded > scan.reader.maxAliasExpansion {
-                throw error(
-                    .limit,
-                    event.start.line, event.start.column,
-                    "aliases expand to more than \(scan.reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
-            }
-            expandedBytes += anchored.value.textBytes
-            if expandedBytes > scan.reader.maxAliasBytes {
-                throw error(
-                    .limit,
-                    event.start.line, event.start.column,
-                    "aliases expand to more than \(scan.reader.maxAliasBytes) bytes of text; refusing (possible alias bomb)")
-            }
+            try rules.alias(name, anchors[name].map { ($0.value, $0.nodes) }, at: place(event))
+            let anchored = anchors[name]!
             standalone = false
             replaying += 1
             defer { replaying -= 1 }
@@ -560,9 +557,7 @@ struct YAMLScanState {
     }
 
     mutating func open(_ event: YAMLRawEvent, mapping: Bool) throws(ListDiffError) {
-        if stack.count >= scan.reader.maxDepth {
-            throw error(.limit, event.start.line, event.start.column, "nesting is deeper than the limit of \(scan.reader.maxDepth)")
-        }
+        try rules.nest(stack.count + 1, at: place(event))
         let kind = mapping ? 2 : 1
         var placement = place(kind: kind, event)
         begin(&placement, kind: kind, event)
@@ -637,18 +632,10 @@ struct YAMLScanState {
         let d = p
         if keySets[d].count < 32 {
             if let earlier = keySets[d].first(where: { $0.hash == hash }) {
-                throw error(
-                    .syntax,
-                    event.start.line, event.start.column,
-                    "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
-                )
+                throw duplicateKey(text, (earlier.line, earlier.column), event)
             }
         } else if let earlier = longKeys(d)[hash] {
-            throw error(
-                .syntax,
-                event.start.line, event.start.column,
-                "duplicate mapping key '\(String(decoding: text, as: UTF8.self))' (first at line \(earlier.line + 1), column \(earlier.column + 1))"
-            )
+            throw duplicateKey(text, earlier, event)
         }
         keySets[d].append((hash, event.start.line, event.start.column))
         let placement = stack[p].placement
@@ -688,10 +675,7 @@ struct YAMLScanState {
         let frame = stack.removeLast()
         let placement = frame.placement
         if placement.isKey {
-            throw error(
-                .shape,
-                event.start.line, event.start.column,
-                "a mapping key that is \((frame.isMapping ? "object" : "array").withArticle) is not supported; keys must be scalars")
+            throw rules.keyNotScalar(frame.isMapping ? "object" : "array", at: place(event))
         }
         let hash = frame.isMapping ? frame.object.finish() : frame.array.finish()
         let value: Value? = placement.building ? (frame.isMapping ? .object(Object(frame.members)) : .array(frame.items)) : nil
