@@ -157,50 +157,34 @@ extension JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"):
             var hasher = CanonicalHash.ObjectHasher()
-            if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
-            repeat {
-                try nameStart()
-                let nameHash: Hash128, child: RuleHasher.State
-                if let range = try scanString() {
-                    let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
-                    (nameHash, child) = (CanonicalHash.string(name), rules.member(state, name))
-                } else {
-                    (nameHash, child) = scratch.withUnsafeBytes { (CanonicalHash.string($0), rules.member(state, $0)) }
-                }
-                try colon()
+            // The scan checked the text, repeated names included.
+            try walkObject(checkingNames: false) { (name, nameHash, parser) throws(JSONParseFailure) in
+                let child = rules.member(state, name)
                 if rules.isLeftOut(child) {
-                    index = JSONParser.skip(bytes, from: index)  // (checked by the scan)
+                    parser.index = JSONParser.skip(parser.bytes, from: parser.index)
                 } else if rules.isPlain(child) {
-                    var i = index
-                    hasher.add(key: nameHash, value: try fastValueHash(bytes.baseAddress!, at: &i, count: bytes.count))
-                    index = i
+                    var i = parser.index
+                    hasher.add(key: nameHash, value: try parser.fastValueHash(parser.bytes.baseAddress!, at: &i, count: parser.bytes.count))
+                    parser.index = i
                 } else {
-                    hasher.add(key: nameHash, value: try ruleHash(rules, child, usedTolerance: &usedTolerance))
+                    hasher.add(key: nameHash, value: try parser.ruleHash(rules, child, usedTolerance: &usedTolerance))
                 }
-                skipWhitespace()
-            } while try separator(close: UInt8(ascii: "}"), "object")
-            depth -= 1
+            }
             return hasher.finish()
         case UInt8(ascii: "["):
             // Unordered: a bag. Ordered: elements by index (see `RuleHasher`).
             let unordered = state.applied & rules.unordered != 0
             var bag = CanonicalHash.BagHasher()
             var indexed = CanonicalHash.ObjectHasher()
-            if try openIsEmpty(close: UInt8(ascii: "]")) { return unordered ? bag.finish() : Self.indexedArray(indexed) }
-            var k = 0
-            repeat {
-                skipWhitespace()
+            try walkArray { (k, parser) throws(JSONParseFailure) in
                 let child = rules.element(state, k)
                 if rules.isLeftOut(child) {
-                    index = JSONParser.skip(bytes, from: index)  // (checked by the scan)
+                    parser.index = JSONParser.skip(parser.bytes, from: parser.index)  // (checked by the scan)
                 } else {
-                    let hash = try ruleHash(rules, child, usedTolerance: &usedTolerance)
+                    let hash = try parser.ruleHash(rules, child, usedTolerance: &usedTolerance)
                     if unordered { bag.add(hash) } else { indexed.add(key: Self.indexHash(k), value: hash) }
                 }
-                k += 1
-                skipWhitespace()
-            } while try separator(close: UInt8(ascii: "]"), "array")
-            depth -= 1
+            }
             return unordered ? bag.finish() : Self.indexedArray(indexed)
         case UInt8(ascii: "\""):
             let foldCase = state.applied & rules.foldCase != 0, foldWhitespace = state.applied & rules.foldWhitespace != 0

@@ -205,31 +205,13 @@ extension JSONParser {
 
     mutating func hashArray() throws(JSONParseFailure) -> Hash128 {
         var hasher = CanonicalHash.ArrayHasher()
-        if try openIsEmpty(close: UInt8(ascii: "]")) { return hasher.finish() }
-        repeat {
-            skipWhitespace()
-            hasher.add(try hashValue())
-            skipWhitespace()
-        } while try separator(close: UInt8(ascii: "]"), "array")
-        depth -= 1
+        try walkArray { (_, parser) throws(JSONParseFailure) in hasher.add(try parser.hashValue()) }
         return hasher.finish()
     }
 
     mutating func hashObject() throws(JSONParseFailure) -> Hash128 {
         var hasher = CanonicalHash.ObjectHasher()
-        let start = index, mark = names.count
-        if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
-        var firstName: UInt64 = 0, count = 0
-        repeat {
-            try nameStart()
-            let name = try hashString()
-            noteName(name.a, first: &firstName, count: &count)
-            try colon()
-            hasher.add(key: name, value: try hashValue())
-            skipWhitespace()
-        } while try separator(close: UInt8(ascii: "}"), "object")
-        depth -= 1
-        if count > 1 { try checkNames(from: mark, objectAt: start) }
+        try walkObject { (_, name, parser) throws(JSONParseFailure) in hasher.add(key: name, value: try parser.hashValue()) }
         return hasher.finish()
     }
 
@@ -432,39 +414,13 @@ extension JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"):
             var hasher = CanonicalHash.ObjectHasher()
-            let start = index, mark = names.count
-            if try openIsEmpty(close: UInt8(ascii: "}")) { return hasher.finish() }
-            var firstName: UInt64 = 0, count = 0
-            repeat {
-                try nameStart()
-                let nameHash: Hash128, e: Int?
-                if let range = try scanString() {
-                    let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
-                    nameHash = CanonicalHash.string(name)
-                    e = keys.entry(level, named: name)
-                } else {
-                    nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
-                    e = scratch.withUnsafeBytes { keys.entry(level, named: $0) }
-                }
-                noteName(nameHash.a, first: &firstName, count: &count)
-                try colon()
-                hasher.add(key: nameHash, value: try member(e, &self))
-                skipWhitespace()
-            } while try separator(close: UInt8(ascii: "}"), "object")
-            depth -= 1
-            if count > 1 { try checkNames(from: mark, objectAt: start) }
+            try walkObject { (name, nameHash, parser) throws(JSONParseFailure) in
+                hasher.add(key: nameHash, value: try member(keys.entry(level, named: name), &parser))
+            }
             return hasher.finish()
         case UInt8(ascii: "["):
             var hasher = CanonicalHash.ArrayHasher()
-            if try openIsEmpty(close: UInt8(ascii: "]")) { return hasher.finish() }
-            var k = 0
-            repeat {
-                skipWhitespace()
-                hasher.add(try member(keys.entry(level, index: k), &self))
-                k += 1
-                skipWhitespace()
-            } while try separator(close: UInt8(ascii: "]"), "array")
-            depth -= 1
+            try walkArray { (k, parser) throws(JSONParseFailure) in hasher.add(try member(keys.entry(level, index: k), &parser)) }
             return hasher.finish()
         default:
             return try hashValue()

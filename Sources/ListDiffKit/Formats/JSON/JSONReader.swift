@@ -215,34 +215,74 @@ struct JSONParser {
         }
     }
 
-    mutating func parseArray() throws(JSONParseFailure) -> Value {
-        var items: [Value] = []
-        if try openIsEmpty(close: UInt8(ascii: "]")) { return .array(items) }
+    // MARK: - The structure, walked once for every purpose
+
+    /// The one loop over a JSON array, the parser at its `[`: `element(k, &parser)` reads
+    /// element k from its first byte. Building values, hashing, finding keys and hashing
+    /// under rules all walk arrays with it.
+    @inline(__always)
+    mutating func walkArray(_ element: (Int, inout JSONParser) throws(JSONParseFailure) -> Void) throws(JSONParseFailure) {
+        if try openIsEmpty(close: UInt8(ascii: "]")) { return }
+        var k = 0
         repeat {
             skipWhitespace()
-            items.append(try parseValue())
+            try element(k, &self)
+            k += 1
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "]"), "array")
         depth -= 1
+    }
+
+    /// The one loop over a JSON object, the parser at its `{`: `member(name, hash, &parser)`
+    /// reads a member's value from its first byte, given its name (unescaped UTF-8) and the
+    /// name's hash. A name given twice in one object is refused, unless `checkingNames` is
+    /// false because the text was checked before.
+    @inline(__always)
+    mutating func walkObject(
+        checkingNames: Bool = true,
+        _ member: (UnsafeRawBufferPointer, Hash128, inout JSONParser) throws(JSONParseFailure) -> Void
+    ) throws(JSONParseFailure) {
+        let start = index, mark = names.count
+        if try openIsEmpty(close: UInt8(ascii: "}")) { return }
+        var firstName: UInt64 = 0, count = 0
+        repeat {
+            try nameStart()
+            if let range = try scanString() {
+                let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
+                let hash = CanonicalHash.string(name)
+                if checkingNames { noteName(hash.a, first: &firstName, count: &count) }
+                try colon()
+                try member(name, hash, &self)
+            } else {
+                // A name with escapes, decoded in `scratch`: copied, since reading the value
+                // may use `scratch` again.
+                let name = scratch
+                let hash = name.withUnsafeBytes { CanonicalHash.string($0) }
+                if checkingNames { noteName(hash.a, first: &firstName, count: &count) }
+                try colon()
+                var failure: JSONParseFailure? = nil
+                name.withUnsafeBytes { name in
+                    do throws(JSONParseFailure) { try member(name, hash, &self) } catch { failure = error }
+                }
+                if let failure { throw failure }
+            }
+            skipWhitespace()
+        } while try separator(close: UInt8(ascii: "}"), "object")
+        depth -= 1
+        if count > 1 { try checkNames(from: mark, objectAt: start) }
+    }
+
+    mutating func parseArray() throws(JSONParseFailure) -> Value {
+        var items: [Value] = []
+        try walkArray { (_, parser) throws(JSONParseFailure) in items.append(try parser.parseValue()) }
         return .array(items)
     }
 
     mutating func parseObject() throws(JSONParseFailure) -> Value {
         var members: [Object.Member] = []
-        let start = index, mark = names.count
-        if try openIsEmpty(close: UInt8(ascii: "}")) { return .object(Object(members)) }
-        var firstName: UInt64 = 0, count = 0
-        repeat {
-            try nameStart()
-            let key = try parseString()
-            noteName(CanonicalHash.string(key).a, first: &firstName, count: &count)
-            try colon()
-            let value = try parseValue()
-            members.append(Object.Member(key: key, value: value))
-            skipWhitespace()
-        } while try separator(close: UInt8(ascii: "}"), "object")
-        depth -= 1
-        if count > 1 { try checkNames(from: mark, objectAt: start) }
+        try walkObject { (name, _, parser) throws(JSONParseFailure) in
+            members.append(Object.Member(key: String(decoding: name, as: UTF8.self), value: try parser.parseValue()))
+        }
         return .object(Object(members))
     }
 
