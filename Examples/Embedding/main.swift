@@ -1,6 +1,6 @@
 // Embedding ListDiffKit: diff lists of records built in code, print the patch, and apply
 // the changeset; diff lists in sections; write the JSON changeset and read it back; diff
-// two documents held as bytes; and tell errors apart. It uses only the library's public API.
+// two documents held as bytes; tell errors apart and act on their hints. It uses only the library's public API.
 //
 //     swift run listdiff-embedding-example
 import ListDiffKit
@@ -81,4 +81,17 @@ do {
     _ = try FileDiffer(key: IdentityKey(parsing: ["id"])).diff(old: Array("[{\"id\": 1,]".utf8), new: Array("[]".utf8), oldName: "old.json")
 } catch {
     print("\(error.kind) error at line \(error.location?.line ?? 0), column \(error.location?.column ?? 0): \(error.description)")
+}
+// Where a setting gets past an error, the error names it as a hint: here, pairing records
+// that share a key by occurrence.
+do {
+    let twice: [Value] = [["id": 1, "n": "a"], ["id": 1, "n": "b"]]
+    do {
+        _ = try Differ().diff(old: twice, new: [], key: IdentityKey(parsing: ["id"]))
+    } catch  where error.hint == .matchDuplicates {
+        let paired = try Differ().diff(old: twice, new: [], key: IdentityKey(parsing: ["id"]), duplicates: .match)
+        print("\(error.message); with duplicates: .match, \(paired.summary.deleted) deleted")
+    }
+} catch {
+    print("error: \(error)")
 }

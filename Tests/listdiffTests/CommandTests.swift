@@ -313,7 +313,7 @@ func temporaryDirectory() throws -> URL {
     /// Every command in Examples/README.md runs and exits as it says.
     /// The embedding example (Examples/Embedding) uses the library's public API alone: it
     /// diffs lists and sections built in code and applies the results, reads its JSON
-    /// changeset back, diffs two byte buffers, and switches on errors' kinds.
+    /// changeset back, diffs two byte buffers, switches on errors' kinds and acts on a hint.
     @Test func embeddingExampleRuns() throws {
         let example = Binary.url.deletingLastPathComponent().appendingPathComponent("listdiff-embedding-example")
         let run = try Binary.run([], executable: example.path)
@@ -352,6 +352,7 @@ func temporaryDirectory() throws -> URL {
                   /qty  1
                 a key error: record 0 has no key field 'id'
                 syntax error at line 1, column 11: old.json:1:11: error: expected a string key in object, found ']'
+                duplicate key id=1 (records 0 and 1); with duplicates: .match, 2 deleted
 
                 """)
     }
