@@ -266,10 +266,10 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     }
 
     override func value(_ record: Int) throws(ListDiffError) -> Value {
-        var builder = YAMLTreeBuilder(reader: reader, bytes: text(record))
-        builder.anchors = details.anchors.mapValues { ($0, $0.nodeCount) }
-        if (try? builder.run()) != nil, builder.documents.count == 1, CanonicalHash.of(builder.documents[0]) == hashes[record] {
-            return builder.documents[0]
+        if let walked = try? reader.walk(MappedFile(name: name, bytes: text(record)), anchors: details.anchors),
+            walked.values.count == 1, walked.table.hashes[0] == hashes[record]
+        {
+            return walked.values[0]
         }
         return try fromWhole(record)
     }
@@ -301,12 +301,10 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
             stream.append(0x0A)
         }
         var values: [Int: Value] = [:]
-        var builder = YAMLTreeBuilder(reader: reader, bytes: stream)
-        builder.anchors = details.anchors.mapValues { ($0, $0.nodeCount) }
-        if (try? builder.run()) != nil, builder.documents.count == records.count {
-            for (k, r) in records.enumerated() where CanonicalHash.of(builder.documents[k]) == hashes[r] {
-                values[r] = builder.documents[k]
-            }
+        if let walked = try? reader.walk(MappedFile(name: name, bytes: stream), anchors: details.anchors),
+            walked.values.count == records.count
+        {
+            for (k, r) in records.enumerated() where walked.table.hashes[k] == hashes[r] { values[r] = walked.values[k] }
         }
         for r in records where values[r] == nil { values[r] = try value(r) }
         return values

@@ -30,7 +30,8 @@ package struct YAMLReader: Sendable {
     /// A stream of two or more documents (`---` between them, as in Kubernetes manifests)
     /// reads as a list with one element per document, empty (null) documents left out.
     package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
-        let (documents, offsets, starts) = try parse(bytes, name: name)
+        let walked = try walk(MappedFile(name: name, bytes: bytes))
+        let (documents, offsets, starts) = (walked.values, walked.valueOffsets, walked.documentStarts)
         guard !documents.isEmpty else {
             throw ListDiffError(.shape, file: name, "no YAML document in the input")
         }
@@ -46,145 +47,27 @@ package struct YAMLReader: Sendable {
 
     /// Reads every document of a YAML stream.
     package func documents(_ bytes: [UInt8]) throws(ListDiffError) -> [Value] {
-        try parse(bytes, name: "<input>").documents
+        try walk(MappedFile(name: "<input>", bytes: bytes)).values
     }
 
-    /// The documents, the offsets of their nodes in preorder, and where each document's
-    /// offsets start.
-    private func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (documents: [Value], offsets: [Int], starts: [Int]) {
-        var builder = YAMLTreeBuilder(reader: self, bytes: bytes)
-        do {
-            try builder.run()
-        } catch {
-            throw error.inFile(name)
-        }
-        return (builder.documents, builder.offsets, builder.documentStarts)
+    /// Every document of `file` read as a value by the one walk of YAML events (`YAMLScan`),
+    /// with `anchors` defined before the first: the values are the walk's `values`, their
+    /// hashes its table's, and the places of their nodes its `valueOffsets`.
+    func walk(_ file: MappedFile, anchors: [String: Value] = [:]) throws(ListDiffError) -> YAMLScanState {
+        var scan = YAMLScan(
+            file: file, key: .wholeRecord, keys: KeyTrie(.wholeRecord)!, options: LayoutOptions(), reader: self,
+            keyHashing: KeyHashing(), progress: nil)
+        scan.stream = true
+        scan.buildsValues = true
+        var state = YAMLScanState(scan: scan, shape: .list, probing: false)
+        state.anchors = anchors.mapValues { YAMLAnchor(value: $0, nodes: $0.nodeCount) }
+        try state.run()
+        return state
     }
 }
 
-/// Builds values from events with an explicit stack: no recursion, whatever the depth.
-struct YAMLTreeBuilder {
-    enum Frame {
-        case sequence(items: [Value], anchor: String?, firstNode: Int)
-        case mapping(
-            members: [Object.Member], keys: [ScalarKey: SourceLocation], pendingKey: (String, SourceLocation)?,
-            anchor: String?, firstNode: Int)
-    }
-
-    let reader: YAMLReader
-    let bytes: [UInt8]
-    let parser: LibYAMLParser
-    var lineStarts: [Int] = [0]
-    var stack: [Frame] = []
-    var documents: [Value] = []
-    var offsets: [Int] = []
-    /// Where each document's offsets start in `offsets`.
-    var documentStarts: [Int] = []
-    var anchors: [String: (value: Value, nodes: Int)] = [:]
-    var rules: YAMLRules
-
-    init(reader: YAMLReader, bytes: [UInt8]) {
-        self.reader = reader
-        rules = YAMLRules(reader, file: nil)
-        self.bytes = bytes
-        self.parser = LibYAMLParser(bytes: bytes)
-        // Lines as libyaml counts them: a line ends at LF, CR LF, or a CR on its own.
-        for (i, b) in bytes.enumerated() where b == 0x0A || (b == 0x0D && (i + 1 == bytes.count || bytes[i + 1] != 0x0A)) {
-            lineStarts.append(i + 1)
-        }
-    }
-
-    /// Byte offset of a 0-based line and a column counted in characters.
-    func offset(line: Int, column: Int) -> Int {
-        guard line < lineStarts.count else { return bytes.count }
-        var i = lineStarts[line]
-        var remaining = column
-        while remaining > 0, i < bytes.count {
-            i += 1
-            while i < bytes.count, bytes[i] & 0xC0 == 0x80 { i += 1 }
-            remaining -= 1
-        }
-        return i
-    }
-
-    mutating func run() throws(ListDiffError) {
-        while true {
-            let (event, line, column) = try parser.next()
-            let here = SourceLocation(line: line + 1, column: column + 1)
-            switch event {
-            case .documentStart:
-                documentStarts.append(offsets.count)
-            case .streamStart, .documentEnd:
-                continue
-            case .streamEnd:
-                return
-            case .alias(let name):
-                try rules.alias(name, anchors[name], at: here)
-                let anchored = anchors[name]!
-                // Nesting through an alias counts against the same limit as nesting written out.
-                try rules.nest(stack.count + anchored.value.containerDepth, at: here)
-                let start = offset(line: line, column: column)
-                offsets.append(contentsOf: repeatElement(start, count: anchored.nodes))
-                try complete(anchored.value, at: here, keyText: Self.keyText(anchored.value))
-            case let .scalar(text, anchor, tag, plain):
-                offsets.append(offset(line: line, column: column))
-                let value = try Self.resolve(text, tag: tag, plain: plain, at: here)
-                if let anchor { anchors[anchor] = (value, 1) }
-                try complete(value, at: here, keyText: text)
-            case let .sequenceStart(anchor, _):
-                try enter(at: here)
-                offsets.append(offset(line: line, column: column))
-                stack.append(.sequence(items: [], anchor: anchor, firstNode: offsets.count - 1))
-            case let .mappingStart(anchor, _):
-                try enter(at: here)
-                offsets.append(offset(line: line, column: column))
-                stack.append(.mapping(members: [], keys: [:], pendingKey: nil, anchor: anchor, firstNode: offsets.count - 1))
-            case .sequenceEnd, .mappingEnd:
-                let value: Value
-                let anchor: String?
-                let firstNode: Int
-                switch stack.removeLast() {
-                case let .sequence(items, a, first):
-                    value = .array(items); anchor = a; firstNode = first
-                case let .mapping(members, _, _, a, first):
-                    value = .object(Object(members)); anchor = a; firstNode = first
-                }
-                if let anchor { anchors[anchor] = (value, offsets.count - firstNode) }
-                try complete(value, at: here, keyText: nil)
-            }
-        }
-    }
-
-    mutating func enter(at here: SourceLocation) throws(ListDiffError) {
-        try rules.nest(stack.count + 1, at: here)
-    }
-
-    /// Adds a finished node to its parent (or ends a document).
-    mutating func complete(_ value: Value, at here: SourceLocation, keyText: String?) throws(ListDiffError) {
-        guard let top = stack.popLast() else {
-            documents.append(value)
-            return
-        }
-        switch top {
-        case .sequence(var items, let anchor, let first):
-            items.append(value)
-            stack.append(.sequence(items: items, anchor: anchor, firstNode: first))
-        case .mapping(var members, var keys, let pendingKey, let anchor, let first):
-            if let (key, _) = pendingKey {
-                members.append(Object.Member(key: key, value: value))
-                stack.append(.mapping(members: members, keys: keys, pendingKey: nil, anchor: anchor, firstNode: first))
-            } else {
-                guard let keyText else { throw rules.keyNotScalar(value.typeName, at: here) }
-                // Keys are not values of the tree: drop the offset recorded for the key node.
-                offsets.removeLast(value.nodeCount)
-                if let earlier = keys.updateValue(here, forKey: ScalarKey(keyText)) {
-                    throw rules.duplicateKey(keyText, first: earlier, at: here)
-                }
-                stack.append(.mapping(members: members, keys: keys, pendingKey: (keyText, here), anchor: anchor, firstNode: first))
-            }
-        }
-    }
-
+/// How a scalar resolves: the YAML 1.2 core schema and the tags listdiff honours.
+extension YAMLScalar {
     /// The text a scalar value stands for when it is used as a mapping key through an alias.
     static func keyText(_ value: Value) -> String? {
         switch value {

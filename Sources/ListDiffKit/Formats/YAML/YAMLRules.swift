@@ -1,7 +1,6 @@
-/// The rules both YAML walkers enforce on libyaml's events, with their messages: the tree
-/// builder (`YAMLTreeBuilder`, which makes values) and the scan (`YAMLScanState`, which
-/// hashes records) each count with one of these, so a document is refused the same way
-/// whichever reads it.
+/// The rules the YAML walk (`YAMLScanState`) enforces on libyaml's events, with their
+/// messages: the alias budget, the nesting limit, and the checks on mapping keys. The walk
+/// reads values and scans records alike, so a document is refused the same way either way.
 struct YAMLRules {
     let reader: YAMLReader
     /// The file named in errors (nil: the caller names it).

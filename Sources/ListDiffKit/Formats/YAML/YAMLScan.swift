@@ -5,8 +5,9 @@
 /// values are built only for section objects' own members and for anchored nodes (an alias
 /// is replayed as the events of its value).
 ///
-/// It reads as `YAMLReader` does, with the same errors at the same places: the YAML 1.2 core
-/// schema, tags, duplicate keys, the nesting limit and the alias budget.
+/// It is the only walk of YAML events in listdiff: `YAMLReader` reads values through it too
+/// (`buildsValues`), so the YAML 1.2 core schema, tags, duplicate keys, the nesting limit and
+/// the alias budget are enforced in one place, with the same errors at the same places.
 struct YAMLScan {
     let file: MappedFile
     let key: IdentityKey
@@ -18,6 +19,9 @@ struct YAMLScan {
     /// Whether the input is a stream of several documents, each a record (as `YAMLReader`
     /// reads one): found when a scan meets a second document.
     var stream = false
+    /// Whether every node's value is built (as `YAMLReader` reads), not only anchored nodes
+    /// and section objects. Empty documents of a stream are kept as null records.
+    var buildsValues = false
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
 
@@ -209,6 +213,9 @@ struct YAMLScanState {
     var stack: [Frame] = []
     /// Each depth's mapping keys so far (kept between mappings to save allocations).
     var keySets: [[(hash: Hash128, line: Int, column: Int)]] = []
+    /// Past 32 keys, a depth's mapping keys as a dictionary, so that a wide mapping is read
+    /// in linear time.
+    var longKeySets: [[Hash128: (line: Int, column: Int)]] = []
     var marks: MarkConverter
     var table: RecordTable
     var details: YAMLDetails
@@ -238,6 +245,11 @@ struct YAMLScanState {
     /// The document is a mapping that is not an object of lists (one member is no list),
     /// with no `--path`, `--section-key` or `--items`: it may be one record alone.
     var loneMapping = false
+    /// With `buildsValues`: each record's value, the start offset of every value node in
+    /// preorder (mapping keys left out), and where each document's offsets start.
+    var values: [Value] = []
+    var valueOffsets: [Int] = []
+    var documentStarts: [Int] = []
 
     init(scan: YAMLScan, shape: ContainerShape, probing: Bool) {
         self.scan = scan
@@ -335,6 +347,7 @@ struct YAMLScanState {
                 return true
             }
             if documents == 1 || scan.stream { tagDirectives = event.tagDirectives }
+            documentStarts.append(valueOffsets.count)
             return false
         case .streamEnd:
             return true
@@ -392,7 +405,7 @@ struct YAMLScanState {
         let asKey = stack.last.map { $0.isMapping && !$0.keyPending } ?? false
         var text: String
         if asKey {
-            text = YAMLTreeBuilder.keyText(value) ?? ""
+            text = YAMLScalar.keyText(value) ?? ""
             event.plain = false
         } else {
             switch value {
@@ -415,7 +428,7 @@ struct YAMLScanState {
     /// 2 mapping); notes on the parent what the node takes (a path step, a key entry).
     mutating func place(kind: Int, _ event: YAMLRawEvent) -> Placement {
         var placement = Placement()
-        placement.building = event.anchor != nil
+        placement.building = event.anchor != nil || scan.buildsValues
         guard !stack.isEmpty else {
             if scan.stream {
                 // Each document of a stream is a record.
@@ -489,6 +502,7 @@ struct YAMLScanState {
     }
 
     mutating func begin(_ placement: inout Placement, kind: Int, _ event: YAMLRawEvent) {
+        if scan.buildsValues { valueOffsets.append(marks.offset(ofIndex: event.start.index)) }
         // Byte offsets only for nodes that may be named in a record, section or message.
         if placement.isRecord || placement.isContainer || placement.inContainer || placement.isItemsValue || placement.pathStep >= 0
             || placement.role != .plain
@@ -565,8 +579,12 @@ struct YAMLScanState {
         frame.anchor = event.anchor.map { String(decoding: $0, as: UTF8.self) }
         frame.startIndex = event.start.index
         if mapping {
-            while keySets.count <= stack.count { keySets.append([]) }
+            while keySets.count <= stack.count {
+                keySets.append([])
+                longKeySets.append([:])
+            }
             keySets[stack.count].removeAll(keepingCapacity: true)
+            if !longKeySets[stack.count].isEmpty { longKeySets[stack.count].removeAll() }
         }
         stack.append(frame)
     }
@@ -600,7 +618,7 @@ struct YAMLScanState {
         }
         let (hash, kind, value) = resolved
         // An empty document of a stream is no record.
-        if scan.stream, stack.isEmpty, kind == .null { return }
+        if scan.stream, !scan.buildsValues, stack.isEmpty, kind == .null { return }
         let typeName = kind.name
         if placement.isContainer {
             noteLayout(.noRecords(what, typeName, sectionOptions: explicit, at: placement.offset))
@@ -628,16 +646,20 @@ struct YAMLScanState {
         let p = stack.count - 1
         let text = event.value
         let hash = CanonicalHash.string(text)
-        // Duplicate keys, by the hash of their text (a dictionary for long mappings).
-        let d = p
-        if keySets[d].count < 32 {
-            if let earlier = keySets[d].first(where: { $0.hash == hash }) {
+        // Duplicate keys, by the hash of their text: a short list, then a dictionary.
+        if keySets[p].count < 32 {
+            if let earlier = keySets[p].first(where: { $0.hash == hash }) {
                 throw duplicateKey(text, (earlier.line, earlier.column), event)
             }
-        } else if let earlier = longKeys(d)[hash] {
-            throw duplicateKey(text, earlier, event)
+            keySets[p].append((hash, event.start.line, event.start.column))
+        } else {
+            if longKeySets[p].isEmpty {
+                for k in keySets[p] { longKeySets[p][k.hash] = (k.line, k.column) }
+            }
+            if let earlier = longKeySets[p].updateValue((event.start.line, event.start.column), forKey: hash) {
+                throw duplicateKey(text, earlier, event)
+            }
         }
-        keySets[d].append((hash, event.start.line, event.start.column))
         let placement = stack[p].placement
         stack[p].keyPending = true
         stack[p].keyHash = hash
@@ -662,13 +684,6 @@ struct YAMLScanState {
         } else if case .sectionObject = placement.role {
             stack[p].keyIsItems = !stack[p].itemsSeen && text.elementsEqual(LayoutOptions.itemsCandidates[0].utf8)
         }
-    }
-
-    /// Past 32 keys, a mapping's keys as a dictionary (rebuilt when asked; long mappings are rare).
-    mutating func longKeys(_ d: Int) -> [Hash128: (line: Int, column: Int)] {
-        var keys: [Hash128: (line: Int, column: Int)] = [:]
-        for k in keySets[d] { keys[k.hash] = (k.line, k.column) }
-        return keys
     }
 
     mutating func close(_ event: YAMLRawEvent) throws(ListDiffError) {
@@ -726,7 +741,10 @@ struct YAMLScanState {
     ) throws(ListDiffError) {
         let isScalar = kind.isScalar
         if placement.keyMask != 0 { finding.note(placement.keyMask, scalar: isScalar, hash: hash, memory: memory) }
-        if placement.isRecord { record(hash: hash, kind: kind, endIndex: endIndex) }
+        if placement.isRecord {
+            record(hash: hash, kind: kind, endIndex: endIndex)
+            if scan.buildsValues { values.append(value ?? .null) }
+        }
         guard !stack.isEmpty else { return }
         let p = stack.count - 1
         stack[p].nodes += nodes
@@ -810,13 +828,13 @@ enum YAMLScalar {
         if event.tag == nil {
             if !event.plain { return (CanonicalHash.string(text), .string, build ? .string(String(decoding: text, as: UTF8.self)) : nil) }
             if let (hash, kind) = quick(text) {
-                let value: Value? = build ? YAMLTreeBuilder.coreSchema(String(decoding: text, as: UTF8.self)) : nil
+                let value: Value? = build ? YAMLScalar.coreSchema(String(decoding: text, as: UTF8.self)) : nil
                 return (hash, kind, value)
             }
         }
         let string = String(decoding: text, as: UTF8.self)
         let tag = event.tag.map { String(decoding: $0, as: UTF8.self) }
-        let value = try YAMLTreeBuilder.resolve(
+        let value = try YAMLScalar.resolve(
             string, tag: tag, plain: event.plain,
             at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1))
         return (CanonicalHash.of(value), NodeKind(value), value)

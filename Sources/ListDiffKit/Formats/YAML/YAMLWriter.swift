@@ -35,7 +35,7 @@ package enum YAMLWriter {
     }
 
     static func string(_ s: String, to emitter: LibYAMLEmitter) {
-        if case .string = YAMLTreeBuilder.coreSchema(s) {
+        if case .string = YAMLScalar.coreSchema(s) {
             emitter.scalar(s, style: .any)
         } else {
             emitter.scalar(s, style: .doubleQuoted)
