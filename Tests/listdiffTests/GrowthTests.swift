@@ -36,6 +36,8 @@ import Glibc
 
     enum Shape: String, CaseIterable {
         case list, ndjson, yaml, objectOfLists, sectionList, yamlSections, nested, composite, duplicates, path, apply, rules
+        /// One YAML record holding a mapping of N members, a tenth of them changed.
+        case wideMapping
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -74,11 +76,14 @@ import Glibc
                 return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
             case .duplicates:
                 return try list((records + records.prefix(records.count / 10))[...]) + "\n"
+            case .wideMapping:
+                return "- id: 0\n  members:\n"
+                    + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
             case .list, .nested, .composite, .apply, .rules:
                 return try list(records[...]) + "\n"
             }
         }
-        let ext = shape == .ndjson ? "ndjson" : shape == .yaml || shape == .yamlSections ? "yaml" : "json"
+        let ext = shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)
