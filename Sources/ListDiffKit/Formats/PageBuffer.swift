@@ -14,7 +14,8 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<Element>
     @exclusivity(unchecked) private(set) var count: Int
     @exclusivity(unchecked) private(set) var capacity: Int
-    /// The mapping's length in bytes (0: allocated on the heap, the mapping having failed).
+    /// The mapping's length in bytes (0: allocated on the heap, being small or the mapping
+    /// having failed).
     private var mappedBytes: Int
     private let huge: Bool
 
@@ -35,15 +36,20 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
 
     deinit { Self.unmap(base, mappedBytes, capacity) }
 
+    /// Buffers smaller than this many bytes are allocated on the heap.
+    private static var smallBytes: Int { 1 << 16 }
+
     private static func map(_ capacity: Int, huge: Bool) -> (UnsafeMutablePointer<Element>, Int) {
         let (product, overflow) = capacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         let bytes = overflow ? Int.max : product
-        if !overflow, let raw = SystemCalls.mapZeroed(count: bytes) {
+        // A small buffer comes from the heap: a mapping of its own costs a system call to
+        // make and one to undo, and the undoing stops every core to flush its address cache.
+        if !overflow, bytes >= smallBytes, let raw = SystemCalls.mapZeroed(count: bytes) {
             if huge, bytes >= 1 << 21 { SystemCalls.advise(raw, count: bytes, .hugePages) }
             return (raw.bindMemory(to: Element.self, capacity: capacity), bytes)
         }
-        // No mapping to be had: the heap, zeroed by hand (and trapping, as `Array` does,
-        // when there is no memory at all).
+        // Small, or no mapping to be had: the heap, zeroed by hand (and trapping, as `Array`
+        // does, when there is no memory at all).
         let pointer = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
         UnsafeMutableRawPointer(pointer).initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Element>.stride)
         return (pointer, 0)
