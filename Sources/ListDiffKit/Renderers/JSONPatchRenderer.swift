@@ -57,6 +57,10 @@ public struct JSONPatchRenderer: ChangesetRenderer {
             guard let i = change.old?.index else { continue }
             for field in change.fields {
                 let path = prefix + "/\(i)" + field.path
+                if let from = field.from {
+                    ops.append(Operation(op: "move", path: path, from: prefix + "/\(i)" + from))
+                    continue
+                }
                 switch (field.old, field.new) {
                 case (nil, let new?): ops.append(Operation(op: "add", path: path, value: new))
                 case (_?, nil): ops.append(Operation(op: "remove", path: path))
@@ -65,112 +69,32 @@ public struct JSONPatchRenderer: ChangesetRenderer {
                 }
             }
         }
-        // 2. Deletes, last first, so that each index is still the old one.
-        let deletes = changeset.changes.filter { $0.operation == .delete }.compactMap { $0.old?.index }.sorted(by: >)
-        for i in deletes { ops.append(Operation(op: "remove", path: prefix + "/\(i)")) }
-
-        // 3. Inserts and moves, in order of their new positions.
-        let oldCount = changeset.oldCount
-        let newCount = changeset.newCount
+        // 2. Deletes, last first; 3. inserts and moves, in order of their new positions.
+        var deleted: [Int] = []
         var movedTo: [Int: Int] = [:]  // new index -> old index
         var inserted: [Int: Value] = [:]
-        var leaves = [Bool](repeating: false, count: oldCount)  // deleted or moved
         for change in changeset.changes {
             switch change.operation {
             case .move:
-                if let i = change.old?.index, let j = change.new?.index {
-                    movedTo[j] = i
-                    leaves[i] = true
-                }
+                if let i = change.old?.index, let j = change.new?.index { movedTo[j] = i }
             case .insert:
                 if let j = change.new?.index { inserted[j] = try change.value() ?? .null }
             case .delete:
-                if let i = change.old?.index { leaves[i] = true }
+                if let i = change.old?.index { deleted.append(i) }
             case .update:
                 break
             }
         }
-        if movedTo.isEmpty && inserted.isEmpty { return ops }
-        // Records that stay, in order; the others fall in the gaps between them.
-        // Gap g holds what lies before the g-th staying record (gap `stays` is the tail).
-        var gapOfOld = [Int](repeating: 0, count: oldCount)
-        var gap = 0
-        for i in 0..<oldCount {
-            gapOfOld[i] = gap
-            if !leaves[i] { gap += 1 }
-        }
-        // New positions: staying records fill the new positions not taken by moves and inserts.
-        var gapOfNew = [Int](repeating: 0, count: newCount)
-        gap = 0
-        for j in 0..<newCount {
-            gapOfNew[j] = gap
-            if movedTo[j] == nil && inserted[j] == nil { gap += 1 }
-        }
-        // The slot order: per gap, final slots (by new index), then original slots of moved
-        // records (by old index), then the staying record that closes the gap.
-        let staying = gap  // every new position not moved or inserted holds a staying record
-        let gaps = staying + 1
-        var finals = [[Int]](repeating: [], count: gaps)
-        var originals = [[Int]](repeating: [], count: gaps)
-        for j in 0..<newCount where movedTo[j] != nil || inserted[j] != nil { finals[gapOfNew[j]].append(j) }
-        for i in movedTo.values.sorted() { originals[gapOfOld[i]].append(i) }
-        var finalSlot = [Int: Int]()
-        var originalSlot = [Int: Int]()
-        var slots = 0
-        var occupied: [Int] = []  // initial occupancy per slot
-        for g in 0..<gaps {
-            for j in finals[g] { finalSlot[j] = slots; slots += 1; occupied.append(0) }
-            for i in originals[g] { originalSlot[i] = slots; slots += 1; occupied.append(1) }
-            if g < staying { slots += 1; occupied.append(1) }
-        }
-        var tree = FenwickTree(occupied)
-        for j in (0..<newCount) where movedTo[j] != nil || inserted[j] != nil {
-            let target = finalSlot[j]!
-            if let i = movedTo[j] {
-                let from = tree.prefixSum(originalSlot[i]!)
-                tree.add(originalSlot[i]!, -1)
-                let to = tree.prefixSum(target)
-                tree.add(target, 1)
-                // One move per moved record, even where it lands where it stood (a valid no-op).
-                ops.append(Operation(op: "move", path: prefix + "/\(to)", from: prefix + "/\(from)"))
-            } else {
-                let to = tree.prefixSum(target)
-                tree.add(target, 1)
-                ops.append(Operation(op: "add", path: prefix + "/\(to)", value: inserted[j]))
+        let steps = ListEdits.steps(
+            oldCount: changeset.oldCount, newCount: changeset.newCount, deleted: deleted, movedTo: movedTo,
+            inserted: Set(inserted.keys))
+        for step in steps {
+            switch step {
+            case .remove(let i): ops.append(Operation(op: "remove", path: prefix + "/\(i)"))
+            case .add(let at, let j): ops.append(Operation(op: "add", path: prefix + "/\(at)", value: inserted[j]))
+            case .move(let from, let to, _): ops.append(Operation(op: "move", path: prefix + "/\(to)", from: prefix + "/\(from)"))
             }
         }
         return ops
-    }
-}
-
-/// Counts over slots with O(log n) updates and prefix sums.
-struct FenwickTree {
-    var tree: [Int]
-
-    init(_ values: [Int]) {
-        tree = [0] + values
-        for i in 1..<max(tree.count, 1) {
-            let parent = i + (i & -i)
-            if parent < tree.count { tree[parent] += tree[i] }
-        }
-    }
-
-    mutating func add(_ index: Int, _ delta: Int) {
-        var i = index + 1
-        while i < tree.count {
-            tree[i] += delta
-            i += i & -i
-        }
-    }
-
-    /// The sum of the values before `index`.
-    func prefixSum(_ index: Int) -> Int {
-        var i = index
-        var sum = 0
-        while i > 0 {
-            sum += tree[i]
-            i -= i & -i
-        }
-        return sum
     }
 }
