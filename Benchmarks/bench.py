@@ -11,7 +11,8 @@ as key-sorted NDJSON (`listdiff --sorted --format json OLD.ndjson NEW.ndjson`).
 With --shapes it prints instead the scale table per shape and format: the same records as
 a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a list of 10 section
 objects, a nested key, a composite key (on the same records, and on records with two
-more members), --duplicates match, high churn (10% deletes, 10%
+more members), a list of 10 order lines in each record (compared by index, then with
+--array-key /lines=sku), --duplicates match, high churn (10% deletes, 10%
 inserts, 20% updates, 20% moves), and `listdiff apply` of the plain list's changeset. Each
 row gives the median time, the peak memory against the inputs, the time against the plain
 list's in the same run, and the Python baseline's time on the plain list of the same
@@ -57,6 +58,11 @@ SHAPES = [
     # Records with two more members (region and n), so about 30% more to read than the plain list's.
     ("composite key region, n", lambda n: (f"composite-old-{n}.json", f"composite-new-{n}.json"),
      ["--key", "region", "--key", "n"]),
+    # Each record holds a list of 10 order lines; updated records rotate theirs and change
+    # one. Compared by index, then matched by key.
+    ("nested list by index", lambda n: (f"lines-old-{n}.json", f"lines-new-{n}.json"), []),
+    ("nested list, --array-key", lambda n: (f"lines-old-{n}.json", f"lines-new-{n}.json"),
+     ["--array-key", "/lines=sku"]),
     ("--duplicates match", lambda n: (f"old-{n}.json", f"new-{n}.json"), ["--duplicates", "match"]),
     ("high churn", lambda n: (f"churn-old-{n}.json", f"churn-new-{n}.json"), []),
     # Comparison rules on the plain list: a field left out, and the order of records ignored.
@@ -75,7 +81,7 @@ def shapes(binary, sizes, runs, baseline):
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
-        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv")):
+        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv", f"lines-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         if not os.path.exists(path(f"churn-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)

@@ -7,8 +7,9 @@ inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
 new-COUNT.ndjson), for `listdiff --sorted`, as CSV (old-COUNT.csv, new-COUNT.csv), and as block-style YAML (old-COUNT.yaml,
 new-COUNT.yaml), and in other shapes (SHAPE-old-COUNT.json, SHAPE-new-COUNT.json): an object
 of 10 lists (objects), a list of 10 section objects (sections), a nested key user.id
-(nested), a composite key region, n (composite), and an updated_at member that differs in
-every record between old and new (volatile). With --churn, the new list has 10% deletes, 10% inserts, 20% updates
+(nested), a composite key region, n (composite), an updated_at member that differs in
+every record between old and new (volatile), and a list of 10 order lines in each record
+(lines), whose updated records rotate their lines and change one. With --churn, the new list has 10% deletes, 10% inserts, 20% updates
 and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json.
 Usage: generate.py COUNT OUT_DIR [--churn]
 """
@@ -82,7 +83,20 @@ def write_shapes(out, count, old, new):
         for j, r in enumerate(records):
             f.write(json.dumps(r, separators=(",", ":")) + (",\n" if j + 1 < len(records) else "\n"))
 
+    old_by_id = {r["id"]: r for r in old}
+
+    def with_lines(r, changed):
+        items = [{"sku": f"s{k}", "qty": (r["id"] + k) % 5} for k in range(10)]
+        if changed:
+            items = items[1:] + items[:1]
+            items[3] = dict(items[3], qty=9)
+        return dict(r, lines=items)
+
     for side, records in (("old", old), ("new", new)):
+        with open(os.path.join(out, f"lines-{side}-{count}.json"), "w") as f:
+            f.write("[\n")
+            lines(f, [with_lines(r, side == "new" and old_by_id.get(r["id"]) not in (None, r)) for r in records])
+            f.write("]\n")
         k = len(records) // 10
         sections = [records[i * k:(i + 1) * k] if i < 9 else records[9 * k:] for i in range(10)]
         with open(os.path.join(out, f"objects-{side}-{count}.json"), "w") as f:

@@ -145,6 +145,13 @@ struct DiffOptions: ParsableArguments {
     var items: String?
 
     @Option(
+        name: .customLong("array-key"),
+        help: ArgumentHelp(
+            "Match the elements of the lists at POINTER (inside each record; * matches any one member or index) by FIELD, as records are matched by --key: an updated record then shows elements inserted, deleted, updated and moved, named by key (/containers[name=web]/image). Give a POINTER twice for a composite key. Repeatable.",
+            valueName: "pointer=field"))
+    var arrayKey: [String] = []
+
+    @Option(
         name: .customLong("ignore"),
         help: ArgumentHelp(
             "Leave the value at this JSON Pointer into a record out of the comparison: no update, no field change. * matches any one member or index (/tags/*/updated). Repeatable.",
@@ -382,6 +389,7 @@ struct DiffOptions: ParsableArguments {
         for spec in relativeTolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: true)) }
         rules.ignoreCase = try patterns((ignoreCase ? ["/"] : []) + ignoreCaseAt)
         rules.ignoreWhitespace = try patterns((ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(arrayKey)
         return rules
     }
 

@@ -58,11 +58,11 @@ import ListDiffKitTestSupport
         #expect(!rules.same(Self.value(#"{"name":"ADA"}"#), Self.value(#"{"name":"ada"}"#)))
     }
 
-    @Test func unorderedArraysNameWhatWasAddedAndRemoved() {
+    @Test func unorderedArraysNameWhatWasAddedAndRemoved() throws {
         var rules = Comparison()
         rules.unorderedArrays = [Self.pattern("/tags")]
         #expect(rules.same(Self.value(#"{"tags":["a","b","a"]}"#), Self.value(#"{"tags":["a","a","b"]}"#)))
-        let changes = rules.changes(old: Self.value(#"{"tags":["a","b","a"]}"#), new: Self.value(#"{"tags":["b","c","a"]}"#))
+        let changes = try rules.changes(old: Self.value(#"{"tags":["a","b","a"]}"#), new: Self.value(#"{"tags":["b","c","a"]}"#))
         #expect(changes.count == 1)
         #expect(changes.first?.path == "/tags")
         #expect(changes.first?.added == [.string("c")])
@@ -71,15 +71,15 @@ import ListDiffKitTestSupport
         #expect(!rules.same(Self.value(#"{"other":[1,2]}"#), Self.value(#"{"other":[2,1]}"#)))
     }
 
-    @Test func ignoredAndOnlyPathsLeaveFieldsOut() {
+    @Test func ignoredAndOnlyPathsLeaveFieldsOut() throws {
         var rules = Comparison()
         rules.ignore = [Self.pattern("/meta/*")]
-        let changes = rules.changes(
+        let changes = try rules.changes(
             old: Self.value(#"{"id":1,"meta":{"at":1,"by":"x"},"v":1}"#), new: Self.value(#"{"id":1,"meta":{"at":2},"v":2}"#))
         #expect(changes.map(\.path) == ["/v"])
         var only = Comparison()
         only.only = [Self.pattern("/meta/by")]
-        let onlyChanges = only.changes(
+        let onlyChanges = try only.changes(
             old: Self.value(#"{"id":1,"meta":{"at":1,"by":"x"},"v":1}"#), new: Self.value(#"{"id":1,"meta":{"at":2,"by":"y"},"v":2}"#))
         #expect(onlyChanges.map(\.path) == ["/meta/by"])
         // The hash follows the rules: records the same under them hash alike.
@@ -246,7 +246,7 @@ import ListDiffKitTestSupport
             for _ in 0..<Int.random(in: 1...2, using: &rng) { b = Self.edited(b, &rng) }
             var used = false
             let equal = try hash(a, rules, &used) == hash(b, rules, &used)
-            let unchanged = comparison.changes(old: a, new: b).isEmpty
+            let unchanged = try comparison.changes(old: a, new: b).isEmpty
             if used {
                 tolerated += 1
                 // A tolerance is no equivalence: equal hashes prove nothing, but unequal

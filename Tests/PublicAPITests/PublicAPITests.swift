@@ -22,6 +22,20 @@ import Testing
     }
 
     /// Values written as Swift literals are the values JSON text gives.
+    /// Elements of a nested list matched by key: the fields name them by key.
+    @Test func arrayKeysNameNestedElements() throws {
+        let old: [Value] = [["id": 1, "env": [["name": "A", "value": "1"], ["name": "B", "value": "2"]]]]
+        let new: [Value] = [["id": 1, "env": [["name": "B", "value": "2"], ["name": "A", "value": "3"]]]]
+        var rules = Comparison()
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])
+        let changeset = try Differ(comparison: rules).diff(old: old, new: new, key: key)
+        let fields = changeset.changes[0].fields
+        #expect(fields.map(\.keyedPath) == [["env", ["name": "A"], "value"], ["env", ["name": "A"]]])
+        #expect(fields.map(\.path) == ["/env/0/value", "/env/1"])
+        #expect(fields[1].from == "/env/0")
+        #expect(try changeset.apply(to: old) == new)
+    }
+
     @Test func literalsAreJSONValues() throws {
         let built: Value = ["id": 7, "price": 9.99, "tiny": 1e-5, "ok": true, "tags": ["a"], "note": nil]
         #expect(built.description == #"{"id":7,"price":9.99,"tiny":1e-05,"ok":true,"tags":["a"],"note":null}"#)

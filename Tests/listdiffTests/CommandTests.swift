@@ -362,7 +362,8 @@ func temporaryDirectory() throws -> URL {
         let commands = readme.split(separator: "\n").filter { $0.hasPrefix("    listdiff ") }
         #expect(commands.count >= 3)
         for line in commands {
-            let words = line.dropFirst(4).split(separator: " ").dropFirst().map(String.init)
+            // Words as a shell splits these lines: at spaces, single quotes removed.
+            let words = line.dropFirst(4).split(separator: " ").dropFirst().map { $0.replacingOccurrences(of: "'", with: "") }
             let run = try Binary.run(words, in: Binary.repository.appendingPathComponent("Examples"))
             #expect(run.status == (words.first == "apply" ? 0 : 1), "\(line): \(run.stderr)")
             #expect(run.stderr == "")
@@ -478,7 +479,7 @@ func temporaryDirectory() throws -> URL {
             ),
             (
                 text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
-                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads version 1\n"
+                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads versions 1 to 2\n"
             ),
             (String(text.dropLast(10)), ""),
         ]

@@ -58,6 +58,51 @@ import Testing
         #expect(run.stdout == golden)
     }
 
+    static let arrayKeys = [
+        "--array-key", "/spec/template/spec/containers=name", "--array-key", "/spec/template/spec/containers/*/env=name",
+    ]
+
+    /// With the containers and their env vars keyed by name, the reordered containers are one
+    /// move and the changed env var one update, named by key.
+    @Test func keyedContainersReadAsWhatHappened() throws {
+        let run = try Binary.run(Self.key + Self.arrayKeys + ["manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
+        #expect(run.stdout == golden)
+        // The changeset applies, and reads back: version 2, with the array keys.
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let changes = dir.appendingPathComponent("c.json").path, out = dir.appendingPathComponent("out.yaml").path
+        let diff = try Binary.run(
+            Self.key + Self.arrayKeys + ["-f", "json", "-o", changes, "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(diff.status == 1, "\(diff.stderr)")
+        #expect(
+            try String(contentsOfFile: changes, encoding: .utf8).contains(
+                #""keyed_path": ["spec","template","spec","containers",{"name":"web"},"env",{"name":"LOG_LEVEL"},"value"]"#))
+        let applied = try Binary.run(["apply", "-o", out, "manifests-old.yaml", changes], in: Self.examples)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let again = try Binary.run(Self.key + ["--member-order", "significant", out, "manifests-new.yaml"], in: Self.examples)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+    }
+
+    /// A nested key found twice is an error at its record, in its file.
+    @Test func aNestedKeyFoundTwiceIsAnError() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"[{"id": 1, "env": [{"name": "A", "v": 1}]}]"#.write(to: old, atomically: true, encoding: .utf8)
+        try "[\n  {\"id\": 1, \"env\": [{\"name\": \"A\", \"v\": 2}, {\"name\": \"A\"}]}\n]".write(
+            to: new, atomically: true, encoding: .utf8)
+        let run = try Binary.run(["--array-key", "/env=name", old.path, new.path])
+        #expect(run.status == 2)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "\(new.path):2:3: error: in record 0, the list at /env holds the key name=\"A\" twice (elements 0 and 1)\n")
+        let bad = try Binary.run(["--array-key", "/env", old.path, new.path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("write POINTER=FIELD"))
+    }
+
     @Test func applyWritesAStreamThatDiffsTheSameAsNew() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

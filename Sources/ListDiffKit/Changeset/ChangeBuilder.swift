@@ -15,6 +15,8 @@ package struct RecordSide {
     var occurrence: (Int) -> Int?
     /// The record, for a change whose value is read later; nil to read it now.
     var reference: (Int) -> RecordReference? = { _ in nil }
+    /// An error about the record, with its place when the side knows it.
+    var error: (Int, String) -> ListDiffError = { _, message in ListDiffError(.key, message) }
 
     package init(
         count: Int, position: @escaping (Int) -> RecordPosition, value: @escaping (Int) throws(ListDiffError) -> Value,
@@ -107,19 +109,31 @@ struct ChangeBuilder {
             let earlier = before
             let before: Value
             if let given = earlier { before = given } else { before = try old.value(i) }
-            let fields = fields ?? comparison.changes(old: before, new: after)
+            let changed: [FieldChange]
+            if let fields { changed = fields } else { changed = try fieldChanges(i, j, old: before, new: after) }
             if let reference {
                 others.append(
                     Change(
-                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed,
                         reference: reference, occurrence: old.occurrence(i)))
             } else {
                 others.append(
                     Change(
-                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: fields,
+                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed,
                         value: after, occurrence: old.occurrence(i)))
             }
             summary.updated += 1
+        }
+    }
+
+    /// The fields that changed between old record i and new record j, under the rules and
+    /// the array keys; a keyed list that cannot be matched is an error at its record.
+    func fieldChanges(_ i: Int, _ j: Int, old before: Value, new after: Value) throws(ListDiffError) -> [FieldChange] {
+        do throws(NestedKeyProblem) {
+            return try comparison.changes(old: before, new: after)
+        } catch {
+            let message = "in record \(error.inOld ? i : j), " + error.message
+            throw error.inOld ? old.error(i, message) : new.error(j, message)
         }
     }
 

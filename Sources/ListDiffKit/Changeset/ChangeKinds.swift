@@ -82,8 +82,8 @@ extension Changeset {
         for change in changes where change.operation == .update {
             if change.fields.isEmpty { counts["(member order)", default: 0] += 1 }
             var seen = Set<String>()
-            for field in change.fields where seen.insert(field.path).inserted {
-                counts[field.path.isEmpty ? "(record)" : field.path, default: 0] += 1
+            for field in change.fields where seen.insert(field.readablePath).inserted {
+                counts[field.readablePath.isEmpty ? "(record)" : field.readablePath, default: 0] += 1
             }
         }
         return counts.map { (path: $0.key, count: $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.path < $1.path }

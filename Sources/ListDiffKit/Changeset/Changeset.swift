@@ -48,15 +48,74 @@ extension Changeset {
         public var added: [Value]?
         /// For an array compared as a multiset: the elements only the old array holds.
         public var removed: [Value]?
+        /// For an element of a keyed list that moved: where it was, as a JSON Pointer (`path`
+        /// is where it goes). A move has no `old` or `new`.
+        public var from: String?
+        /// The path with each element of a keyed list named by its key, as jd writes paths:
+        /// a member name is a string, an index a number, and a keyed element an object of
+        /// its key fields and their values. Nil when no keyed list is on the path.
+        public var keyedPath: [Value]?
 
         /// A changed field at `path`.
-        public init(path: String, old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil) {
+        public init(
+            path: String, old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil, from: String? = nil,
+            keyedPath: [Value]? = nil
+        ) {
             self.path = path
             self.old = old
             self.new = new
             self.added = added
             self.removed = removed
+            self.from = from
+            self.keyedPath = keyedPath
         }
+    }
+}
+
+extension Changeset.FieldChange {
+    /// The path for people: `keyedPath` when there is one, with each keyed element written
+    /// after its list's name in brackets (`/containers[name=web]/image`), else `path`; ""
+    /// for the record itself. A key's string value is written as it is unless it is empty
+    /// or holds one of `[]=,/~"`, white space or a control character, or reads as another
+    /// type: then as a JSON string. Other values are written as JSON.
+    package var readablePath: String {
+        guard let keyedPath else { return path }
+        var text = ""
+        for step in keyedPath {
+            switch step {
+            case .string(let name): text += "/" + FieldPath.escape(name)
+            case .object(let key):
+                text += "[" + key.members.map { $0.key + "=" + Self.keyText($0.value) }.joined(separator: ",") + "]"
+            default: text += "/" + JSONWriter.compact(step)
+            }
+        }
+        return text
+    }
+
+    static func keyText(_ value: Value) -> String {
+        guard case .string(let s) = value, !s.isEmpty,
+            !s.unicodeScalars.contains(where: { "[]=,/~\"".unicodeScalars.contains($0) || $0.properties.isWhitespace || $0.value < 0x20 }),
+            YAMLScalar.coreSchema(s) == value
+        else { return JSONWriter.compact(value) }
+        return s
+    }
+
+    /// The change in one line, `path: old → new` or `path: moved #1 → #0`, each value
+    /// written by `show` (nil: none) and the path by `escape`.
+    package func line(escape: (String) -> String, show: (Value?) -> String) -> String {
+        let place = readablePath.isEmpty ? "(record)" : escape(readablePath)
+        if let (a, b) = movedIndexes { return "\(place): moved #\(a) → #\(b)" }
+        return "\(place): \(show(old)) → \(show(new))"
+    }
+
+    /// For a moved element of a keyed list: its index before and after the move, as the list
+    /// stands when the move applies.
+    package var movedIndexes: (from: String, to: String)? {
+        guard let from else { return nil }
+        return (
+            String(from.split(separator: "/", omittingEmptySubsequences: false).last ?? ""),
+            String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        )
     }
 }
 

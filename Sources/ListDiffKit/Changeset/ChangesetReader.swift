@@ -1,9 +1,19 @@
-/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1) back into a
+/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1 or 2) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
 package struct ChangesetReader: Sendable {
-    /// The schema version this listdiff reads, and writes (`JSONChangesetRenderer.schemaVersion`).
+    /// The newest schema version this listdiff reads and writes (`JSONChangesetRenderer.schemaVersion`).
     /// It is kept here, below the renderers, so that the reader need not name them.
-    package static let schemaVersion = 1
+    /// Version 2 adds array keys: `arrayKeys` in `comparison`, and `from` and `keyed_path`
+    /// in fields. A changeset without array keys is written as version 1, which older
+    /// readers read; a version 1 reader would show a moved element as a field with no
+    /// values, so one with array keys is version 2, which they refuse.
+    package static let schemaVersion = 2
+    package static let versions = 1...schemaVersion
+
+    /// The version a changeset is written as: the oldest that holds it.
+    package static func version(of changeset: Changeset) -> Int {
+        changeset.comparison.arrayKeys.isEmpty ? 1 : 2
+    }
 
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a
     /// value in (the changeset, its changes, a change, its fields, a field), so that whatever
@@ -76,9 +86,9 @@ package struct ChangesetReader: Sendable {
         }
         let fields = cursor.fields(of: object)
         let (version, versionAt) = try fields.required("version")
-        guard case .number(let v) = version, v == Number(exactly: Self.schemaVersion) else {
+        guard case .number(let v) = version, let n = Int(v.text), Self.versions.contains(n) else {
             throw versionAt.error(
-                "unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads version \(Self.schemaVersion)"
+                "unsupported changeset version \(JSONWriter.compact(version)); this listdiff reads versions \(Self.versions.lowerBound) to \(Self.schemaVersion)"
             )
         }
         let (key, duplicates) = try decodeKey(fields, at: cursor)
@@ -136,6 +146,12 @@ package struct ChangesetReader: Sendable {
             }
             changes.append(change)
             locations.append(at.preorder)
+        }
+        // The records left as they were are not listed: their count comes from the summary.
+        if let (value, _) = fields["summary"], case .object(let counts) = value, case .number(let n)? = counts["unchanged"],
+            let unchanged = Int(n.text), unchanged >= 0
+        {
+            summary.unchanged = unchanged
         }
         var changeset = Changeset(
             algorithm: algorithm, key: key, oldCount: oldCount, newCount: newCount,
@@ -366,7 +382,12 @@ package struct ChangesetReader: Sendable {
                 guard case .object(let f) = item, case .string(let path)? = f["path"] else {
                     throw c.error("each of \"fields\" must be an object with a \"path\"")
                 }
-                changedFields.append(FieldChange(path: path, old: f["old"], new: f["new"]))
+                var field = FieldChange(path: path, old: f["old"], new: f["new"])
+                if case .string(let from)? = f["from"] { field.from = from }
+                if case .array(let steps)? = f["keyed_path"] { field.keyedPath = steps }
+                if case .array(let added)? = f["added"] { field.added = added }
+                if case .array(let removed)? = f["removed"] { field.removed = removed }
+                changedFields.append(field)
             }
         }
         return Change(

@@ -1,30 +1,73 @@
 /// Comparing under the rules: the changed fields, which are the changeset's own type, so
 /// this part of `Comparison` sits in the changeset's layer, above the rules themselves.
 extension Comparison {
-    /// Whether two versions of a record are the same under the rules.
+    /// Whether two versions of a record are the same under the rules (array keys name
+    /// changes; they never make two records the same or different).
     package func same(_ a: Value, _ b: Value) -> Bool {
         if !comparesContent { return a == b }
-        return changes(old: a, new: b).isEmpty
+        var rules = self
+        rules.arrayKeys = []
+        return (try? rules.changes(old: a, new: b))?.isEmpty ?? false
     }
 
     /// The fields that changed under the rules, as `FieldDiff` names them; an unordered
     /// array that changed is one change at its path, with the elements added and removed.
-    package func changes(old: Value, new: Value) -> [FieldChange] {
-        guard comparesContent else { return FieldDiff.changes(old: old, new: new) }
-        var out: [FieldChange] = []
-        var path: [String] = []
-        collect(old, new, &path, into: &out)
-        return out
+    /// Applied one after another to `old`, the changes give `new` (as the rules see it).
+    ///
+    /// - Throws: when an element of a keyed list has no usable key, or shares it with
+    ///   another element of its list.
+    package func changes(old: Value, new: Value) throws(NestedKeyProblem) -> [FieldChange] {
+        guard comparesContent || !arrayKeys.isEmpty else { return FieldDiff.changes(old: old, new: new) }
+        var walk = FieldWalk(rules: self)
+        try walk.collect(old, new)
+        return walk.out
+    }
+}
+
+/// A keyed list inside a record whose elements cannot be matched: an element without a
+/// usable key, or two with the same one. `inOld` says which version of the record holds it.
+package struct NestedKeyProblem: Error, Equatable {
+    package var inOld: Bool
+    package var message: String
+}
+
+/// `FieldDiff.collect` with the rules and the array keys at each step. It is kept apart
+/// from that walk, which the plain diff runs on every update, so that the plain diff pays
+/// nothing for the rules (path segments, rule checks).
+private struct FieldWalk {
+    let rules: Comparison
+    var out: [FieldChange] = []
+    /// The path's segments: member names, and indexes as the list stands when the change
+    /// applies.
+    var path: [String] = []
+    /// The same path as `FieldChange.keyedPath` writes it, kept while array keys are set.
+    var keyed: [Value] = []
+    /// How many steps of `keyed` name an element by its key.
+    var keyedSteps = 0
+
+    init(rules: Comparison) { self.rules = rules }
+
+    var pointer: String { path.map { "/" + FieldPath.escape($0) }.joined() }
+
+    mutating func push(_ segment: String, _ step: Value) {
+        path.append(segment)
+        if !rules.arrayKeys.isEmpty { keyed.append(step) }
+        if case .object = step { keyedSteps += 1 }
     }
 
-    private func pointer(_ path: [String]) -> String {
-        path.map { "/" + FieldPath.escape($0) }.joined()
+    mutating func pop() {
+        path.removeLast()
+        if !rules.arrayKeys.isEmpty, case .object = keyed.removeLast() { keyedSteps -= 1 }
     }
 
-    /// `FieldDiff.collect` with the rules at each step. It is kept apart from that walk,
-    /// which the plain diff runs on every update, so that the plain diff pays nothing for
-    /// the rules (path segments, rule checks).
-    private func collect(_ a: Value, _ b: Value, _ path: inout [String], into out: inout [FieldChange]) {
+    mutating func note(old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil, from: String? = nil) {
+        out.append(
+            FieldChange(
+                path: pointer, old: old, new: new, added: added, removed: removed, from: from,
+                keyedPath: keyedSteps > 0 ? keyed : nil))
+    }
+
+    mutating func collect(_ a: Value, _ b: Value) throws(NestedKeyProblem) {
         switch (a, b) {
         case let (.object(x), .object(y)) where !x.hasDuplicateKeys && !y.hasDuplicateKeys:
             var newMembers: [ScalarKey: Value] = [:]
@@ -33,28 +76,31 @@ extension Comparison {
             for m in x.members {
                 let k = ScalarKey(m.key)
                 oldKeys.insert(k)
-                path.append(m.key)
-                defer { path.removeLast() }
-                if isLeftOut(path) { continue }
+                push(m.key, .string(m.key))
+                defer { pop() }
+                if rules.isLeftOut(path) { continue }
                 if let nv = newMembers[k] {
-                    collect(m.value, nv, &path, into: &out)
+                    try collect(m.value, nv)
                 } else {
-                    out.append(FieldChange(path: pointer(path), old: m.value, new: nil))
+                    note(old: m.value, new: nil)
                 }
             }
             for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
-                path.append(m.key)
-                if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: nil, new: m.value)) }
-                path.removeLast()
+                push(m.key, .string(m.key))
+                if !rules.isLeftOut(path) { note(old: nil, new: m.value) }
+                pop()
             }
-        case let (.array(x), .array(y)) where isUnorderedArray(path):
+        case let (.array(x), .array(y)) where rules.arrayKey(path) != nil:
+            // Under `--unordered-arrays` too: matched by key, but no element moves.
+            try keyedList(x, y, rules.arrayKey(path)!.key, moves: !rules.isUnorderedArray(path))
+        case let (.array(x), .array(y)) where rules.isUnorderedArray(path):
             // A multiset: elements as the rules see them, counted.
             var counts: [Hash128: (count: Int, value: Value)] = [:]
             func element(_ index: Int, _ item: Value) -> Hash128? {
                 path.append(String(index))
                 defer { path.removeLast() }
-                if isLeftOut(path) { return nil }
-                return CanonicalHash.of(project(item, &path))
+                if rules.isLeftOut(path) { return nil }
+                return CanonicalHash.of(rules.project(item, &path))
             }
             var removed: [Value] = [], added: [Value] = []
             for (index, item) in x.enumerated() {
@@ -70,40 +116,118 @@ extension Comparison {
                 counts[h]!.count -= 1
                 removed.append(item)
             }
-            if !added.isEmpty || !removed.isEmpty {
-                out.append(FieldChange(path: pointer(path), old: a, new: b, added: added, removed: removed))
-            }
+            if !added.isEmpty || !removed.isEmpty { note(old: a, new: b, added: added, removed: removed) }
         case let (.array(x), .array(y)):
             for i in 0..<min(x.count, y.count) {
-                path.append(String(i))
-                if !isLeftOut(path) { collect(x[i], y[i], &path, into: &out) }
-                path.removeLast()
+                push(String(i), .number(Number(exactly: i)))
+                if !rules.isLeftOut(path) { try collect(x[i], y[i]) }
+                pop()
             }
             if x.count > y.count {
                 for i in (y.count..<x.count).reversed() {
-                    path.append(String(i))
-                    if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: x[i], new: nil)) }
-                    path.removeLast()
+                    push(String(i), .number(Number(exactly: i)))
+                    if !rules.isLeftOut(path) { note(old: x[i], new: nil) }
+                    pop()
                 }
             } else if y.count > x.count {
                 for i in x.count..<y.count {
-                    path.append(String(i))
-                    if !isLeftOut(path) { out.append(FieldChange(path: pointer(path), old: nil, new: y[i])) }
-                    path.removeLast()
+                    push(String(i), .number(Number(exactly: i)))
+                    if !rules.isLeftOut(path) { note(old: nil, new: y[i]) }
+                    pop()
                 }
             }
         case let (.string(s), .string(t)):
-            if !normalized(s, path).scalarEquals(normalized(t, path)) { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+            if !rules.normalized(s, path).scalarEquals(rules.normalized(t, path)) { note(old: a, new: b) }
         case let (.number(m), .number(n)):
             let equal: Bool
-            if let (absolute, relative) = tolerance(path) {
+            if let (absolute, relative) = rules.tolerance(path) {
                 equal = DecimalTolerance.within(m, n, absolute: absolute, relative: relative)
             } else {
                 equal = m == n
             }
-            if !equal { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+            if !equal { note(old: a, new: b) }
         default:
-            if a != b { out.append(FieldChange(path: pointer(path), old: a, new: b)) }
+            if a != b { note(old: a, new: b) }
+        }
+    }
+
+    /// A list whose elements are matched by `key`: the changes inside each element that
+    /// both versions hold (at its old index), then the elements removed, added and moved,
+    /// as `ListEdits` orders them. Moves are the fewest that give the new order (the
+    /// elements off a longest increasing run of new positions), as at the top level;
+    /// without `moves` (an unordered list) none is noted.
+    mutating func keyedList(_ x: [Value], _ y: [Value], _ key: IdentityKey, moves: Bool) throws(NestedKeyProblem) {
+        func keys(_ items: [Value], inOld: Bool) throws(NestedKeyProblem) -> [(written: Value, id: RecordID)] {
+            var seen: [RecordID: Int] = [:]
+            var out: [(written: Value, id: RecordID)] = []
+            out.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                switch key.identify(item) {
+                case .success(let identity):
+                    if let first = seen.updateValue(index, forKey: identity.id) {
+                        throw NestedKeyProblem(
+                            inOld: inOld,
+                            message:
+                                "the list at \(pointer) holds the key \(KeyFormatter(key).format(identity.written, selfKeyed: item.isScalar)) twice (elements \(first) and \(index))"
+                        )
+                    }
+                    out.append(identity)
+                case .failure(let failure):
+                    throw NestedKeyProblem(
+                        inOld: inOld, message: failure.message(place: "element \(index) of the list at \(pointer)"))
+                }
+            }
+            return out
+        }
+        let oldKeys = try keys(x, inOld: true), newKeys = try keys(y, inOld: false)
+        var newIndex: [RecordID: Int] = [:]
+        for (j, k) in newKeys.enumerated() { newIndex[k.id] = j }
+        var oldToNew = [Int?](repeating: nil, count: x.count)
+        var matchedNew = [Bool](repeating: false, count: y.count)
+        for (i, k) in oldKeys.enumerated() {
+            if let j = newIndex[k.id] {
+                oldToNew[i] = j
+                matchedNew[j] = true
+            }
+        }
+        func step(_ written: Value) -> Value {
+            if key.fields.count == 1 { return .object(Object([.init(key: key.fields[0].spelling, value: written)])) }
+            guard case .array(let parts) = written else { return written }
+            return .object(Object(zip(key.fields, parts).map { .init(key: $0.spelling, value: $1) }))
+        }
+        // Inside the elements both hold, at their old indexes.
+        for (i, j) in oldToNew.enumerated() {
+            guard let j else { continue }
+            push(String(i), step(oldKeys[i].written))
+            if !rules.isLeftOut(path) { try collect(x[i], y[j]) }
+            pop()
+        }
+        // The fewest moves: matched elements off a longest increasing run of new positions.
+        let matched = oldToNew.indices.filter { oldToNew[$0] != nil }
+        var stays = [Bool](repeating: false, count: x.count)
+        visitLongestIncreasingSubsequence(count: matched.count, value: { oldToNew[matched[$0]]! }) { stays[matched[$0]] = true }
+        var movedTo: [Int: Int] = [:]
+        for i in matched where !stays[i] { movedTo[oldToNew[i]!] = i }
+        let deleted = oldToNew.indices.filter { oldToNew[$0] == nil }
+        let inserted = Set(y.indices.filter { !matchedNew[$0] })
+        for edit in ListEdits.steps(oldCount: x.count, newCount: y.count, deleted: deleted, movedTo: movedTo, inserted: inserted) {
+            switch edit {
+            case .remove(let i):
+                push(String(i), step(oldKeys[i].written))
+                if !rules.isLeftOut(path) { note(old: x[i], new: nil) }
+                pop()
+            case .add(let at, let j):
+                push(String(at), step(newKeys[j].written))
+                if !rules.isLeftOut(path) { note(old: nil, new: y[j]) }
+                pop()
+            case .move(let from, let to, let j):
+                push(String(from), .null)
+                let source = pointer
+                pop()
+                push(String(to), step(newKeys[j].written))
+                if moves, !rules.isLeftOut(path) { note(old: nil, new: nil, from: source) }
+                pop()
+            }
         }
     }
 }

@@ -33,6 +33,11 @@ public struct Comparison: Sendable, Hashable {
 
         public var description: String { spelling }
 
+        /// Whether the pattern names `path` itself.
+        func matches(_ path: [String]) -> Bool {
+            segments.count == path.count && covers(path)
+        }
+
         /// Whether the pattern names `path` or a value that holds it.
         func covers(_ path: [String]) -> Bool {
             guard segments.count <= path.count else { return false }
@@ -66,6 +71,58 @@ public struct Comparison: Sendable, Hashable {
         }
     }
 
+    /// The elements of the lists at `path` (a list inside each record) are matched by
+    /// `key`, as records are: the changed fields of an updated record then name inserted,
+    /// deleted, updated and moved elements by their key, instead of changes by index.
+    public struct ArrayKey: Sendable, Hashable, CustomStringConvertible {
+        /// The lists keyed: a pointer into a record, where `*` matches any member or index.
+        public var path: Pattern
+        /// The fields that identify an element: one, or several together.
+        public var key: IdentityKey
+
+        /// Elements of the lists at `path` are matched by `key`.
+        public init(path: Pattern, key: IdentityKey) {
+            self.path = path
+            self.key = key
+        }
+
+        /// Reads `POINTER=FIELD` specs; a pointer given twice makes a composite key, its
+        /// fields in the order given.
+        public static func parsing(_ specs: [String]) throws(ListDiffError) -> [ArrayKey] {
+            var pointers: [String] = []
+            var fields: [String: [String]] = [:]
+            for spec in specs {
+                guard let cut = spec.lastIndex(of: "="), spec.hasPrefix("/"), spec.index(after: cut) < spec.endIndex else {
+                    throw ListDiffError(
+                        .usage,
+                        "invalid array key '\(spec.prefix(80))': write POINTER=FIELD, such as /spec/containers=name")
+                }
+                let pointer = String(spec[..<cut])
+                if spec[spec.index(after: cut)...] == "." {
+                    throw ListDiffError(.usage, "invalid array key '\(spec.prefix(80))': the key of a nested list is a field, not '.'")
+                }
+                if fields[pointer] == nil { pointers.append(pointer) }
+                fields[pointer, default: []].append(String(spec[spec.index(after: cut)...]))
+            }
+            var keys: [ArrayKey] = []
+            for pointer in pointers {
+                let path = try Pattern(pointer)
+                guard !path.segments.isEmpty else {
+                    throw ListDiffError(.usage, "invalid array key '\(pointer)': the pointer must name a list inside a record")
+                }
+                keys.append(ArrayKey(path: path, key: try IdentityKey(parsing: fields[pointer]!)))
+            }
+            return keys
+        }
+
+        /// The specs `parsing` reads: `POINTER=FIELD`, once per field.
+        public var spellings: [String] { key.spellings.map { "\(path.spelling)=\($0)" } }
+
+        public var description: String { spellings.joined(separator: " ") }
+    }
+
+    /// Lists inside records whose elements are matched by key.
+    public var arrayKeys: [ArrayKey] = []
     /// Paths whose values are not compared at all (present, absent or changed).
     public var ignore: [Pattern] = []
     /// When not empty, the only paths compared.
@@ -84,8 +141,15 @@ public struct Comparison: Sendable, Hashable {
     /// Exact comparison: no rules.
     public init() {}
 
-    /// Whether there are no rules at all.
+    /// Whether there are no rules and no array keys.
     public var isEmpty: Bool { self == Comparison() }
+
+    /// Whether any rule decides sameness: all but the array keys, which only name the
+    /// changes found inside a record.
+    package var hasRules: Bool { comparesContent || unorderedRecords }
+
+    /// The key of the lists at `path`, the last given that names it.
+    func arrayKey(_ path: [String]) -> ArrayKey? { arrayKeys.last { $0.path.matches(path) } }
 
     /// Whether any rule looks inside records (all but `unorderedRecords`).
     package var comparesContent: Bool {
@@ -118,7 +182,7 @@ public struct Comparison: Sendable, Hashable {
     /// Refuses rules when the whole record is the key (`--key .`): records then match only
     /// when equal, so nothing is left for a rule to compare.
     private func checkWholeRecord(_ key: IdentityKey) throws(ListDiffError) {
-        if key.isWholeRecord, !isEmpty {
+        if key.isWholeRecord, hasRules {
             throw ListDiffError(.usage, "comparison rules cannot be used with --key . (the whole record is the identity)")
         }
     }
@@ -243,6 +307,7 @@ extension Comparison: CustomStringConvertible {
         }
         for p in ignoreCase { words.append(p.segments.isEmpty ? "--ignore-case" : "--ignore-case=\(p)") }
         for p in ignoreWhitespace { words.append(p.segments.isEmpty ? "--ignore-whitespace" : "--ignore-whitespace=\(p)") }
+        for k in arrayKeys { words += k.spellings.map { "--array-key \($0)" } }
         return words.joined(separator: " ")
     }
 }
@@ -274,13 +339,23 @@ extension Comparison {
         }
         paths("ignoreCase", ignoreCase)
         paths("ignoreWhitespace", ignoreWhitespace)
+        if !arrayKeys.isEmpty {
+            let keys = arrayKeys.map { k in
+                Value.object(
+                    Object([
+                        .init(key: "path", value: .string(k.path.spelling)),
+                        .init(key: "key", value: .array(k.key.spellings.map { .string($0) })),
+                    ]))
+            }
+            members.append(.init(key: "arrayKeys", value: .array(keys)))
+        }
         return .object(Object(members))
     }
 
     /// Reads a changeset's `comparison` member; the message says what is wrong.
     package init(value: Value) throws(ListDiffError) {
         let shape =
-            "\"comparison\" must be an object of rules (ignore, only, unordered, unorderedArrays, tolerances, ignoreCase, ignoreWhitespace)"
+            "\"comparison\" must be an object of rules (ignore, only, unordered, unorderedArrays, tolerances, ignoreCase, ignoreWhitespace, arrayKeys)"
         guard case .object(let object) = value else { throw ListDiffError(.changeset, shape) }
         func paths(_ value: Value) throws(ListDiffError) -> [Pattern] {
             guard case .array(let items) = value else { throw ListDiffError(.changeset, shape) }
@@ -315,6 +390,19 @@ extension Comparison {
                 }
             case "ignoreCase": ignoreCase = try paths(member.value)
             case "ignoreWhitespace": ignoreWhitespace = try paths(member.value)
+            case "arrayKeys":
+                guard case .array(let items) = member.value else { throw ListDiffError(.changeset, shape) }
+                for item in items {
+                    guard case .object(let o) = item, case .string(let path)? = o["path"], case .array(let fields)? = o["key"],
+                        !fields.isEmpty
+                    else { throw ListDiffError(.changeset, shape) }
+                    var spellings: [String] = []
+                    for field in fields {
+                        guard case .string(let f) = field, f != "." else { throw ListDiffError(.changeset, shape) }
+                        spellings.append(f)
+                    }
+                    arrayKeys.append(ArrayKey(path: try Pattern(path), key: try IdentityKey(parsing: spellings)))
+                }
             default: throw ListDiffError(.changeset, "\"comparison\" has an unknown rule \"\(member.key.prefix(60))\"")
             }
         }

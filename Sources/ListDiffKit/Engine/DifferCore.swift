@@ -31,7 +31,7 @@ public struct Differ: Sendable {
     /// reach a key field or apply when the whole record is the key (`Comparison.check`).
     /// Every diff calls it before it reads anything.
     package func check(key: IdentityKey) throws(ListDiffError) {
-        if memberOrder == .significant, !comparison.isEmpty {
+        if memberOrder == .significant, comparison.hasRules {
             throw ListDiffError(.usage, "--member-order significant compares records exactly; it does not go with comparison rules")
         }
         try comparison.check(key: key)

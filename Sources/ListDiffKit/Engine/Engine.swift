@@ -182,7 +182,7 @@ struct Engine: Sendable {
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
         // (Under rules, NEW's fingerprint is made of both sides' record hashes.)
-        if differ.comparison.isEmpty { oldSide.table.dropHashes() }
+        if !differ.comparison.hasRules { oldSide.table.dropHashes() }
         keys.discard()
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
         if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
@@ -251,7 +251,7 @@ struct Engine: Sendable {
             }
         }
         newSide.occurrences = occurrences
-        if differ.comparison.isEmpty { oldSide.table.dropHashes() }
+        if !differ.comparison.hasRules { oldSide.table.dropHashes() }
         var stays: [Bool]? = nil
         if key.isWholeRecord {
             // A sequence: the algorithm pairs the records, repeats included, as it will.
@@ -327,13 +327,13 @@ struct Engine: Sendable {
             stays = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld)
         }
         progress?.lap("matching")
-        let kept = PageBuffer<Bool>(zeroed: differ.comparison.isEmpty ? 0 : newSide.count)
+        let kept = PageBuffer<Bool>(zeroed: differ.comparison.hasRules ? newSide.count : 0)
         guard
             let (changes, summary) = try compare(
                 oldSide, newSide, newToOld: newToOld, oldToNew: oldToNew, copies: copies,
                 stays: stays, kept: kept)
         else { return nil }
-        if !differ.comparison.isEmpty { try resultFingerprint(oldSide, newSide, newToOld: newToOld, kept: kept) }
+        if differ.comparison.hasRules { try resultFingerprint(oldSide, newSide, newToOld: newToOld, kept: kept) }
         var changeset = Changeset(
             algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
             changes: changes, summary: summary)
@@ -469,7 +469,7 @@ struct Engine: Sendable {
                 keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
             scan.parts = parts
             scan.splitsFrom = splitsFrom
-            scan.keepsHashes = !differ.comparison.isEmpty
+            scan.keepsHashes = differ.comparison.hasRules
             return try scan.scan(as: shape)
         case .yaml:
             let scan = YAMLScan(
@@ -694,7 +694,7 @@ struct Engine: Sendable {
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
                     if comparison.comparesContent {
                         // The fields that changed under the rules, found once: none is the same.
-                        let fields = comparison.changes(old: a, new: b)
+                        let fields = try builder.fieldChanges(i, j, old: a, new: b)
                         if fields.isEmpty, kept.count > j { kept[j] = true }
                         try builder.matched(i, j, stays: stays[i], same: fields.isEmpty, before: a, after: b, fields: fields)
                         continue
@@ -766,6 +766,7 @@ struct Engine: Sendable {
             isScalar: { i, value in key.isWholeRecord || (value?.isScalar ?? records.isScalar(i)) },
             occurrence: side.occurrence)
         recordSide.reference = { batches ? nil : records.reference($0, in: arena, reader: reader) }
+        recordSide.error = { side.error(at: $0, $1) }
         return recordSide
     }
 }

@@ -42,7 +42,7 @@ package struct SortedMerge: Sendable {
         // record (the only one a stream holds).
         func side(_ stream: RecordStream) -> RecordSide {
             let key = key
-            return RecordSide(
+            var side = RecordSide(
                 count: 0, position: { RecordPosition(index: $0) },
                 value: { (_: Int) throws(ListDiffError) -> Value in try stream.value() },
                 key: { (_: Int, value: Value?) throws(ListDiffError) -> Value in
@@ -50,6 +50,8 @@ package struct SortedMerge: Sendable {
                 },
                 isScalar: { _, value in value?.isScalar ?? ((try? stream.value())?.isScalar ?? false) },
                 occurrence: { _ in nil })
+            side.error = { _, message in stream.error(.key, at: stream.current?.start ?? 0, message) }
+            return side
         }
         var builder = ChangeBuilder(old: side(old), new: side(new), comparison: comparison)
         // Under rules, the new fingerprint is that of what `apply` makes: each NEW record's
@@ -81,7 +83,7 @@ package struct SortedMerge: Sendable {
                     try builder.matched(old.index, new.index, stays: true, same: true)
                 } else if comparison.comparesContent {
                     let before = try old.value(), after = try new.value()
-                    let fields = comparison.changes(old: before, new: after)
+                    let fields = try builder.fieldChanges(old.index, new.index, old: before, new: after)
                     result.add(fields.isEmpty ? old.current!.hash : new.current!.hash)
                     try builder.matched(
                         old.index, new.index, stays: true, same: fields.isEmpty, before: before, after: after, fields: fields)
@@ -103,7 +105,7 @@ package struct SortedMerge: Sendable {
         let resultHash = result.finish()
         changeset.fingerprints = Changeset.Fingerprints(
             old: Fingerprint.string(old.list.finish()),
-            new: Fingerprint.string(comparison.isEmpty ? new.list.finish() : resultHash))
+            new: Fingerprint.string(comparison.hasRules ? resultHash : new.list.finish()))
         progress?.enter(.writing)
         return changeset
     }

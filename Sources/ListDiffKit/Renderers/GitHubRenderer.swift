@@ -63,10 +63,7 @@ public struct GitHubRenderer: ChangesetRenderer {
                     change.fields.isEmpty
                     ? "\(key): member order"
                     : change.fields.map { field in
-                        let path = field.path.isEmpty ? "(record)" : SafeText.escape(field.path)
-                        let old = field.old.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)"
-                        let new = field.new.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)"
-                        return "\(path): \(old) → \(new)"
+                        field.line(escape: SafeText.escape) { $0.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)" }
                     }.joined(separator: "\n")
             }
             out.write("::\(level.rawValue) \(properties)::\(Self.message(message))\n")

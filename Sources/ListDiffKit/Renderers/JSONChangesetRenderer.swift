@@ -5,7 +5,9 @@ import Dispatch
 /// The top level is indented; each change is one compact line, so the output reads
 /// well, diffs well and streams into `jq`.
 public struct JSONChangesetRenderer: ChangesetRenderer {
-    /// The `version` the JSON changeset carries; it changes only when a reader written for the old one would misread the new.
+    /// The newest `version` a JSON changeset carries; it changes only when a reader written for
+    /// the old one would misread the new. A changeset is written as the oldest version that
+    /// holds it (2 only with array keys).
     public static let schemaVersion = ChangesetReader.schemaVersion
 
     /// The inputs' names, written as `old` and `new`.
@@ -35,7 +37,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             buffer.removeAll()
         }
         buffer.append("{\n  \"version\": ")
-        buffer.append(int: Self.schemaVersion)
+        buffer.append(int: ChangesetReader.version(of: changeset))
         buffer.append(",\n  \"generator\": ")
         buffer.append(string: ListDiffVersion.generator)
         buffer.append(",\n  \"old\": ")
@@ -241,6 +243,14 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             if k > 0 { out.append(", ") }
             out.append("{\"path\": ")
             out.append(string: field.path)
+            if let from = field.from {
+                out.append(", \"from\": ")
+                out.append(string: from)
+            }
+            if let keyed = field.keyedPath {
+                out.append(", \"keyed_path\": ")
+                out.append(value: .array(keyed))
+            }
             if let old = field.old {
                 out.append(", \"old\": ")
                 out.append(value: old)

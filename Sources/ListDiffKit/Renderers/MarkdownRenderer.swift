@@ -76,8 +76,12 @@ public struct MarkdownRenderer: ChangesetRenderer {
                     out.write("**\(key(change))** (at \(at(change.old)))\n\n| field | old | new |\n| --- | --- | --- |\n")
                     if change.fields.isEmpty { out.write("| *(member order)* | | |\n") }
                     for field in change.fields {
-                        out.write(
-                            "| \(field.path.isEmpty ? "*(record)*" : cell(field.path)) | \(value(field.old)) | \(value(field.new)) |\n")
+                        let place = field.readablePath.isEmpty ? "*(record)*" : cell(field.readablePath)
+                        if let (a, b) = field.movedIndexes {
+                            out.write("| \(place) | moved from #\(a) | to #\(b) |\n")
+                        } else {
+                            out.write("| \(place) | \(value(field.old)) | \(value(field.new)) |\n")
+                        }
                     }
                 }
             }

@@ -102,7 +102,11 @@ public struct PatchRenderer: ChangesetRenderer {
         var text = ""
         for field in fields {
             text += lead
-            text += (field.path.isEmpty ? "(record)" : SafeText.escape(field.path)) + ": "
+            text += (field.readablePath.isEmpty ? "(record)" : SafeText.escape(field.readablePath)) + ": "
+            if let (a, b) = field.movedIndexes {
+                text += style.paint("moved #\(a) → #\(b)", .cyan) + "\n"
+                continue
+            }
             if field.added != nil || field.removed != nil {
                 // An array compared as a multiset: what it gained and lost, in any order.
                 var parts: [String] = []

@@ -229,9 +229,8 @@ package struct Replay: Sendable {
                 marks[id] = .updated
                 notes[id] =
                     "  ← "
-                    + change.fields.map { f in
-                        "\(f.path.isEmpty ? "(record)" : f.path): \(f.old.map(JSONWriter.compact) ?? "(none)") → \(f.new.map(JSONWriter.compact) ?? "(none)")"
-                    }.joined(separator: ", ")
+                    + change.fields.map { f in f.line(escape: { $0 }) { $0.map(JSONWriter.compact) ?? "(none)" } }
+                    .joined(separator: ", ")
                 if change.fields.isEmpty { notes[id] = "  ← (member order)" }
             }
             for op in stages[0].sections { marks[header(op.name)] = .updated }

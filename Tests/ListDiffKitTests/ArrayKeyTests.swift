@@ -1,0 +1,241 @@
+import Testing
+@testable import ListDiffKit
+import ListDiffKitTestSupport
+
+/// Keyed lists inside records (`--array-key`): the changed fields name elements by key, and
+/// applied in order to the old record they give the new one.
+@Suite struct ArrayKeyTests {
+    /// A record holding a keyed list of items, each holding a keyed list of parts.
+    struct Generator {
+        var rng: SplitMix64
+
+        mutating func int(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+
+        mutating func parts(_ count: Int) -> [Value] {
+            var out: [Value] = []
+            for p in 0..<count {
+                let qty = Value.number(Number(exactly: int(4)))
+                out.append(.object(Object([.init(key: "sku", value: .string("s\(p)")), .init(key: "qty", value: qty)])))
+            }
+            return out
+        }
+
+        mutating func items() -> [Value] {
+            var out: [Value] = []
+            for k in 0..<int(7) {
+                let size = Value.number(Number(exactly: int(3)))
+                let parts = Value.array(parts(int(5)))
+                out.append(
+                    .object(
+                        Object([
+                            .init(key: "name", value: .string("item \(k)")), .init(key: "size", value: size),
+                            .init(key: "parts", value: parts),
+                        ])))
+            }
+            return out
+        }
+
+        /// The list changed at random: elements dropped, added, changed and shuffled.
+        mutating func change(_ list: [Value], fresh: (inout Generator) -> Value, inner: (inout Generator, Value) -> Value) -> [Value] {
+            var out: [Value] = []
+            for item in list where int(5) != 0 { out.append(int(3) == 0 ? inner(&self, item) : item) }
+            for _ in 0..<int(3) { out.insert(fresh(&self), at: int(out.count + 1)) }
+            if out.count > 1, int(2) == 0 { out.swapAt(int(out.count), int(out.count)) }
+            if out.count > 2, int(2) == 0 { out.append(out.remove(at: int(out.count))) }
+            return out
+        }
+
+        mutating func changedItems(_ items: [Value]) -> [Value] {
+            var made = 100
+            return change(
+                items,
+                fresh: { g in
+                    made += 1
+                    return .object(
+                        Object([.init(key: "name", value: .string("item \(made)")), .init(key: "parts", value: .array(g.parts(2)))]))
+                },
+                inner: { g, item in
+                    guard case .object(var o) = item else { return item }
+                    for k in o.members.indices {
+                        switch o.members[k].key {
+                        case "size": o.members[k].value = .number(Number(exactly: g.int(3)))
+                        case "parts":
+                            guard case .array(let parts) = o.members[k].value else { continue }
+                            var sku = 50
+                            o.members[k].value = .array(
+                                g.change(
+                                    parts,
+                                    fresh: { g in
+                                        sku += 1
+                                        return .object(Object([.init(key: "sku", value: .string("s\(sku)")), .init(key: "qty", value: 1)]))
+                                    },
+                                    inner: { g, part in
+                                        guard case .object(var p) = part else { return part }
+                                        p.members[1].value = .number(Number(exactly: 10 + g.int(3)))
+                                        return .object(p)
+                                    }))
+                        default: break
+                        }
+                    }
+                    return .object(o)
+                })
+        }
+    }
+
+    static let rules: Comparison = {
+        var rules = Comparison()
+        rules.arrayKeys = try! Comparison.ArrayKey.parsing(["/items=name", "/items/*/parts=sku"])
+        return rules
+    }()
+
+    /// A record's fields as RFC 6902 operations on the record.
+    static func operations(_ fields: [FieldChange]) -> Value {
+        .array(
+            fields.map { field in
+                var members: [Object.Member] = []
+                if let from = field.from {
+                    members = [.init(key: "op", value: "move"), .init(key: "from", value: .string(from))]
+                } else if field.old == nil {
+                    members = [.init(key: "op", value: "add"), .init(key: "value", value: field.new!)]
+                } else if field.new == nil {
+                    members = [.init(key: "op", value: "remove")]
+                } else {
+                    members = [.init(key: "op", value: "replace"), .init(key: "value", value: field.new!)]
+                }
+                members.append(.init(key: "path", value: .string(field.path)))
+                return .object(Object(members))
+            })
+    }
+
+    /// The fewest moves that reorder the elements both lists hold: those off a longest
+    /// increasing run, found here by the quadratic textbook method.
+    static func fewestMoves(old: [String], new: [String]) -> Int {
+        let positions = old.compactMap { new.firstIndex(of: $0) }
+        var longest = [Int](repeating: 1, count: positions.count)
+        for i in positions.indices {
+            for k in 0..<i where positions[k] < positions[i] { longest[i] = max(longest[i], longest[k] + 1) }
+        }
+        return positions.count - (longest.max() ?? 0)
+    }
+
+    static func member(_ value: Value, _ name: String) -> Value? {
+        guard case .object(let o) = value else { return nil }
+        return o[name]
+    }
+
+    static func names(_ record: Value, _ field: String) -> [String] {
+        guard case .array(let items)? = member(record, "items") else { return [] }
+        return items.compactMap { item in
+            guard case .string(let s)? = member(item, field) else { return nil }
+            return s
+        }
+    }
+
+    @Test func fieldsApplyInOrderAndMoveTheFewest() throws {
+        var g = Generator(rng: SplitMix64(seed: 31))
+        var updates = 0, moves = 0
+        for round in 0..<400 {
+            let items = g.items()
+            let old: Value = .object(Object([.init(key: "id", value: 1), .init(key: "items", value: .array(items))]))
+            let new: Value = .object(Object([.init(key: "id", value: 1), .init(key: "items", value: .array(g.changedItems(items)))]))
+            let fields = try Self.rules.changes(old: old, new: new)
+            let applied = try RFC6902.apply(Self.operations(fields), to: old)
+            #expect(applied == new, "round \(round): \(fields)")
+            // One move per element off the longest run, in the outer list and in each inner one.
+            let outer = fields.filter { $0.from != nil && $0.keyedPath?.count == 2 }.count
+            #expect(outer == Self.fewestMoves(old: Self.names(old, "name"), new: Self.names(new, "name")))
+            for field in fields where field.keyedPath != nil {
+                #expect(field.keyedPath?.first == .string("items"))
+            }
+            // Every field is named by key: no index step under a keyed list.
+            for field in fields {
+                #expect(
+                    !(field.keyedPath ?? []).contains {
+                        if case .number = $0 { return true }; return false
+                    })
+            }
+            updates += fields.isEmpty ? 0 : 1
+            moves += fields.filter { $0.from != nil }.count
+        }
+        #expect(updates > 300 && moves > 100)
+    }
+
+    /// The same records on the engine (in memory), through a JSON Patch and a changeset
+    /// read back.
+    @Test func theEngineAndTheJSONPatchAgree() throws {
+        var g = Generator(rng: SplitMix64(seed: 7))
+        for _ in 0..<60 {
+            var old: [Value] = [], new: [Value] = []
+            for id in 0..<20 {
+                let items = g.items()
+                old.append(
+                    .object(Object([.init(key: "id", value: .number(Number(exactly: id))), .init(key: "items", value: .array(items))])))
+                new.append(
+                    .object(
+                        Object([
+                            .init(key: "id", value: .number(Number(exactly: id))),
+                            .init(key: "items", value: .array(g.changedItems(items))),
+                        ])))
+            }
+            new.swapAt(g.int(20), g.int(20))
+            let changeset = try Differ(comparison: Self.rules).diff(old: old, new: new, key: IdentityKey(parsing: ["id"]))
+            #expect(try RFC6902.apply(JSONPatchTests.patch(changeset), to: .array(old)) == .array(new))
+            #expect(try changeset.apply(to: old) == new)
+            var text = StringStream()
+            try JSONChangesetRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(changeset, to: &text)
+            #expect(text.text.hasPrefix("{\n  \"version\": 2,"))
+            let read = try Changeset(json: Array(text.text.utf8))
+            #expect(read.comparison == Self.rules)
+            var again = StringStream()
+            try JSONChangesetRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(read, to: &again)
+            #expect(again.text == text.text)
+            var patch = StringStream(), patchAgain = StringStream()
+            try PatchRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(changeset, to: &patch)
+            try PatchRenderer(context: RenderContext(oldName: "old.json", newName: "new.json")).render(read, to: &patchAgain)
+            #expect(patch.text == patchAgain.text)
+        }
+    }
+
+    @Test func keyedPathsReadAsPeopleWriteThem() throws {
+        let old = try json(#"{"id": 1, "items": [{"name": "a b", "v": 1}, {"name": "web", "v": 1}, {"name": "7", "v": 1}]}"#)
+        let new = try json(#"{"id": 1, "items": [{"name": "a b", "v": 2}, {"name": "web", "v": 2}, {"name": "7", "v": 2}]}"#)
+        var rules = Comparison()
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/items=name"])
+        let paths = try rules.changes(old: old, new: new).map(\.readablePath)
+        #expect(paths == [#"/items[name="a b"]/v"#, "/items[name=web]/v", #"/items[name="7"]/v"#])
+    }
+
+    @Test func composite() throws {
+        let old = try json(#"{"ports": [{"port": 80, "protocol": "TCP", "n": 1}, {"port": 80, "protocol": "UDP", "n": 1}]}"#)
+        let new = try json(#"{"ports": [{"port": 80, "protocol": "UDP", "n": 2}, {"port": 80, "protocol": "TCP", "n": 1}]}"#)
+        var rules = Comparison()
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/ports=port", "/ports=protocol"])
+        let fields = try rules.changes(old: old, new: new)
+        #expect(fields.map(\.readablePath) == ["/ports[port=80,protocol=UDP]/n", "/ports[port=80,protocol=TCP]"])
+        #expect(fields[1].movedIndexes! == ("0", "1"))
+    }
+
+    @Test func unorderedKeyedListsMatchByKeyWithoutMoves() throws {
+        let old = try json(#"{"env": [{"name": "A", "value": 1}, {"name": "B", "value": 1}]}"#)
+        let new = try json(#"{"env": [{"name": "B", "value": 1}, {"name": "A", "value": 2}]}"#)
+        var rules = Comparison()
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])
+        rules.unorderedArrays = [try Comparison.Pattern("/env")]
+        #expect(try rules.changes(old: old, new: new).map(\.readablePath) == ["/env[name=A]/value"])
+    }
+
+    @Test func nestedKeysThatRepeatOrLackAreErrors() throws {
+        var rules = Comparison()
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])
+        let good = try json(#"{"env": [{"name": "A"}]}"#)
+        #expect(throws: NestedKeyProblem(inOld: false, message: "the list at /env holds the key name=\"A\" twice (elements 0 and 1)")) {
+            try rules.changes(old: good, new: try json(#"{"env": [{"name": "A"}, {"name": "A"}]}"#))
+        }
+        #expect(throws: NestedKeyProblem(inOld: true, message: "element 1 of the list at /env has no key field 'name'")) {
+            try rules.changes(old: try json(#"{"env": [{"name": "B"}, {"value": 1}]}"#), new: good)
+        }
+        for bad in ["env=name", "/env", "/env=", "/env=.", "/=name"] {
+            #expect(throws: ListDiffError.self) { try Comparison.ArrayKey.parsing([bad]) }
+        }
+    }
+}
