@@ -59,6 +59,7 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension DuplicatePolicy: ExpressibleByArgument {}
+extension Preset: ExpressibleByArgument {}
 extension InputFormat: ExpressibleByArgument {}
 extension GitHubRenderer.Level: ExpressibleByArgument {}
 extension Differ.MemberOrder: ExpressibleByArgument {}
@@ -143,6 +144,12 @@ struct DiffOptions: ParsableArguments {
             "In a list of section objects, the field that holds a section's records. Default: detected (items, records, rows, elements, entries, children, values, data).",
             valueName: "field"))
     var items: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Settings for a kind of document. kubernetes: records keyed by kind, metadata.namespace and metadata.name, and the lists the Kubernetes API merges by key (containers, env, ports, volumeMounts, volumes, ...) keyed as the API keys them. --key and --array-key given too take precedence.",
+            valueName: "name"))
+    var preset: Preset?
 
     @Option(
         name: .customLong("array-key"),
@@ -389,7 +396,8 @@ struct DiffOptions: ParsableArguments {
         for spec in relativeTolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: true)) }
         rules.ignoreCase = try patterns((ignoreCase ? ["/"] : []) + ignoreCaseAt)
         rules.ignoreWhitespace = try patterns((ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
-        rules.arrayKeys = try Comparison.ArrayKey.parsing(arrayKey)
+        // The preset's lists first: a key given for the same lists comes later and wins.
+        rules.arrayKeys = (preset?.arrayKeys ?? []) + (try Comparison.ArrayKey.parsing(arrayKey))
         return rules
     }
 
@@ -412,6 +420,8 @@ struct DiffOptions: ParsableArguments {
                 stream.write("listdiff: --key auto chose " + SafeText.escape(key.description) + "\n")
                 stream.flush()
             }
+        } else if keys.isEmpty, let preset {
+            key = preset.key
         } else {
             key = try IdentityKey(parsing: keys)
         }

@@ -224,6 +224,23 @@ import ListDiffKitTestSupport
         #expect(try rules.changes(old: old, new: new).map(\.readablePath) == ["/env[name=A]/value"])
     }
 
+    /// The Kubernetes preset keys a Service's ports by port and protocol, a CronJob's
+    /// containers by name, and leaves lists the API does not key by index.
+    @Test func theKubernetesPresetKeysServicePortsAndCronJobContainers() throws {
+        var rules = Comparison()
+        rules.arrayKeys = Preset.kubernetes.arrayKeys
+        let service = try rules.changes(
+            old: try json(#"{"spec": {"ports": [{"port": 80, "protocol": "TCP", "targetPort": 8080}, {"port": 443}]}}"#),
+            new: try json(#"{"spec": {"ports": [{"port": 443}, {"port": 80, "protocol": "TCP", "targetPort": 9090}]}}"#))
+        #expect(service.map(\.readablePath) == ["/spec/ports[port=80,protocol=TCP]/targetPort", "/spec/ports[port=80,protocol=TCP]"])
+        let job = try rules.changes(
+            old: try json(#"{"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["x"]}]}}}}}}"#),
+            new: try json(#"{"spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["y"]}]}}}}}}"#))
+        #expect(job.map(\.readablePath) == ["/spec/jobTemplate/spec/template/spec/containers[name=a]/args/0"])
+        #expect(Preset.kubernetes.key.spellings == ["kind", "metadata.namespace", "metadata.name"])
+        #expect(rules.description == "--preset kubernetes")
+    }
+
     @Test func nestedKeysThatRepeatOrLackAreErrors() throws {
         var rules = Comparison()
         rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])

@@ -86,6 +86,24 @@ import Testing
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
     }
 
+    /// `--preset kubernetes` sets the key and keys the lists the Kubernetes API keys: the same
+    /// diff as the options written out, its comparison named by the preset.
+    @Test func theKubernetesPresetKeysWhatTheAPIKeys() throws {
+        let run = try Binary.run(["--preset", "kubernetes", "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        var lines = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        lines[2] = "# compared under --preset kubernetes"
+        #expect(run.stdout == lines.joined(separator: "\n"))
+        // A key given as well takes precedence over the preset's.
+        let keyed = try Binary.run(
+            ["--preset", "kubernetes", "--key", "metadata.name", "--duplicates", "match", "manifests-old.yaml", "manifests-new.yaml"],
+            in: Self.examples)
+        #expect(keyed.status == 1, "\(keyed.stderr)")
+        #expect(keyed.stdout.contains(#"~ metadata.name="web"#))
+    }
+
     /// A nested key found twice is an error at its record, in its file.
     @Test func aNestedKeyFoundTwiceIsAnError() throws {
         let dir = try temporaryDirectory()

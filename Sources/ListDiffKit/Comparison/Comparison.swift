@@ -307,7 +307,13 @@ extension Comparison: CustomStringConvertible {
         }
         for p in ignoreCase { words.append(p.segments.isEmpty ? "--ignore-case" : "--ignore-case=\(p)") }
         for p in ignoreWhitespace { words.append(p.segments.isEmpty ? "--ignore-whitespace" : "--ignore-whitespace=\(p)") }
-        for k in arrayKeys { words += k.spellings.map { "--array-key \($0)" } }
+        // A preset's array keys are named by the preset.
+        var keys = arrayKeys[...]
+        for preset in Preset.allCases where keys.starts(with: preset.arrayKeys) {
+            words.append("--preset \(preset.rawValue)")
+            keys = keys.dropFirst(preset.arrayKeys.count)
+        }
+        for k in keys { words += k.spellings.map { "--array-key \($0)" } }
         return words.joined(separator: " ")
     }
 }
