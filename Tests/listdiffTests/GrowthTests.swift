@@ -38,6 +38,9 @@ import Glibc
         case list, ndjson, yaml, objectOfLists, sectionList, yamlSections, nested, composite, duplicates, path, apply, rules
         /// One YAML record holding a mapping of N members, a tenth of them changed.
         case wideMapping
+        /// Each record holds a list of order lines, matched by key; updated records rotate
+        /// theirs.
+        case keyedLines
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -76,6 +79,13 @@ import Glibc
                 return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
             case .duplicates:
                 return try list((records + records.prefix(records.count / 10))[...]) + "\n"
+            case .keyedLines:
+                let lined = records.map { r -> [String: Any] in
+                    var lines = (0..<5).map { ["sku": "s\($0)", "qty": $0] }
+                    if r["score"] as? Double == -1.5 { lines = Array(lines[1...] + lines[..<1]) }
+                    return r.merging(["lines": lines]) { $1 }
+                }
+                return try list(lined[...]) + "\n"
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
@@ -93,6 +103,7 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .path: options = ["--path", "/data/users"]
+        case .keyedLines: options = ["--array-key", "/lines=sku"]
         // Every kind of comparison rule, on records whose scores and order change.
         case .rules:
             options = [
