@@ -138,6 +138,11 @@ extension ListDiffError {
         case .items: worded.message += "; name it with --items"
         case .sectionKey: worded.message += "; name it with --section-key"
         case .path: worded.message += " (--path points at one inside a larger document)"
+        case .pathTo(let pointer):
+            // Quoted for the shell when it holds anything but plain characters.
+            let plain = pointer.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || "0123456789/_.~-".unicodeScalars.contains($0) }
+            let quoted = "'" + pointer.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+            worded.message += " (try --path \(plain ? pointer : quoted))"
         case .outputFormat(let format): worded.message += "; use --output-format \(format.rawValue)"
         case .algorithm(let instead): worded.message += "; use --algorithm \(instead) for lists this large, or raise --cost-limit"
         case .key(let field): worded.message += " (try --key \(field))"

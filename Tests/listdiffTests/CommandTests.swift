@@ -553,6 +553,19 @@ func temporaryDirectory() throws -> URL {
             without.stderr
                 == "api-old.json:2:11: error: the top level is an object whose member \"meta\" is an object, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)\n"
         )
+        // An object with one list among other members: the hint names the list.
+        let dir0 = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir0) }
+        for (name, text) in [
+            ("w.json", #"{"count": 1, "users": [{"id": 1}]}"#), ("w.yaml", "count: 1\nusers:\n  - id: 1\n"),
+            ("q.json", #"{"count": 1, "the users": [{"id": 1}]}"#),
+        ] {
+            try text.write(to: dir0.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            let wrapped = try Binary.run([name, name], in: dir0)
+            #expect(wrapped.status == 2)
+            #expect(
+                wrapped.stderr.hasSuffix(name == "q.json" ? "(try --path '/the users')\n" : "(try --path /users)\n"), "\(wrapped.stderr)")
+        }
         // apply keeps what lies outside the path from OLD.
         let dir = try temporaryDirectory()
         let changes = dir.appendingPathComponent("c.json").path

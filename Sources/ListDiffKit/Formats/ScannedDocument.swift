@@ -73,6 +73,8 @@ struct LayoutProblem: Sendable, Error {
     var offset: Int
     var message: String
     var hint: ListDiffError.Hint? = nil
+    /// For an object of lists: the pointer to it (`""` at the top level).
+    var wrapper: String? = nil
 
     /// What was looked for where the records should be.
     static let expected = "expected a list of records, an object of lists, or a list of section objects"
@@ -88,11 +90,24 @@ struct LayoutProblem: Sendable, Error {
     }
 
     /// An object of lists whose member `member` is not a list.
-    static func memberNotAList(_ what: String, member: String, _ typeName: String, at offset: Int) -> LayoutProblem {
+    /// `path`: where the object is (nil: the top level).
+    static func memberNotAList(_ what: String, member: String, _ typeName: String, at offset: Int, under path: FieldPath?)
+        -> LayoutProblem
+    {
         LayoutProblem(
             offset: offset,
             message: "\(what) is an object whose member \"\(member)\" is \(typeName.withArticle), not a list; \(expected)",
-            hint: .path)
+            hint: .path, wrapper: path?.pointer ?? "")
+    }
+
+    /// The problem of an object whose members are not all lists, when exactly one is (a
+    /// list wrapped with a count or a page number): the hint names that list, which
+    /// `--path` then points at.
+    func pointing(toTheOnlyList lists: [String]) -> LayoutProblem {
+        guard hint == .path, lists.count == 1, let under = wrapper else { return self }
+        var problem = self
+        problem.hint = .pathTo(under + "/" + FieldPath.escape(lists[0]))
+        return problem
     }
 }
 

@@ -95,6 +95,8 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         case sectionKey
         /// Point at the records inside a larger document (`LayoutOptions.path`).
         case path
+        /// Point at this list, the one list inside the object where records were looked for.
+        case pathTo(String)
         /// Write the result in this format, which can hold it.
         case outputFormat(InputFormat)
         /// Use another algorithm (the named ones) for inputs this large, or raise the cost limit.

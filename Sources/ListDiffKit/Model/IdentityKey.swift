@@ -5,6 +5,9 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The path as the user wrote it.
     public let spelling: String
 
+    /// The path as an RFC 6901 JSON Pointer (`/user/id`).
+    package var pointer: String { components.map { "/" + FieldPath.escape($0) }.joined() }
+
     /// Parses a path. A leading `/` makes it a JSON Pointer (`~1` is `/`, `~0` is `~`);
     /// otherwise dots separate the steps.
     public init(_ spelling: String) throws(ListDiffError) {

@@ -51,7 +51,7 @@ public struct JSONPatchRenderer: ChangesetRenderer {
     package static func operations(_ changeset: Changeset) throws(ListDiffError) -> [Operation] {
         var ops: [Operation] = []
         // Under `--path`, the list sits inside the document.
-        let prefix = changeset.layout.path.map { $0.components.map { "/" + FieldPath.escape($0) }.joined() } ?? ""
+        let prefix = changeset.layout.path?.pointer ?? ""
         // 1. Updates, in place: old positions are still valid.
         for change in changeset.changes where change.operation == .update {
             guard let i = change.old?.index else { continue }

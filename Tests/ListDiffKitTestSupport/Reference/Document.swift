@@ -231,10 +231,15 @@ extension Layout {
             var next = preorder + 1
             for member in object.members {
                 guard case .array(let elements) = member.value else {
+                    // With exactly one member that is a list, the hint names it.
+                    let lists = object.members.filter {
+                        if case .array = $0.value { return true }; return false
+                    }
+                    let here = (options.path?.components ?? []).map { "/" + FieldPath.escape($0) }.joined()
                     throw error(
                         next,
                         "\(what) is an object whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a list; \(expected)"
-                    ).hinting(.path)
+                    ).hinting(lists.count == 1 ? .pathTo(here + "/" + FieldPath.escape(lists[0].key)) : .path)
                 }
                 lists.append(FoundList(name: .string(member.key), header: nil, elements: elements, preorder: next, offset: offset(next)))
                 next += member.value.nodeCount

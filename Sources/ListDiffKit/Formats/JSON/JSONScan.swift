@@ -649,6 +649,7 @@ struct JSONScan {
         part.containerNames.append(CanonicalHash.string(name).a)
         try parser.colon()
         let start = parser.index
+        if start < bytes.count, bytes[start] == UInt8(ascii: "[") { part.listMembers.append(name) }
         if start < bytes.count, bytes[start] == UInt8(ascii: "["), part.layoutProblem == nil {
             _ = try parser.enterList()
             state.openSection(&part, ScannedSection(memberName: name, offset: start))
@@ -656,7 +657,7 @@ struct JSONScan {
         }
         if part.layoutProblem == nil, start < bytes.count {
             let typeName = JSONParser.typeName(bytes[start])
-            part.layoutProblem = .memberNotAList(what, member: name, typeName, at: start)
+            part.layoutProblem = .memberNotAList(what, member: name, typeName, at: start, under: options.path)
         }
         _ = try parser.hashValue()
         return false
@@ -762,6 +763,9 @@ struct ScanPart: @unchecked Sendable {
     var layoutProblem: LayoutProblem?
     /// In an object of lists: the hashes of its member names, to find one given twice.
     var containerNames: [UInt64] = []
+    /// In an object of lists: the names of the members that are lists (for the hint when
+    /// the others are not).
+    var listMembers: [String] = []
     var firstUnkeyed: Int?
     var missingKeys = 0
     /// The head's: where the container is, what encloses it, the records' depth.
@@ -775,7 +779,8 @@ struct ScanPart: @unchecked Sendable {
     var scanned: ScannedDocument {
         ScannedDocument(
             table: table, shape: shape, sections: sections, containerOffset: containerOffset, recordDepth: recordDepth,
-            firstUnkeyed: firstUnkeyed, missingKeys: missingKeys, layoutProblem: layoutProblem)
+            firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
+            layoutProblem: layoutProblem?.pointing(toTheOnlyList: listMembers))
     }
 
     /// Takes on `later`, the part that starts where this one paused: its first section
@@ -799,6 +804,7 @@ struct ScanPart: @unchecked Sendable {
         }
         sections += later.sections.dropFirst()
         containerNames += later.containerNames
+        listMembers += later.listMembers
         pausedAt = later.pausedAt
         containerEnd = later.containerEnd
         failure = later.failure

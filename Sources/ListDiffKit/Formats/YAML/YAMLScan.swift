@@ -290,7 +290,7 @@ struct YAMLScanState {
         var document = ScannedDocument(
             table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
             recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
-            layoutProblem: layoutProblem)
+            layoutProblem: layoutProblem?.pointing(toTheOnlyList: sections.compactMap(\.memberName)))
         document.yaml = details
         return document
     }
@@ -767,7 +767,7 @@ struct YAMLScanState {
             }
             if placement.inContainer, !placement.opensSection, case .objectOfLists = actualShape {
                 if path.isEmpty, !explicit { loneMapping = true }
-                noteLayout(.memberNotAList(what, member: stack[p].keyText ?? "", typeName, at: placement.offset))
+                noteLayout(.memberNotAList(what, member: stack[p].keyText ?? "", typeName, at: placement.offset, under: scan.options.path))
             }
             if probing, stack[p].placement.isRecord, kind == .array, LayoutOptions.itemsCandidates.contains(stack[p].keyText ?? "") {
                 stack[p].lists.append(stack[p].keyText ?? "")
