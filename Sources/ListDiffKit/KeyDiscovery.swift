@@ -1,35 +1,13 @@
 /// Finding a key when none is given or the one given is missing: the fields present,
 /// scalar and unique in every record of both files, best first.
 extension FileDiffer {
-    /// Names preferred for a key after `id`, in this order (compared without case).
-    static let keyNames = ["key", "uuid", "guid", "code", "sku", "ean", "isbn", "slug", "name"]
-
     /// The fields of OLD's first record that could key both files, in the order they are
-    /// tried: `id`, then the names in `keyNames`, then names ending in `id`, `key` or
-    /// `code`, then the rest in the record's order. Only its members with a string, number
-    /// or boolean value are candidates, spelled as `--key` takes them.
+    /// tried (`FieldPath.keyRank`): `id`, then the conventional key names, then names
+    /// ending in `id`, `key` or `code`, then the rest in the record's order. Only its
+    /// members with a string, number or boolean value are candidates, spelled as `--key`
+    /// takes them.
     static func candidateFields(of record: Value) -> [String] {
-        guard case .object(let object) = record else { return [] }
-        var names: [String] = []
-        for member in object.members where member.value.isScalar && !names.contains(member.key) {
-            names.append(member.key)
-        }
-        func rank(_ name: String) -> Int {
-            let lower = name.lowercased()
-            if name == "id" { return 0 }
-            if let k = keyNames.firstIndex(of: lower) { return 1 + k }
-            if lower.hasSuffix("id") || lower.hasSuffix("key") || lower.hasSuffix("code") { return 1 + keyNames.count }
-            return 2 + keyNames.count
-        }
-        let ranked = names.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
-        return ranked.map { spelling(ofMember: $0.element) }
-    }
-
-    /// A member name as `--key` reads it: as it is, or as a JSON Pointer when it holds a
-    /// dot, starts with a slash, is empty, or is `auto` (which `--key` takes as a request).
-    static func spelling(ofMember name: String) -> String {
-        guard name.contains(".") || name.hasPrefix("/") || name.isEmpty || name == "auto" else { return name }
-        return "/" + FieldPath.escape(name)
+        FieldPath.keyCandidates(of: record, conventionalOnly: false)
     }
 
     /// The keys that would key every record of both files, each alone, best first (at most

@@ -154,7 +154,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("array-key"),
         help: ArgumentHelp(
-            "Match the elements of the lists at POINTER (inside each record; * matches any one member or index) by FIELD, as records are matched by --key: an updated record then shows elements inserted, deleted, updated and moved, named by key (/containers[name=web]/image). Give a POINTER twice for a composite key. Repeatable.",
+            "Match the elements of the lists at POINTER (inside each record; * matches any one member or index) by FIELD, as records are matched by --key: an updated record then shows elements inserted, deleted, updated and moved, named by key (/containers[name=web]/image). Give a POINTER twice for a composite key. Repeatable. 'auto' keys other lists of objects by a conventional field (id, key, uuid, name, ...) unique in both versions, and names each on stderr.",
             valueName: "pointer=field"))
     var arrayKey: [String] = []
 
@@ -398,6 +398,7 @@ struct DiffOptions: ParsableArguments {
         rules.ignoreWhitespace = try patterns((ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
         // The preset's lists first: a key given for the same lists comes later and wins.
         rules.arrayKeys = (preset?.arrayKeys ?? []) + (try Comparison.ArrayKey.parsing(arrayKey))
+        rules.automaticArrayKeys = arrayKey.contains("auto")
         return rules
     }
 
@@ -446,6 +447,16 @@ struct DiffOptions: ParsableArguments {
         // git goes on to the next file only after an external diff that exits 0.
         if gitPath != nil { status = .same }
         if quiet { return (status, result as Any) }
+        let rules = result.changeset.comparison
+        if rules.automaticArrayKeys {
+            // Nothing is keyed silently: each list --array-key auto keyed, once, escaped.
+            var stream = FileStream(fd: SystemCalls.standardError)
+            for list in result.changeset.keyedLists where !rules.arrayKeys.contains(where: { $0.path.segments == list.path.segments }) {
+                stream.write(
+                    "listdiff: keyed " + SafeText.escape(list.path.spelling) + " by " + SafeText.escape(list.key.description) + "\n")
+            }
+            stream.flush()
+        }
         let changeset =
             try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
             ?? result.changeset

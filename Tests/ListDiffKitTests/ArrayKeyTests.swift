@@ -241,6 +241,42 @@ import ListDiffKitTestSupport
         #expect(rules.description == "--preset kubernetes")
     }
 
+    /// `--array-key auto`: a list of objects is keyed by the best conventional field that
+    /// keys both versions; a list it cannot key compares by index.
+    @Test func automaticKeysTakeTheBestConventionalField() throws {
+        var rules = Comparison()
+        rules.automaticArrayKeys = true
+        func paths(_ old: String, _ new: String) throws -> [String] {
+            try rules.changes(old: try json(old), new: try json(new)).map(\.readablePath)
+        }
+        // id before name; both unique in both versions.
+        #expect(
+            try paths(
+                #"{"l": [{"id": 1, "name": "a", "v": 1}, {"id": 2, "name": "b"}]}"#,
+                #"{"l": [{"id": 2, "name": "b"}, {"id": 1, "name": "a", "v": 2}]}"#)
+                == ["/l[id=1]/v", "/l[id=1]"])
+        // A name found twice in one version: not a key; the next one is.
+        #expect(
+            try paths(
+                #"{"l": [{"code": "x", "name": "a", "v": 1}, {"code": "y", "name": "a"}]}"#,
+                #"{"l": [{"code": "x", "name": "a", "v": 2}, {"code": "y", "name": "a"}]}"#)
+                == ["/l[code=x]/v"])
+        // No key shared by both versions, a field missing in one element, scalars: by index.
+        #expect(try paths(#"{"l": [{"name": "a"}]}"#, #"{"l": [{"name": "b"}]}"#) == ["/l/0/name"])
+        #expect(try paths(#"{"l": [{"name": "a", "v": 1}, {"v": 2}]}"#, #"{"l": [{"name": "a", "v": 3}, {"v": 2}]}"#) == ["/l/0/v"])
+        #expect(try paths(#"{"l": ["a", "b"]}"#, #"{"l": ["b", "a"]}"#) == ["/l/0", "/l/1"])
+        // Inside an automatically keyed element, another list is keyed the same way.
+        #expect(
+            try paths(#"{"l": [{"name": "a", "e": [{"key": "k", "v": 1}]}]}"#, #"{"l": [{"name": "a", "e": [{"key": "k", "v": 2}]}]}"#)
+                == ["/l[name=a]/e[key=k]/v"])
+        // The keyed lists a changeset names, once each.
+        let old: [Value] = [["id": 1, "l": [["name": "a", "v": 1]]], ["id": 2, "l": [["name": "a", "v": 1]]]]
+        let new: [Value] = [["id": 1, "l": [["name": "a", "v": 2]]], ["id": 2, "l": [["name": "a", "v": 3]]]]
+        let changeset = try Differ(comparison: rules).diff(old: old, new: new, key: IdentityKey(parsing: ["id"]))
+        #expect(changeset.keyedLists.map(\.description) == ["/l=name"])
+        #expect(rules.description == "--array-key auto")
+    }
+
     @Test func nestedKeysThatRepeatOrLackAreErrors() throws {
         var rules = Comparison()
         rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])

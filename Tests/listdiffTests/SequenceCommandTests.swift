@@ -104,6 +104,19 @@ import Testing
         #expect(keyed.stdout.contains(#"~ metadata.name="web"#))
     }
 
+    /// `--array-key auto` keys the containers and their env vars by name, and says so on
+    /// standard error, once per list.
+    @Test func automaticArrayKeysAreNamed() throws {
+        let run = try Binary.run(Self.key + ["--array-key", "auto", "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(
+            run.stderr
+                == "listdiff: keyed /spec/template/spec/containers by name\nlistdiff: keyed /spec/template/spec/containers/*/env by name\n")
+        #expect(run.stdout.contains("/spec/template/spec/containers[name=web]/env[name=LOG_LEVEL]/value: \"info\" → \"debug\""))
+        let quiet = try Binary.run(Self.key + ["-q", "--array-key", "auto", "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
+        #expect(quiet.stderr == "")
+    }
+
     /// A nested key found twice is an error at its record, in its file.
     @Test func aNestedKeyFoundTwiceIsAnError() throws {
         let dir = try temporaryDirectory()

@@ -72,6 +72,38 @@ extension Changeset {
     }
 }
 
+extension Changeset {
+    /// The keyed lists the changed fields name, each once, in the order first met: a list's
+    /// pointer, with `*` for each index and keyed element above it, and its key's fields.
+    /// Under `Comparison.automaticArrayKeys`, these say which lists were keyed and by what.
+    public var keyedLists: [Comparison.ArrayKey] {
+        var lists: [Comparison.ArrayKey] = []
+        var seen = Set<[String]>()
+        for change in changes where change.operation == .update {
+            for field in change.fields {
+                guard let steps = field.keyedPath else { continue }
+                var pointer: [String] = []
+                for step in steps {
+                    switch step {
+                    case .string(let name): pointer.append(FieldPath.escape(name))
+                    case .object(let key):
+                        let fields = key.members.map(\.key)
+                        if seen.insert(pointer + ["="] + fields).inserted,
+                            let path = try? Comparison.Pattern("/" + pointer.joined(separator: "/")),
+                            let identity = try? IdentityKey(parsing: fields)
+                        {
+                            lists.append(Comparison.ArrayKey(path: path, key: identity))
+                        }
+                        pointer.append("*")
+                    default: pointer.append("*")
+                    }
+                }
+            }
+        }
+        return lists
+    }
+}
+
 extension Changeset.FieldChange {
     /// The path for people: `keyedPath` when there is one, with each keyed element written
     /// after its list's name in brackets (`/containers[name=web]/image`), else `path`; ""

@@ -7,6 +7,7 @@ extension Comparison {
         if !comparesContent { return a == b }
         var rules = self
         rules.arrayKeys = []
+        rules.automaticArrayKeys = false
         return (try? rules.changes(old: a, new: b))?.isEmpty ?? false
     }
 
@@ -17,7 +18,7 @@ extension Comparison {
     /// - Throws: when an element of a keyed list has no usable key, or shares it with
     ///   another element of its list.
     package func changes(old: Value, new: Value) throws(NestedKeyProblem) -> [FieldChange] {
-        guard comparesContent || !arrayKeys.isEmpty else { return FieldDiff.changes(old: old, new: new) }
+        guard comparesContent || !arrayKeys.isEmpty || automaticArrayKeys else { return FieldDiff.changes(old: old, new: new) }
         var walk = FieldWalk(rules: self)
         try walk.collect(old, new)
         return walk.out
@@ -45,19 +46,25 @@ private struct FieldWalk {
     /// How many steps of `keyed` name an element by its key.
     var keyedSteps = 0
 
-    init(rules: Comparison) { self.rules = rules }
+    /// Whether keyed paths are kept: some list may be keyed.
+    let tracksKeys: Bool
+
+    init(rules: Comparison) {
+        self.rules = rules
+        tracksKeys = !rules.arrayKeys.isEmpty || rules.automaticArrayKeys
+    }
 
     var pointer: String { path.map { "/" + FieldPath.escape($0) }.joined() }
 
     mutating func push(_ segment: String, _ step: Value) {
         path.append(segment)
-        if !rules.arrayKeys.isEmpty { keyed.append(step) }
+        if tracksKeys { keyed.append(step) }
         if case .object = step { keyedSteps += 1 }
     }
 
     mutating func pop() {
         path.removeLast()
-        if !rules.arrayKeys.isEmpty, case .object = keyed.removeLast() { keyedSteps -= 1 }
+        if tracksKeys, case .object = keyed.removeLast() { keyedSteps -= 1 }
     }
 
     mutating func note(old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil, from: String? = nil) {
@@ -118,6 +125,10 @@ private struct FieldWalk {
             }
             if !added.isEmpty || !removed.isEmpty { note(old: a, new: b, added: added, removed: removed) }
         case let (.array(x), .array(y)):
+            if rules.automaticArrayKeys, let key = Self.automaticKey(x, y) {
+                try keyedList(x, y, key, moves: true)
+                return
+            }
             for i in 0..<min(x.count, y.count) {
                 push(String(i), .number(Number(exactly: i)))
                 if !rules.isLeftOut(path) { try collect(x[i], y[i]) }
@@ -149,6 +160,29 @@ private struct FieldWalk {
         default:
             if a != b { note(old: a, new: b) }
         }
+    }
+
+    /// For `automaticArrayKeys`: the conventional field that keys both versions of a list
+    /// of objects, best first (`FieldPath.keyCandidates`): present, scalar and unique in
+    /// each, with at least one key found in both. Nil when there is none.
+    static func automaticKey(_ x: [Value], _ y: [Value]) -> IdentityKey? {
+        func isObject(_ v: Value) -> Bool { if case .object = v { return true } else { return false } }
+        guard let first = x.first, !y.isEmpty, x.allSatisfy(isObject), y.allSatisfy(isObject) else { return nil }
+        candidates: for spelling in FieldPath.keyCandidates(of: first, conventionalOnly: true) {
+            guard let field = try? FieldPath(spelling) else { continue }
+            let key = IdentityKey([field])
+            var ids = Set<RecordID>()
+            for item in x {
+                guard case .success(let identity) = key.identify(item), ids.insert(identity.id).inserted else { continue candidates }
+            }
+            var seen = Set<RecordID>(), shared = false
+            for item in y {
+                guard case .success(let identity) = key.identify(item), seen.insert(identity.id).inserted else { continue candidates }
+                shared = shared || ids.contains(identity.id)
+            }
+            if shared { return key }
+        }
+        return nil
     }
 
     /// A list whose elements are matched by `key`: the changes inside each element that

@@ -87,11 +87,11 @@ public struct Comparison: Sendable, Hashable {
         }
 
         /// Reads `POINTER=FIELD` specs; a pointer given twice makes a composite key, its
-        /// fields in the order given.
+        /// fields in the order given. `auto` is left out (`Comparison.automaticArrayKeys`).
         public static func parsing(_ specs: [String]) throws(ListDiffError) -> [ArrayKey] {
             var pointers: [String] = []
             var fields: [String: [String]] = [:]
-            for spec in specs {
+            for spec in specs where spec != "auto" {
                 guard let cut = spec.lastIndex(of: "="), spec.hasPrefix("/"), spec.index(after: cut) < spec.endIndex else {
                     throw ListDiffError(
                         .usage,
@@ -123,6 +123,12 @@ public struct Comparison: Sendable, Hashable {
 
     /// Lists inside records whose elements are matched by key.
     public var arrayKeys: [ArrayKey] = []
+    /// Whether lists of objects that no array key names are matched by a conventional
+    /// field when one keys both versions (`--array-key auto`): `id`, `key`, `uuid`, `name`
+    /// and the other names key discovery prefers, present, scalar and unique in each
+    /// version of the list, with at least one key in both. `Changeset.keyedLists` says
+    /// which were chosen.
+    public var automaticArrayKeys = false
     /// Paths whose values are not compared at all (present, absent or changed).
     public var ignore: [Pattern] = []
     /// When not empty, the only paths compared.
@@ -314,6 +320,7 @@ extension Comparison: CustomStringConvertible {
             keys = keys.dropFirst(preset.arrayKeys.count)
         }
         for k in keys { words += k.spellings.map { "--array-key \($0)" } }
+        if automaticArrayKeys { words.append("--array-key auto") }
         return words.joined(separator: " ")
     }
 }
@@ -355,13 +362,14 @@ extension Comparison {
             }
             members.append(.init(key: "arrayKeys", value: .array(keys)))
         }
+        if automaticArrayKeys { members.append(.init(key: "automaticArrayKeys", value: .bool(true))) }
         return .object(Object(members))
     }
 
     /// Reads a changeset's `comparison` member; the message says what is wrong.
     package init(value: Value) throws(ListDiffError) {
         let shape =
-            "\"comparison\" must be an object of rules (ignore, only, unordered, unorderedArrays, tolerances, ignoreCase, ignoreWhitespace, arrayKeys)"
+            "\"comparison\" must be an object of rules (ignore, only, unordered, unorderedArrays, tolerances, ignoreCase, ignoreWhitespace, arrayKeys, automaticArrayKeys)"
         guard case .object(let object) = value else { throw ListDiffError(.changeset, shape) }
         func paths(_ value: Value) throws(ListDiffError) -> [Pattern] {
             guard case .array(let items) = value else { throw ListDiffError(.changeset, shape) }
@@ -396,6 +404,9 @@ extension Comparison {
                 }
             case "ignoreCase": ignoreCase = try paths(member.value)
             case "ignoreWhitespace": ignoreWhitespace = try paths(member.value)
+            case "automaticArrayKeys":
+                guard case .bool(let b) = member.value else { throw ListDiffError(.changeset, shape) }
+                automaticArrayKeys = b
             case "arrayKeys":
                 guard case .array(let items) = member.value else { throw ListDiffError(.changeset, shape) }
                 for item in items {

@@ -5,6 +5,39 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The path as the user wrote it.
     public let spelling: String
 
+    /// Names preferred for a key after `id`, in this order (compared without case).
+    static let keyNames = ["key", "uuid", "guid", "code", "sku", "ean", "isbn", "slug", "name"]
+
+    /// How good a member name is for a key, best first: `id`, then the names in
+    /// `keyNames`, then names ending in `id`, `key` or `code` (all three conventional), then
+    /// any other name (nil when `conventionalOnly`).
+    static func keyRank(_ name: String, conventionalOnly: Bool) -> Int? {
+        let lower = name.lowercased()
+        if name == "id" { return 0 }
+        if let k = keyNames.firstIndex(of: lower) { return 1 + k }
+        if lower.hasSuffix("id") || lower.hasSuffix("key") || lower.hasSuffix("code") { return 1 + keyNames.count }
+        return conventionalOnly ? nil : 2 + keyNames.count
+    }
+
+    /// The scalar members of `record` that could key it, best first, spelled as `--key`
+    /// takes them; with `conventionalOnly`, only those with a conventional key name.
+    package static func keyCandidates(of record: Value, conventionalOnly: Bool) -> [String] {
+        guard case .object(let object) = record else { return [] }
+        var names: [(rank: Int, offset: Int, name: String)] = []
+        for (offset, member) in object.members.enumerated() where member.value.isScalar && !names.contains(where: { $0.name == member.key })
+        {
+            if let rank = keyRank(member.key, conventionalOnly: conventionalOnly) { names.append((rank, offset, member.key)) }
+        }
+        return names.sorted { ($0.rank, $0.offset) < ($1.rank, $1.offset) }.map { spelling(ofMember: $0.name) }
+    }
+
+    /// A member name as `--key` reads it: as it is, or as a JSON Pointer when it holds a
+    /// dot, starts with a slash, is empty, or is `auto` (which `--key` takes as a request).
+    static func spelling(ofMember name: String) -> String {
+        guard name.contains(".") || name.hasPrefix("/") || name.isEmpty || name == "auto" else { return name }
+        return "/" + FieldPath.escape(name)
+    }
+
     /// The path as an RFC 6901 JSON Pointer (`/user/id`).
     package var pointer: String { components.map { "/" + FieldPath.escape($0) }.joined() }
 
