@@ -38,10 +38,18 @@ struct ReadingOptions: ParsableArguments {
             valueName: "mode"))
     var csvTypes: CSVTypes = .string
 
+    @Option(
+        name: .customLong("yaml-version"),
+        help: ArgumentHelp(
+            "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans) or 1.1 (as Kubernetes reads them: yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60). apply must read them as the diff did.",
+            valueName: "version"))
+    var yamlVersion: YAMLVersion?
+
     /// A reader of inputs as these options say, keyed by `key`.
     func reader(key: IdentityKey) -> DocumentReader {
         var reader = DocumentReader(format: inputFormat.format, key: key)
         reader.csvInfersTypes = csvTypes == .infer
+        reader.yaml.version = yamlVersion ?? .v1_2
         return reader
     }
 }
@@ -60,6 +68,7 @@ enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
 
 extension DuplicatePolicy: ExpressibleByArgument {}
 extension Preset: ExpressibleByArgument {}
+extension YAMLVersion: ExpressibleByArgument {}
 extension InputFormat: ExpressibleByArgument {}
 extension GitHubRenderer.Level: ExpressibleByArgument {}
 extension Differ.MemberOrder: ExpressibleByArgument {}
@@ -147,7 +156,7 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Settings for a kind of document. kubernetes: records keyed by kind, metadata.namespace and metadata.name, and the lists the Kubernetes API merges by key (containers, env, ports, volumeMounts, volumes, ...) keyed as the API keys them. --key and --array-key given too take precedence.",
+            "Settings for a kind of document. kubernetes: records keyed by kind, metadata.namespace and metadata.name, and the lists the Kubernetes API merges by key (containers, env, ports, volumeMounts, volumes, ...) keyed as the API keys them, and YAML read as 1.1, as Kubernetes reads it. --key, --array-key and --yaml-version given too take precedence.",
             valueName: "name"))
     var preset: Preset?
 
@@ -410,6 +419,7 @@ struct DiffOptions: ParsableArguments {
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
         var reader = reading.reader(key: .wholeRecord)
+        if reading.yamlVersion == nil, let preset { reader.yaml.version = preset.yamlVersion }
         reader.duplicates = duplicates
         reader.layout = layout
         let key: IdentityKey

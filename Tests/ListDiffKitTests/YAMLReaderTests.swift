@@ -137,3 +137,57 @@ import ListDiffKitTestSupport
         }
     }
 }
+
+/// `--yaml-version 1.1`: plain scalars as YAML 1.1 (and Kubernetes) read them, in values and
+/// in the engine's hashes alike.
+@Suite struct YAML11Tests {
+    static let cases: [(String, Value)] = [
+        ("yes", true), ("Yes", true), ("ON", true), ("y", true), ("n", false), ("Off", false), ("no", false), ("true", true),
+        ("~", .null), ("0644", 420), ("-0644", -420), ("0b101", 5), ("0x1F", 31), ("1_000", 1000), ("1:30", 90),
+        ("-1:30:00", -5400), ("190:20:30.15", 685230.15), ("1.5e+3", 1500), ("1.5", 1.5), (".5", 0.5), ("1.", 1.0), ("+12", 12),
+        ("0", 0), ("1__", 1),
+        // Strings in 1.1 that 1.2 reads otherwise, or that neither reads as numbers.
+        ("1e3", "1e3"), ("0o14", "0o14"), ("08", "08"), ("1:60", "1:60"), ("0b2", "0b2"), ("_1", "_1"),
+        ("yes please", "yes please"), ("Nope", "Nope"), (".", "."), ("1.5e3", "1.5e3"),
+    ]
+
+    @Test func plainScalarsReadAsYAML11() throws {
+        var reader = YAMLReader()
+        reader.version = .v1_1
+        let text = Self.cases.map { "- " + $0.0 }.joined(separator: "\n") + "\n"
+        let (value, _) = try reader.read(Array(text.utf8), name: "t.yaml")
+        #expect(value == .array(Self.cases.map(\.1)))
+        // Quoted, they are strings in either version.
+        let quoted = Self.cases.map { "- '" + $0.0 + "'" }.joined(separator: "\n") + "\n"
+        #expect(try reader.read(Array(quoted.utf8), name: "t.yaml").0 == .array(Self.cases.map { .string($0.0) }))
+    }
+
+    /// The engine hashes what the reader reads: two files equal under 1.1 diff as the same,
+    /// and one that 1.2 reads otherwise differs only under 1.2.
+    @Test func theEngineReadsAsTheReaderDoes() throws {
+        let old = Self.cases.enumerated().map { "- id: \($0.offset)\n  v: \($0.element.0)" }.joined(separator: "\n") + "\n"
+        let new =
+            Self.cases.enumerated().map { "- id: \($0.offset)\n  v: \(JSONWriter.compact($0.element.1))" }
+            .joined(separator: "\n") + "\n"
+        var differ = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        differ.reader.yaml.version = .v1_1
+        let same = try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
+        #expect(same.isEmpty, "\(same.changes.map(\.key))")
+        #expect(same.layout.yamlVersion == .v1_1)
+        differ.reader.yaml.version = .v1_2
+        let other = try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
+        #expect(other.summary.updated > 10)
+        #expect(other.layout.yamlVersion == nil)
+    }
+
+    /// A string either version would read as another type is written quoted.
+    @Test func theWriterQuotesWhatEitherVersionMisreads() throws {
+        var reader = YAMLReader()
+        reader.version = .v1_1
+        for (text, _) in Self.cases {
+            let written = try YAMLWriter.document(.array([.string(text)]))
+            #expect(try reader.read(Array(written.utf8), name: "w.yaml").0 == .array([.string(text)]), "\(written)")
+            #expect(try YAMLReader().read(Array(written.utf8), name: "w.yaml").0 == .array([.string(text)]), "\(written)")
+        }
+    }
+}

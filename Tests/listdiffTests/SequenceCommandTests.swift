@@ -117,6 +117,28 @@ import Testing
         #expect(quiet.stderr == "")
     }
 
+    /// The Kubernetes preset reads YAML as 1.1, as Kubernetes does: a file mode written in
+    /// octal is the same number in decimal. The changeset says so, and apply reads OLD so.
+    @Test func theKubernetesPresetReadsYAML11() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let manifest = "kind: ConfigMap\nmetadata:\n  name: a\nspec:\n  mode: %@\n  enabled: %@\n  replicas: %@\n"
+        let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
+        try String(format: manifest, "0644", "yes", "1").write(to: old, atomically: true, encoding: .utf8)
+        try String(format: manifest, "420", "true", "2").write(to: new, atomically: true, encoding: .utf8)
+        let run = try Binary.run(["--preset", "kubernetes", old.path, new.path])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.contains("/spec/replicas: 1 → 2") && !run.stdout.contains("/spec/mode"), "\(run.stdout)")
+        let strict = try Binary.run(["--preset", "kubernetes", "--yaml-version", "1.2", old.path, new.path])
+        #expect(strict.stdout.contains(#"/spec/mode: 644 → 420"#), "\(strict.stdout)")
+        let changes = dir.appendingPathComponent("c.json").path
+        _ = try Binary.run(["--preset", "kubernetes", "-f", "json", "-o", changes, old.path, new.path])
+        #expect(try String(contentsOfFile: changes, encoding: .utf8).contains(#""yaml_version": "1.1""#))
+        let applied = try Binary.run(["apply", old.path, changes])
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(applied.stdout.contains("mode: 420") && applied.stdout.contains("replicas: 2"), "\(applied.stdout)")
+    }
+
     /// A nested key found twice is an error at its record, in its file.
     @Test func aNestedKeyFoundTwiceIsAnError() throws {
         let dir = try temporaryDirectory()

@@ -147,6 +147,8 @@ public final class FileApplier: @unchecked Sendable {
         reader.key = header.key
         reader.duplicates = header.duplicates
         reader.layout = header.layout.options
+        // OLD read as the diff read it.
+        if let version = header.layout.yamlVersion { reader.yaml.version = version }
         // (A CSV or TSV OLD is scanned as the JSON text of its records, and written back as CSV.)
         let (file, scanned) = try reader.opened(input, format)
         var engine = Engine(
@@ -208,7 +210,10 @@ public final class FileApplier: @unchecked Sendable {
     ///
     /// - Throws: when OLD's layout is not the changeset's, or the changeset does not fit OLD.
     private func apply() throws(ListDiffError) {
-        guard side.layout == changeset.layout else {
+        // (How YAML was read is not where the records are.)
+        var made = changeset.layout
+        made.yamlVersion = nil
+        guard side.layout == made else {
             throw ListDiffError(.changeset, file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
         }
         let grid: [Changeset.SectionContent<Int32>] = side.sections.map { section in

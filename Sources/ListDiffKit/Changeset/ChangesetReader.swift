@@ -292,14 +292,25 @@ package struct ChangesetReader: Sendable {
             do { path = try FieldPath(p) } catch { throw at.error(error.message) }
         default: throw bad
         }
-        switch shape {
-        case "list": return Layout(path: path, shape: .list)
-        case "object": return Layout(path: path, shape: .objectOfLists)
-        case "sections":
-            guard case .string(let key)? = o["section_key"], case .string(let items)? = o["items"] else { throw bad }
-            return Layout(path: path, shape: .sectionList(sectionKey: key, items: items))
+        var yamlVersion: YAMLVersion? = nil
+        switch o["yaml_version"] {
+        case nil: break
+        case .string(let v)?:
+            guard let version = YAMLVersion(rawValue: v) else { throw at.error("\"yaml_version\" must be \"1.1\" or \"1.2\"") }
+            yamlVersion = version
         default: throw bad
         }
+        var layout: Layout
+        switch shape {
+        case "list": layout = Layout(path: path, shape: .list)
+        case "object": layout = Layout(path: path, shape: .objectOfLists)
+        case "sections":
+            guard case .string(let key)? = o["section_key"], case .string(let items)? = o["items"] else { throw bad }
+            layout = Layout(path: path, shape: .sectionList(sectionKey: key, items: items))
+        default: throw bad
+        }
+        layout.yamlVersion = yamlVersion
+        return layout
     }
 
     func decodeSectionChange(_ value: Value, at: Cursor) throws(ListDiffError) -> SectionChange {

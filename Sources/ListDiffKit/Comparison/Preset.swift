@@ -1,15 +1,22 @@
 /// Settings that suit one kind of document: the key of its records and the keys of the
 /// lists inside them, as `--preset` names them.
 public enum Preset: String, Sendable, CaseIterable {
-    /// Kubernetes objects: each keyed by kind, namespace and name, and the lists the
-    /// Kubernetes API merges by key (its `patchMergeKey` and `listMapKey` markers) keyed
-    /// as the API keys them.
+    /// Kubernetes objects: each keyed by kind, namespace and name, the lists the Kubernetes
+    /// API merges by key (its `patchMergeKey` and `listMapKey` markers) keyed as the API
+    /// keys them, and YAML read as 1.1, as Kubernetes reads it.
     case kubernetes
 
     /// The key of the records.
     public var key: IdentityKey {
         switch self {
         case .kubernetes: return IdentityKey(["kind", "metadata.namespace", "metadata.name"].map { try! FieldPath($0) })
+        }
+    }
+
+    /// How YAML inputs are read: Kubernetes reads YAML 1.1.
+    package var yamlVersion: YAMLVersion {
+        switch self {
+        case .kubernetes: return .v1_1
         }
     }
 

@@ -340,6 +340,7 @@ struct Engine: Sendable {
         changeset.duplicates = duplicates
         changeset.comparison = differ.comparison
         changeset.layout = oldSide.layout
+        if yaml.version != .v1_2, oldSide.format == .yaml || newSide.format == .yaml { changeset.layout.yamlVersion = yaml.version }
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(names: oldSide.sections.map(\.name), sizes: oldSide.sections.map(\.records.count))
         changeset.newSections = SectionOutline(names: newSide.sections.map(\.name), sizes: newSide.sections.map(\.records.count))

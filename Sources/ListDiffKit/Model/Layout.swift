@@ -22,6 +22,14 @@ public struct LayoutOptions: Sendable, Hashable {
     package static let sectionKeyCandidates = ["name", "title", "section", "header", "label", "key", "id"]
 }
 
+/// Which YAML a plain scalar is read as.
+package enum YAMLVersion: String, Sendable, CaseIterable {
+    /// YAML 1.1 (2005): `yes` and `on` are true, `0644` is octal, `1:30` is base 60.
+    case v1_1 = "1.1"
+    /// YAML 1.2's core schema (2009): only `true` and `false` are booleans, `0o644` octal.
+    case v1_2 = "1.2"
+}
+
 /// Where a document's records are and how they are grouped.
 package struct Layout: Sendable, Hashable, CustomStringConvertible {
     package enum Shape: Sendable, Hashable {
@@ -35,6 +43,9 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
 
     package var path: FieldPath?
     package var shape: Shape
+    /// For a changeset: the YAML its inputs were read as, when it is not 1.2 (so that
+    /// `apply` reads OLD as the diff did).
+    package var yamlVersion: YAMLVersion? = nil
 
     package init(path: FieldPath? = nil, shape: Shape = .list) {
         self.path = path

@@ -204,6 +204,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     static func write(_ layout: Layout, to out: inout JSONBytes) {
         out.append("{\"path\": ")
         if let path = layout.path { out.append(string: path.spelling) } else { out.append("null") }
+        if let version = layout.yamlVersion {
+            out.append(", \"yaml_version\": ")
+            out.append(string: version.rawValue)
+        }
         switch layout.shape {
         case .list: out.append(", \"shape\": \"list\"}")
         case .objectOfLists: out.append(", \"shape\": \"object\"}")

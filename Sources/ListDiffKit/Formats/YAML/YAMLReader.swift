@@ -13,6 +13,9 @@
 /// - Deliberate refusals: a mapping key that is a mapping or a sequence (records are
 ///   string-keyed), and an alias to an anchor not yet defined.
 package struct YAMLReader: Sendable {
+    /// How plain scalars resolve: YAML 1.2's core schema (the default), or YAML 1.1's
+    /// types, as Kubernetes and other older readers resolve them.
+    package var version = YAMLVersion.v1_2
     package var maxDepth: Int
     var maxAliasExpansion: Int
     /// The most text (strings, numbers and member names, in bytes) aliases may add in all: a
@@ -81,9 +84,17 @@ extension YAMLScalar {
 
     static let tagPrefix = "tag:yaml.org,2002:"
 
-    static func resolve(_ text: String, tag: String?, plain: Bool, at here: SourceLocation) throws(ListDiffError) -> Value {
+    /// A plain scalar's value in `version`.
+    static func plain(_ text: String, _ version: YAMLVersion) -> Value {
+        version == .v1_1 ? yaml11(text) : coreSchema(text)
+    }
+
+    static func resolve(_ text: String, tag: String?, plain isPlain: Bool, at here: SourceLocation, version: YAMLVersion)
+        throws(ListDiffError) -> Value
+    {
+        func coreSchema(_ text: String) -> Value { plain(text, version) }
         guard let tag else {
-            return plain ? coreSchema(text) : .string(text)
+            return isPlain ? coreSchema(text) : .string(text)
         }
         // The non-specific tag `!` makes a scalar a string (YAML 1.2 §6.9.1).
         if tag == "!" { return .string(text) }
@@ -117,6 +128,39 @@ extension YAMLScalar {
         default:
             if let number = YAMLNumbers.jsonText(text) { return .number(Number(text: number)) }
             return .string(text)
+        }
+    }
+}
+
+extension YAMLScalar {
+    /// YAML 1.1's resolution of a plain scalar (the types of yaml.org/type): booleans
+    /// `y`, `yes`, `on`, `true` and `n`, `no`, `off`, `false` (each also capitalised or in
+    /// capitals); integers in binary (`0b`), octal (a leading `0`), decimal and hexadecimal,
+    /// with `_` between digits, and in base 60 (`1:30`); floats with a `.`, an exponent with
+    /// its sign, or in base 60; `.inf`, `.nan`; and null.
+    static func yaml11(_ text: String) -> Value {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON": return .bool(true)
+        case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF": return .bool(false)
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
+            return .number(Number(text: text))
+        default:
+            if let number = YAMLNumbers.yaml11Text(text) { return .number(Number(text: number)) }
+            return .string(text)
+        }
+    }
+
+    /// Whether YAML 1.1 may read a plain scalar otherwise than the core schema does: it
+    /// starts with a digit, a sign, a dot or one of `yYnNoO`. (The rest read alike.)
+    static func mayDifferIn11(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard let first = text.first else { return false }
+        switch first {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "y"),
+            UInt8(ascii: "Y"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "o"), UInt8(ascii: "O"):
+            return true
+        default:
+            return false
         }
     }
 }
@@ -175,6 +219,83 @@ enum YAMLNumbers {
             out += "." + (fraction.isEmpty ? "0" : String(decoding: fraction, as: UTF8.self))
         }
         return out + exponent
+    }
+
+    /// A YAML 1.1 integer or float (see `YAMLScalar.yaml11`) as JSON number text, or nil.
+    static func yaml11Text(_ text: String) -> String? {
+        var b = Array(text.utf8)
+        var sign = ""
+        if let first = b.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            if first == UInt8(ascii: "-") { sign = "-" }
+            b.removeFirst()
+        }
+        guard let first = b.first else { return nil }
+        let underscore = UInt8(ascii: "_")
+        /// Digits (by `isDigit`) and underscores, with at least one digit.
+        func digits(_ s: ArraySlice<UInt8>, _ isDigit: (UInt8) -> Bool) -> Bool {
+            !s.isEmpty && s.allSatisfy { isDigit($0) || $0 == underscore } && s.contains(where: isDigit)
+        }
+        func plainDigits(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> { ArraySlice(s.filter { $0 != underscore }) }
+        func signed(_ n: String?) -> String? { n.map { sign == "-" && $0 != "0" ? "-" + $0 : $0 } }
+        let isHex: (UInt8) -> Bool = { isDigit($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }
+        if b.count > 2, first == UInt8(ascii: "0"), b[1] == UInt8(ascii: "b") {
+            guard digits(b[2...], { $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: "1") }) else { return nil }
+            return signed(convert(plainDigits(b[2...]), radix: 2))
+        }
+        if b.count > 2, first == UInt8(ascii: "0"), b[1] == UInt8(ascii: "x") {
+            guard digits(b[2...], isHex) else { return nil }
+            return signed(convert(plainDigits(b[2...]), radix: 16))
+        }
+        if b.contains(UInt8(ascii: ":")) { return sexagesimal(b, sign: sign) }
+        if b.count > 1, first == UInt8(ascii: "0"), digits(b[1...], { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }) {
+            return signed(convert(plainDigits(b[1...]), radix: 8))
+        }
+        if first == UInt8(ascii: "0"), b.count == 1 { return "0" }
+        if first != UInt8(ascii: "0"), isDigit(first), digits(b[...], isDigit) {
+            return signed(String(decoding: plainDigits(b[...]), as: UTF8.self))
+        }
+        // A float: ([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?, digits on one side of the dot.
+        guard let dot = b.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        var end = b.count
+        if let e = b.firstIndex(where: { $0 | 0x20 == UInt8(ascii: "e") }) {
+            guard e > dot, e + 2 < b.count + 1, e + 1 < b.count, b[e + 1] == UInt8(ascii: "-") || b[e + 1] == UInt8(ascii: "+"),
+                digits(b[(e + 2)...], isDigit), !b[(e + 2)...].contains(underscore)
+            else { return nil }
+            end = e
+        }
+        let whole = b[..<dot], fraction = b[(dot + 1)..<end]
+        guard whole.isEmpty || (isDigit(whole.first!) && digits(whole, isDigit)), fraction.isEmpty || digits(fraction, isDigit),
+            !whole.isEmpty || !fraction.isEmpty
+        else { return nil }
+        return jsonText(
+            sign + String(decoding: plainDigits(whole) + [UInt8(ascii: ".")] + plainDigits(fraction) + b[end...], as: UTF8.self))
+    }
+
+    /// A base 60 number: `[1-9][0-9_]*(:[0-5]?[0-9])+`, the last part with a fraction for a
+    /// float (its first part may then start with 0). Nil past 18 digits of whole units.
+    static func sexagesimal(_ b: [UInt8], sign: String) -> String? {
+        var parts = b.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        var fraction: ArraySlice<UInt8>? = nil
+        if let dot = parts[parts.count - 1].firstIndex(of: UInt8(ascii: ".")) {
+            fraction = parts[parts.count - 1][(dot + 1)...]
+            parts[parts.count - 1] = parts[parts.count - 1][..<dot]
+        }
+        let head = parts[0]
+        guard let lead = head.first, isDigit(lead), lead != UInt8(ascii: "0") || fraction != nil,
+            head.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }), head.filter(isDigit).count <= 18
+        else { return nil }
+        var total = Int(String(decoding: head.filter(isDigit), as: UTF8.self))!
+        for part in parts.dropFirst() {
+            guard (1...2).contains(part.count), part.allSatisfy(isDigit), let n = Int(String(decoding: part, as: UTF8.self)), n < 60
+            else { return nil }
+            let (shifted, overflow) = total.multipliedReportingOverflow(by: 60)
+            guard !overflow else { return nil }
+            total = shifted + n
+        }
+        guard let fraction else { return (sign == "-" && total != 0 ? "-" : "") + String(total) }
+        guard fraction.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else { return nil }
+        let digits = String(decoding: fraction.filter(isDigit), as: UTF8.self)
+        return jsonText(sign + String(total) + "." + digits)
     }
 
     /// The most significant digits an octal or hexadecimal integer may have to be read as a

@@ -597,7 +597,7 @@ struct YAMLScanState {
             if event.tag != nil || event.anchor != nil {
                 let resolved: (Hash128, NodeKind, Value?)
                 do {
-                    resolved = try YAMLScalar.resolve(event, build: true)
+                    resolved = try YAMLScalar.resolve(event, build: true, version: scan.reader.version)
                 } catch {
                     throw error.inFile(scan.file.name)
                 }
@@ -612,7 +612,7 @@ struct YAMLScanState {
         let build = placement.building || event.anchor != nil
         let resolved: (Hash128, NodeKind, Value?)
         do {
-            resolved = try YAMLScalar.resolve(event, build: build)
+            resolved = try YAMLScalar.resolve(event, build: build, version: scan.reader.version)
         } catch {
             throw error.inFile(scan.file.name)
         }
@@ -820,14 +820,15 @@ struct YAMLScanState {
     }
 }
 
-/// Core-schema resolution of a scalar on its bytes, with its hash, without making a string
-/// for a plain value (tags and unusual spellings go the reader's way).
+/// Resolution of a scalar on its bytes, with its hash, without making a string for a plain
+/// value (tags, unusual spellings and, in YAML 1.1, whatever 1.1 may read otherwise go the
+/// reader's way).
 enum YAMLScalar {
-    static func resolve(_ event: YAMLRawEvent, build: Bool) throws(ListDiffError) -> (Hash128, NodeKind, Value?) {
+    static func resolve(_ event: YAMLRawEvent, build: Bool, version: YAMLVersion) throws(ListDiffError) -> (Hash128, NodeKind, Value?) {
         let text = event.value
         if event.tag == nil {
             if !event.plain { return (CanonicalHash.string(text), .string, build ? .string(String(decoding: text, as: UTF8.self)) : nil) }
-            if let (hash, kind) = quick(text) {
+            if version == .v1_2 || !mayDifferIn11(text), let (hash, kind) = quick(text) {
                 let value: Value? = build ? YAMLScalar.coreSchema(String(decoding: text, as: UTF8.self)) : nil
                 return (hash, kind, value)
             }
@@ -836,7 +837,7 @@ enum YAMLScalar {
         let tag = event.tag.map { String(decoding: $0, as: UTF8.self) }
         let value = try YAMLScalar.resolve(
             string, tag: tag, plain: event.plain,
-            at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1))
+            at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1), version: version)
         return (CanonicalHash.of(value), NodeKind(value), value)
     }
 

@@ -34,8 +34,10 @@ package enum YAMLWriter {
         }
     }
 
+    /// A string, quoted when YAML 1.2 or 1.1 would read it plain as another type (`yes`,
+    /// `0644`), so that a reader of either version reads it back as a string.
     static func string(_ s: String, to emitter: LibYAMLEmitter) {
-        if case .string = YAMLScalar.coreSchema(s) {
+        if case .string = YAMLScalar.coreSchema(s), case .string = YAMLScalar.yaml11(s) {
             emitter.scalar(s, style: .any)
         } else {
             emitter.scalar(s, style: .doubleQuoted)
