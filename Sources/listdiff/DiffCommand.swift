@@ -458,6 +458,16 @@ struct DiffOptions: ParsableArguments {
         if gitPath != nil { status = .same }
         if quiet { return (status, result as Any) }
         let rules = result.changeset.comparison
+        if result.changeset.summary.updated > 0 {
+            // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
+            var stream = FileStream(fd: SystemCalls.standardError)
+            for key in result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(arrayKey)) {
+                stream.write(
+                    "listdiff: warning: --array-key " + SafeText.escape(key.spellings.joined(separator: " --array-key "))
+                        + " keyed no list in the records that changed\n")
+            }
+            stream.flush()
+        }
         if rules.automaticArrayKeys {
             // Nothing is keyed silently: each list --array-key auto keyed, once, escaped.
             var stream = FileStream(fd: SystemCalls.standardError)

@@ -139,6 +139,17 @@ import Testing
         #expect(applied.stdout.contains("mode: 420") && applied.stdout.contains("replicas: 2"), "\(applied.stdout)")
     }
 
+    /// An --array-key that keys no list in the records that changed is a warning, not silence.
+    @Test func anArrayKeyThatKeysNothingIsAWarning() throws {
+        let run = try Binary.run(
+            Self.key + ["--array-key", "/spec/template/spec/contianers=name", "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples
+        )
+        #expect(run.status == 1)
+        #expect(
+            run.stderr
+                == "listdiff: warning: --array-key /spec/template/spec/contianers=name keyed no list in the records that changed\n")
+    }
+
     /// A nested key found twice is an error at its record, in its file.
     @Test func aNestedKeyFoundTwiceIsAnError() throws {
         let dir = try temporaryDirectory()

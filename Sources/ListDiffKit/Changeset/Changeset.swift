@@ -104,6 +104,15 @@ extension Changeset {
     }
 }
 
+extension Changeset {
+    /// Those of `keys` that keyed no list the changes name: a pointer that matches no list
+    /// in the records that changed (mistyped, or a list that is not there).
+    package func arrayKeysUnused(_ keys: [Comparison.ArrayKey]) -> [Comparison.ArrayKey] {
+        let lists = keyedLists
+        return keys.filter { key in !lists.contains { key.path.matches($0.path.segments) && key.key == $0.key } }
+    }
+}
+
 extension Changeset.FieldChange {
     /// The path for people: `keyedPath` when there is one, with each keyed element written
     /// after its list's name in brackets (`/containers[name=web]/image`), else `path`; ""
