@@ -131,7 +131,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
-            "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key; an absent part is a value of its own. 'auto' picks a field unique in every record of both files (id, then names like key, uuid, code, name, then the first such field) and names it on stderr. '.' makes the whole record its identity: the list diffs as a sequence (inserts, deletes, moves), where --algorithm matters. Default: id.",
+            "The identity field: a name, a dotted path (user.id) or a JSON Pointer (/user/id). Repeat for a composite key; an absent part is a value of its own. 'auto' picks a field unique in every record of both files (id, then names like key, uuid, code, name, then the first such field; one level down too, as metadata.name), or failing that a composite such as kind, metadata.namespace, metadata.name, and names it on stderr. '.' makes the whole record its identity: the list diffs as a sequence (inserts, deletes, moves), where --algorithm matters. Default: id.",
             valueName: "path"))
     var keys: [String] = []
 

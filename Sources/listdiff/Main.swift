@@ -145,7 +145,7 @@ extension ListDiffError {
             worded.message += " (try --path \(plain ? pointer : quoted))"
         case .outputFormat(let format): worded.message += "; use --output-format \(format.rawValue)"
         case .algorithm(let instead): worded.message += "; use --algorithm \(instead) for lists this large, or raise --cost-limit"
-        case .key(let field): worded.message += " (try --key \(field))"
+        case .key(let fields): worded.message += " (try " + fields.map { "--key " + $0 }.joined(separator: " ") + ")"
         case .wholeRecordKey: worded.message += " (--key . diffs the lists as sequences)"
         }
         worded.hint = nil

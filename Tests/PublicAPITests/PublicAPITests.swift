@@ -302,7 +302,7 @@ import Testing
         #expect(
             throws: ListDiffError(
                 .key, file: "old.json", location: ListDiffError.Location(line: 1, column: 2),
-                #"record 0 has no key field 'id'; unique in both files: "sku""#, hint: .key("sku"))
+                #"record 0 has no key field 'id'; unique in both files: "sku""#, hint: .key(["sku"]))
         ) {
             try FileDiffer(key: key).diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.json", newName: "new.json")
         }

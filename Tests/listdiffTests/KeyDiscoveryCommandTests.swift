@@ -26,6 +26,39 @@ import Testing
         )
     }
 
+    /// Below the top level: a nested field (`meta.code`) is a candidate, after the
+    /// record's own fields of its rank; and Kubernetes objects, which no single field keys,
+    /// are keyed by kind, namespace and name, though the first object has no namespace.
+    @Test func discoveryLooksBelowTheTopLevelAndTriesComposites() throws {
+        let nested = try Self.pair(
+            #"[{"meta": {"code": "a", "n": 1}, "v": 1}, {"meta": {"code": "b", "n": 1}, "v": 1}]"#,
+            #"[{"meta": {"code": "a", "n": 1}, "v": 2}]"#)
+        defer { try? FileManager.default.removeItem(at: nested) }
+        let missing = try Binary.run(["old.json", "new.json"], in: nested)
+        #expect(missing.stderr.hasSuffix(#"unique in both files: "meta.code" (try --key meta.code)"# + "\n"), "\(missing.stderr)")
+        func object(_ kind: String, _ name: String, _ namespace: String?, _ replicas: Int) -> String {
+            let scope = namespace.map { #", "namespace": ""# + $0 + #"""# } ?? ""
+            return #"{"kind": ""# + kind + #"", "metadata": {"name": ""# + name + #"""# + scope + #"}, "spec": {"replicas": \#(replicas)}}"#
+        }
+        let manifests = try Self.pair(
+            "["
+                + [object("Namespace", "shop", nil, 0), object("Deployment", "web", "shop", 1), object("Deployment", "web", "test", 1)]
+                .joined(separator: ", ") + "]",
+            "["
+                + [object("Namespace", "shop", nil, 0), object("Deployment", "web", "shop", 2), object("Service", "web", "shop", 1)]
+                .joined(separator: ", ") + "]")
+        defer { try? FileManager.default.removeItem(at: manifests) }
+        let auto = try Binary.run(["--key", "auto", "old.json", "new.json"], in: manifests)
+        #expect(auto.status == 1)
+        #expect(auto.stderr == "listdiff: --key auto chose kind, metadata.namespace, metadata.name\n")
+        #expect(auto.stdout.contains(#"~ kind="Deployment" metadata.namespace="shop" metadata.name="web" /spec/replicas: 1 → 2"#))
+        let hint = try Binary.run(["old.json", "new.json"], in: manifests)
+        #expect(
+            hint.stderr.hasSuffix(
+                #"unique in both files: "kind" + "metadata.namespace" + "metadata.name" (try --key kind --key metadata.namespace --key metadata.name)"#
+                    + "\n"), "\(hint.stderr)")
+    }
+
     @Test func noCandidateIsSaidSo() throws {
         let dir = try Self.pair(#"[{"a": 1}, {"a": 1}]"#, #"[{"a": 2}]"#)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -101,8 +101,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         case outputFormat(InputFormat)
         /// Use another algorithm (the named ones) for inputs this large, or raise the cost limit.
         case algorithm(String)
-        /// Key the records by this field, which keys every record of both inputs.
-        case key(String)
+        /// Key the records by these fields (one, or several together), which key every
+        /// record of both inputs.
+        case key([String])
         /// Make the whole record its identity (`IdentityKey.wholeRecord`): the lists diff as
         /// sequences.
         case wholeRecordKey

@@ -21,14 +21,41 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The scalar members of `record` that could key it, best first, spelled as `--key`
     /// takes them; with `conventionalOnly`, only those with a conventional key name.
-    package static func keyCandidates(of record: Value, conventionalOnly: Bool) -> [String] {
+    /// With `nested`, the scalar members of its object members too (`metadata.name`), each
+    /// after the record's own members of the same rank.
+    package static func keyCandidates(of record: Value, conventionalOnly: Bool, nested: Bool = false) -> [String] {
         guard case .object(let object) = record else { return [] }
-        var names: [(rank: Int, offset: Int, name: String)] = []
-        for (offset, member) in object.members.enumerated() where member.value.isScalar && !names.contains(where: { $0.name == member.key })
-        {
-            if let rank = keyRank(member.key, conventionalOnly: conventionalOnly) { names.append((rank, offset, member.key)) }
+        var names: [(rank: Int, depth: Int, offset: Int, path: [String])] = []
+        func add(_ members: [Value.Object.Member], under parent: [String], offset base: Int) {
+            for (offset, member) in members.enumerated() where member.value.isScalar {
+                guard !names.contains(where: { $0.path == parent + [member.key] }) else { continue }
+                if let rank = keyRank(member.key, conventionalOnly: conventionalOnly) {
+                    names.append((rank, parent.count, base + offset, parent + [member.key]))
+                }
+            }
         }
-        return names.sorted { ($0.rank, $0.offset) < ($1.rank, $1.offset) }.map { spelling(ofMember: $0.name) }
+        add(object.members, under: [], offset: 0)
+        if nested {
+            for (offset, member) in object.members.enumerated() {
+                if case .object(let inner) = member.value { add(inner.members, under: [member.key], offset: (offset + 1) << 16) }
+            }
+        }
+        return names.sorted { ($0.rank, $0.depth, $0.offset) < ($1.rank, $1.depth, $1.offset) }.map { spelling(ofPath: $0.path) }
+    }
+
+    /// A path of member names as `--key` reads it: dotted, or a JSON Pointer when a name
+    /// holds a dot, starts with a slash, is empty, or is `auto`.
+    static func spelling(ofPath names: [String]) -> String {
+        guard names.count > 1 else { return spelling(ofMember: names[0]) }
+        if names.contains(where: { $0.contains(".") || $0.hasPrefix("/") || $0.isEmpty }) {
+            return names.map { "/" + FieldPath.escape($0) }.joined()
+        }
+        return names.joined(separator: ".")
+    }
+
+    /// The last name of a spelled path, lowercased: what its rank goes by.
+    static func lastName(_ spelling: String) -> String {
+        ((try? FieldPath(spelling))?.components.last ?? spelling).lowercased()
     }
 
     /// A member name as `--key` reads it: as it is, or as a JSON Pointer when it holds a
