@@ -41,6 +41,8 @@ import Glibc
         /// Each record holds a list of order lines, matched by key; updated records rotate
         /// theirs.
         case keyedLines
+        /// A YAML flow list on one line.
+        case yamlOneLine
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -86,6 +88,8 @@ import Glibc
                     return r.merging(["lines": lines]) { $1 }
                 }
                 return try list(lined[...]) + "\n"
+            case .yamlOneLine:
+                return "[" + (try records.map(line).joined(separator: ", ")) + "]\n"
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
@@ -93,7 +97,7 @@ import Glibc
                 return try list(records[...]) + "\n"
             }
         }
-        let ext = shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping].contains(shape) ? "yaml" : "json"
+        let ext = shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)

@@ -251,6 +251,12 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
         super.init(file: file, table: scanned.table)
     }
 
+    /// Whether the record's text goes on past its first line: then its indentation is part
+    /// of what it means.
+    func spansLines(_ record: Int) -> Bool {
+        SystemCalls.find(0x0A, in: file.bytes.baseAddress! + starts[record], count: Int(lengths[record])) != nil
+    }
+
     /// The column (in characters) the record starts at.
     func column(_ record: Int) -> Int {
         let start = starts[record]
@@ -262,7 +268,10 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     }
 
     override func text(_ record: Int) -> [UInt8] {
-        [UInt8](repeating: 0x20, count: column(record)) + Array(bytes(record))
+        // A record on one line reads alike at any column: only one that spans lines is
+        // indented to its column (which, in a long flow list on one line, would be long).
+        guard spansLines(record) else { return Array(bytes(record)) }
+        return [UInt8](repeating: 0x20, count: column(record)) + Array(bytes(record))
     }
 
     override func value(_ record: Int) throws(ListDiffError) -> Value {
@@ -314,7 +323,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
 
     override func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
         guard let other = other as? YAMLRecords, details.standalone[i], other.details.standalone[j], lengths[i] == other.lengths[j],
-            column(i) == other.column(j)
+            !spansLines(i) || column(i) == other.column(j)
         else { return false }
         let n = Int(lengths[i])
         return n == 0 || SystemCalls.compare(file.bytes.baseAddress! + starts[i], other.file.bytes.baseAddress! + other.starts[j], n) == 0
