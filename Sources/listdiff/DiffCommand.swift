@@ -511,7 +511,6 @@ struct DiffOptions: ParsableArguments {
 
     /// Plays the replay on the terminal, or records it with --record.
     func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
-        try ReplayPlayer.checkEnvironment()
         let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
         let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
         if let record {

@@ -17,22 +17,11 @@ enum ReplayPlayer {
                 min(max(size.rows, heights.lowerBound), heights.upperBound)
             )
         }
-        // Checked first by `checkEnvironment()`.
+        // As other tools do, a COLUMNS or LINES that is no whole number is ignored, and one
+        // beyond the sizes a screen may have is cut to them.
         let width = Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
         let height = Terminal.environment("LINES").flatMap { Int($0) } ?? 24
         return (min(max(width, widths.lowerBound), widths.upperBound), min(max(height, heights.lowerBound), heights.upperBound))
-    }
-
-    /// `COLUMNS` and `LINES`, when set, must be sizes a screen may have.
-    static func checkEnvironment() throws(ListDiffError) {
-        for (name, range) in [("COLUMNS", widths), ("LINES", heights)] {
-            guard let text = Terminal.environment(name), !text.isEmpty else { continue }
-            guard let value = Int(text), range.contains(value) else {
-                throw ListDiffError(
-                    .usage,
-                    "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is '\(text.prefix(40))')")
-            }
-        }
     }
 
     /// What one frame writes: from the top left, each line cleared to its end, the rest cleared.

@@ -29,10 +29,18 @@ import Testing
         ] {
             expectOneLine(try Binary.run(extra + pair, in: Self.examples), message)
         }
-        expectOneLine(
-            try Binary.run(pair, environment: ["LINES": "2000000000"], in: Self.examples),
-            "LINES must be a whole number from 3 to 1000 (it is '2000000000')")
-        expectOneLine(try Binary.run(pair, environment: ["COLUMNS": "wide"], in: Self.examples), "COLUMNS must be")
+        // A COLUMNS or LINES that is no size is ignored, as other tools ignore it; one too
+        // large is cut to the largest screen.
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (environment, size) in [(["COLUMNS": "wide"], "\"width\": 80"), (["LINES": "2000000000"], "\"height\": 1000")] {
+            let cast = dir.appendingPathComponent("r.cast").path
+            let run = try Binary.run(
+                ["-f", "replay", "--record", cast, "people-old.json", "people-new.json"], environment: environment, in: Self.examples)
+            #expect(run.status == 1, "\(run.stderr)")
+            #expect(run.stderr == "")
+            #expect(try String(contentsOfFile: cast, encoding: .utf8).prefix(200).contains(size))
+        }
         expectOneLine(try Binary.run(["--limit=-5", "people-old.json", "people-new.json"], in: Self.examples), "--limit must be")
         expectOneLine(
             try Binary.run(["people-old.json", "people-new.json"], environment: ["LISTDIFF_MAX_INPUT_SIZE": "lots"], in: Self.examples),
