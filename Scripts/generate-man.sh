@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Regenerates man/listdiff.1 from the command's own help (argument-parser's generate-manual plugin).
+# The plugin's page is then tidied for man(1): a blank line between paragraphs becomes .Pp
+# (mdoc warns of empty input lines), and the EXIT STATUS section says what 0, 1 and 2 mean
+# instead of the generic "0 on success, >0 on error", which would call a difference an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift package --allow-writing-to-package-directory generate-manual \
     --configuration debug --date 2026-11-21 --authors "the listdiff team" >/dev/null
-cp .build/plugins/GenerateManual/outputs/listdiff/listdiff.1 man/listdiff.1
+python3 - .build/plugins/GenerateManual/outputs/listdiff/listdiff.1 man/listdiff.1 <<'PY'
+import sys
+text = open(sys.argv[1], encoding="utf-8").read()
+lines = [".Pp" if line.strip() == "" else line for line in text.split("\n")[:-1]]
+text = "\n".join(lines) + "\n"
+text = text.replace(
+    ".Sh \"EXIT STATUS\"\n.Ex -std\n",
+    ".Sh \"EXIT STATUS\"\n.Nm\nexits 0 when the inputs hold the same records, 1 when they differ (with --fail-on,"
+    " only when a change of those kinds occurred), and 2 on trouble: bad usage, an unreadable or malformed input,"
+    " a missing or duplicate key. listdiff apply exits 0 when it applied the changeset, and 2 otherwise.\n")
+open(sys.argv[2], "w", encoding="utf-8").write(text)
+PY
 echo "man/listdiff.1 regenerated"

@@ -277,14 +277,14 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help:
-            "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)·D)) or lcs (dynamic programming, O(N·M)). All give the same changeset."
+            "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)*D)) or lcs (dynamic programming, O(N*M)). With a key, all give the same changes; they differ where pairing is a choice (--key ., --duplicates match)."
     )
     var algorithm: AlgorithmChoice = .heckel
 
     @Option(
         name: .customLong("cost-limit"),
         help: ArgumentHelp(
-            "Steps myers and lcs may take before they refuse (lcs: N·M table cells, checked before it starts).",
+            "Steps myers and lcs may take before they refuse (lcs: N*M table cells, checked before it starts).",
             valueName: "steps"))
     var costLimit: Int = DiffCost.defaultLimit
 
@@ -328,7 +328,7 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS×LINES, or 80×24).",
+            "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS x LINES, or 80x24).",
             valueName: "file.cast"))
     var record: String?
 

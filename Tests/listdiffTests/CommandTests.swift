@@ -280,6 +280,22 @@ func temporaryDirectory() throws -> URL {
 }
 
 @Suite struct DocumentationTests {
+    /// man(1) reads the page without a warning, and it says what each exit status means; the
+    /// help it is made from holds only ASCII, which the page's generator would drop.
+    @Test func manReadsThePageCleanly() throws {
+        let page = Binary.repository.appendingPathComponent("man/listdiff.1").path
+        let text = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(text.contains("exits 0 when the inputs hold the same records, 1 when they differ"))
+        let help = try Binary.run(["diff", "--help"]).stdout + Binary.run(["apply", "--help"]).stdout
+        let foreign = help.unicodeScalars.filter { !$0.isASCII }
+        #expect(foreign.isEmpty, "\(foreign)")
+        let man = try Programs.require("man", package: "man-db")
+        let run = try Binary.run(["--warnings", "-l", page], environment: ["MANWIDTH": "80"], executable: man)
+        #expect(run.status == 0)
+        #expect(run.stderr == "", "\(run.stderr)")
+        #expect(run.stdout.contains("EXIT STATUS"))
+    }
+
     /// man/listdiff.1 is generated from the help (see README); every option the command
     /// takes must be in it, so that a new option without a regenerated page fails here.
     @Test func manPageCoversEveryOption() throws {
