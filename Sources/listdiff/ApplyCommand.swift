@@ -15,24 +15,28 @@ struct ApplyCommand: ParsableCommand, Executable {
             """
     )
 
-    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"), completion: .file())
     var old: String
 
-    @Argument(help: ArgumentHelp("The changeset, as written by 'listdiff --format json' ('-' for standard input).", valueName: "changeset"))
+    @Argument(
+        help: ArgumentHelp("The changeset, as written by 'listdiff --format json' ('-' for standard input).", valueName: "changeset"),
+        completion: .file())
     var changeset: String
 
     @Option(
         name: [.customShort("o"), .long],
         help: ArgumentHelp(
             "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).",
-            valueName: "file"))
+            valueName: "file"),
+        completion: .file())
     var output: String?
 
     @Option(
         name: .customLong("output-format"),
         help: ArgumentHelp(
             "Write json, ndjson (a list, one record per line), yaml, csv or tsv (a list of flat records: OLD's header, then any other field). Default: the format --output's extension names, else OLD's format.",
-            valueName: "format"))
+            valueName: "format"),
+        completion: .list(InputFormat.allCases.map(\.rawValue)))
     var outputFormat: InputFormat?
 
     @OptionGroup var reading: ReadingOptions

@@ -122,10 +122,10 @@ struct DiffCommand: ParsableCommand, Executable {
 /// The diff's arguments, and the diff itself. They are a group of their own so that the
 /// completion scripts can offer them at the top level too, where `diff` is implied.
 struct DiffOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"))
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"), completion: .file())
     var old: String
 
-    @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"))
+    @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"), completion: .file())
     var new: String
 
     @Option(
@@ -329,13 +329,14 @@ struct DiffOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS x LINES, or 80x24).",
-            valueName: "file.cast"))
+            valueName: "file.cast"), completion: .file())
     var record: String?
 
     @Option(
         name: [.customShort("o"), .long],
         help: ArgumentHelp(
-            "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"))
+            "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"),
+        completion: .file())
     var output: String?
 
     func validate() throws {

@@ -23,6 +23,27 @@ struct CompletionRoot: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self])
 
     @OptionGroup var options: DiffOptions
+
+    /// The bash script, with one repair: at the top level, where `diff` is implied, a first
+    /// word that names a subcommand (`apply`) hands the completion to that subcommand at
+    /// once, instead of being taken for the OLD file (after which `apply --output-format`
+    /// offered files).
+    static var bashScript: String {
+        var script = completionScript(for: .bash)
+        let marker = "    __listdiff_offer_flags_options 2\n"
+        guard let first = script.firstRange(of: marker) else { return script }
+        let dispatch = """
+                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|help)$ ]]; then
+                    local -r named="${unparsed_words[0]}"
+                    unparsed_words=("${unparsed_words[@]:1}")
+                    "_listdiff_${named}"
+                    return
+                fi
+
+            """
+        script.insert(contentsOf: dispatch, at: first.lowerBound)
+        return script
+    }
 }
 
 /// A subcommand that runs and says how it went; errors are thrown as `ListDiffError`.
@@ -43,7 +64,13 @@ enum Main {
         let command: any ParsableCommand
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
-            if arguments.first == "--generate-completion-script" { CompletionRoot.main(arguments) }
+            if arguments.first == "--generate-completion-script" {
+                if arguments.count == 2, arguments[1] == "bash" {
+                    print(CompletionRoot.bashScript, terminator: "")
+                    SystemCalls.exit(ExitStatus.same.rawValue)
+                }
+                CompletionRoot.main(arguments)
+            }
             command = try ListDiff.parseAsRoot(RuleArguments.rewrite(GitCall.rewrite(arguments) ?? arguments))
         } catch {
             // --help and --version succeed; every usage error is trouble (2), as in diff(1).

@@ -149,10 +149,10 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             name: "a huge duration", files: with([:]),
             arguments: ["-f", "replay", "--record", "r.cast", "--duration", "1e308", "old.json", "new.json"],
             expected: "listdiff: error: --duration must be from 0.1 to 3600 seconds (see 'listdiff --help')"),
+        // A COLUMNS or LINES that is no size is ignored, as other tools ignore it.
         HostileCase(
-            name: "a huge LINES", files: with([:]), arguments: ["-f", "replay", "--record", "r.cast", "old.json", "new.json"],
-            environment: ["LINES": "2000000000"],
-            expected: "listdiff: error: LINES must be a whole number from 3 to 1000 (it is '2000000000')"),
+            name: "a huge LINES and a COLUMNS that is no number", files: with([:]), arguments: ["old.json", "new.json"],
+            environment: ["LINES": "2000000000", "COLUMNS": "wide"], status: 1, expected: "~ id=1 /v: 1 → 2"),
         HostileCase(
             name: "an unknown option", files: with([:]), arguments: ["--bogus", "old.json", "new.json"],
             expected: "listdiff: error: Unknown option '--bogus' (see 'listdiff --help')"),

@@ -135,6 +135,10 @@ import Testing
 
     @Test func bashCompletionIsDefinedAndCompletesFormats() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["people-old.json", "people-new.json"] {
+            try "[]".write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let run = try bash(
             """
             source <("$LISTDIFF" --generate-completion-script bash) || exit 3
@@ -150,6 +154,13 @@ import Testing
             try "listdiff --format "
             try "listdiff diff -f js"
             try "listdiff --fa"
+            try "listdiff people-o"
+            try "listdiff people-old.json people-n"
+            try "listdiff -o people-o"
+            try "listdiff --record people-o"
+            try "listdiff apply --output-format "
+            try "listdiff apply people-o"
+            try "listdiff apply people-old.json people-n"
             """, in: dir)
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -157,6 +168,14 @@ import Testing
         #expect(lines.contains("listdiff --format => patch json jsonpatch markdown github replay"))
         #expect(lines.contains("listdiff diff -f js=> json jsonpatch"))
         #expect(lines.contains("listdiff --fa=> --fail-on"))
+        // File names complete where a file goes, and apply's options complete after apply.
+        #expect(lines.contains("listdiff people-o=> people-old.json"), "\(lines)")
+        #expect(lines.contains("listdiff people-old.json people-n=> people-new.json"))
+        #expect(lines.contains("listdiff -o people-o=> people-old.json"))
+        #expect(lines.contains("listdiff --record people-o=> people-old.json"))
+        #expect(lines.contains("listdiff apply --output-format => json ndjson yaml csv tsv"))
+        #expect(lines.contains("listdiff apply people-o=> people-old.json"))
+        #expect(lines.contains("listdiff apply people-old.json people-n=> people-new.json"))
         for shell in ["zsh", "fish"] {
             let script = try Binary.run(["--generate-completion-script", shell])
             #expect(script.status == 0)
