@@ -84,7 +84,10 @@ enum Main {
             // the way to the full usage; --help prints it.
             let message = ListDiff.message(for: error).split(separator: "\n")
                 .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " ")
-            let text = "error: " + message.replacingFirst("Error: ", with: "") + " (see 'listdiff --help')"
+            // The help that lists the options in question: apply's, or the diff's (which is
+            // implied when no subcommand is named; `listdiff --help` lists only the two).
+            let help = CommandLine.arguments.dropFirst().first == "apply" ? "listdiff apply --help" : "listdiff diff --help"
+            let text = "error: " + message.replacingFirst("Error: ", with: "") + " (see '\(help)')"
             stderr.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n")
             stderr.flush()
             SystemCalls.exit(ExitStatus.trouble.rawValue)

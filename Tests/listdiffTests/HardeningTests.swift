@@ -49,7 +49,7 @@ import Testing
 
     @Test func usageErrorsAreOneLine() throws {
         for (arguments, message) in [
-            (["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff --help')"),
+            (["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff diff --help')"),
             (["a"], "Missing expected argument '<new>'"),
             (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - json"),
         ] {

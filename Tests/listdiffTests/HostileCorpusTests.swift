@@ -144,18 +144,18 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         HostileCase(
             name: "a tiny speed", files: with([:]),
             arguments: ["-f", "replay", "--record", "r.cast", "--speed", "1e-300", "old.json", "new.json"],
-            expected: "listdiff: error: --speed must be a number from 0.01 to 100 (see 'listdiff --help')"),
+            expected: "listdiff: error: --speed must be a number from 0.01 to 100 (see 'listdiff diff --help')"),
         HostileCase(
             name: "a huge duration", files: with([:]),
             arguments: ["-f", "replay", "--record", "r.cast", "--duration", "1e308", "old.json", "new.json"],
-            expected: "listdiff: error: --duration must be from 0.1 to 3600 seconds (see 'listdiff --help')"),
+            expected: "listdiff: error: --duration must be from 0.1 to 3600 seconds (see 'listdiff diff --help')"),
         // A COLUMNS or LINES that is no size is ignored, as other tools ignore it.
         HostileCase(
             name: "a huge LINES and a COLUMNS that is no number", files: with([:]), arguments: ["old.json", "new.json"],
             environment: ["LINES": "2000000000", "COLUMNS": "wide"], status: 1, expected: "~ id=1 /v: 1 → 2"),
         HostileCase(
             name: "an unknown option", files: with([:]), arguments: ["--bogus", "old.json", "new.json"],
-            expected: "listdiff: error: Unknown option '--bogus' (see 'listdiff --help')"),
+            expected: "listdiff: error: Unknown option '--bogus' (see 'listdiff diff --help')"),
         // Outputs.
         HostileCase(
             name: "a full disk", files: with([:]), arguments: ["\"$LISTDIFF\" old.json new.json > /dev/full"], shell: true,
