@@ -78,11 +78,16 @@ struct DiffCommand: ParsableCommand, Executable {
         commandName: "diff",
         abstract: "Diff two files of records, matching records by key (the default command).",
         discussion: """
-            OLD and NEW hold a list of records (JSON or YAML). Records are matched by their \
-            key (--key, default 'id'); a list of scalars is keyed by the scalars themselves. \
-            listdiff reports inserted, deleted, moved and updated records, with the fields \
-            that changed. Moves are minimal: only records off a longest run of records that \
-            kept their order are reported moved.
+            OLD and NEW hold a list of records (JSON, NDJSON, YAML, CSV or TSV). Records are \
+            matched by their key (--key, default 'id'); a list of scalars is keyed by the \
+            scalars themselves. listdiff reports inserted, deleted, moved and updated \
+            records, with the fields that changed. Moves are minimal: only records off a \
+            longest run of records that kept their order are reported moved.
+
+            The patch (the default output) writes one line per change: '-' a deleted record, \
+            '+' an inserted one, '>' a moved one (#old -> #new), '~' an updated field \
+            (old -> new); a section's own changes carry the same signs, with a section \
+            mark. #N is a position counted from 0; the last line counts the changes.
 
             Positions follow UIKit batch-update rules: deletes and updates name old \
             positions, inserts name new positions, moves go from old to new.
