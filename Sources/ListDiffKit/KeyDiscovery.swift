@@ -10,8 +10,9 @@ extension FileDiffer {
     /// (`metadata.namespace` in a Namespace) is still found.
     static func candidateFields(of records: [Value]) -> [String] {
         var fields: [String] = []
+        var seen = Set<String>()
         for record in records {
-            for field in FieldPath.keyCandidates(of: record, conventionalOnly: false, nested: true) where !fields.contains(field) {
+            for field in FieldPath.keyCandidates(of: record, conventionalOnly: false, nested: true) where seen.insert(field).inserted {
                 fields.append(field)
             }
         }

@@ -41,7 +41,7 @@ struct ReadingOptions: ParsableArguments {
     @Option(
         name: .customLong("yaml-version"),
         help: ArgumentHelp(
-            "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans) or 1.1 (as Kubernetes reads them: yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60). apply must read them as the diff did.",
+            "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans) or 1.1 (yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60), as Kubernetes reads them but for base 60. apply must read them as the diff did.",
             valueName: "version"))
     var yamlVersion: YAMLVersion?
 
@@ -467,17 +467,17 @@ struct DiffOptions: ParsableArguments {
         if result.changeset.summary.updated > 0 {
             // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
             var stream = FileStream(fd: SystemCalls.standardError)
-            for key in result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(arrayKey)) {
+            for key in try result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(arrayKey)) {
                 stream.write(
                     "listdiff: warning: --array-key " + SafeText.escape(key.spellings.joined(separator: " --array-key "))
-                        + " keyed no list in the records that changed\n")
+                        + " names no list in the records that changed\n")
             }
             stream.flush()
         }
         if rules.automaticArrayKeys {
             // Nothing is keyed silently: each list --array-key auto keyed, once, escaped.
             var stream = FileStream(fd: SystemCalls.standardError)
-            for list in result.changeset.keyedLists where !rules.arrayKeys.contains(where: { $0.path.segments == list.path.segments }) {
+            for list in result.changeset.keyedLists where !rules.arrayKeys.contains(where: { $0.path.matches(list.path.segments) }) {
                 stream.write(
                     "listdiff: keyed " + SafeText.escape(list.path.spelling) + " by " + SafeText.escape(list.key.description) + "\n")
             }

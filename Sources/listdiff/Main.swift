@@ -65,7 +65,9 @@ enum Main {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments.first == "--generate-completion-script" {
-                if arguments.count == 2, arguments[1] == "bash" {
+                // bash named, or no shell named in a bash (the generator then goes by $SHELL).
+                let shell = arguments.count == 2 ? arguments[1] : (Terminal.environment("SHELL") ?? "")
+                if arguments.count <= 2, shell == "bash" || shell.hasSuffix("/bash") {
                     print(CompletionRoot.bashScript, terminator: "")
                     SystemCalls.exit(ExitStatus.same.rawValue)
                 }

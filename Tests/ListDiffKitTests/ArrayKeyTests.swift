@@ -277,6 +277,27 @@ import ListDiffKitTestSupport
         #expect(rules.description == "--array-key auto")
     }
 
+    /// Array keys never decide sameness: elements keyed exactly, but the same under the
+    /// rules, leave the record unchanged (YAML, where no hash under the rules decides first).
+    @Test func arrayKeysDoNotDecideSameness() throws {
+        var rules = Comparison()
+        rules.ignoreCase = [try Comparison.Pattern("/")]
+        rules.arrayKeys = try Comparison.ArrayKey.parsing(["/tags=name"])
+        let differ = FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: Differ(comparison: rules))
+        let old = "- id: 1\n  tags: [{name: A}]\n- id: 2\n  tags: [{name: B, v: 1}]\n"
+        let new = "- id: 1\n  tags: [{name: a}]\n- id: 2\n  tags: [{name: B, v: 2}]\n"
+        let changeset = try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
+        #expect(changeset.summary.updated == 1 && changeset.summary.unchanged == 1)
+        #expect(changeset.changes.first?.fields.map(\.readablePath) == ["/tags[name=B]/v"])
+        // Automatic keys take no boolean, and no name that only ends like a key's.
+        var auto = Comparison()
+        auto.automaticArrayKeys = true
+        let fields = try auto.changes(
+            old: try json(#"{"l": [{"valid": true, "paid": 1, "v": 1}, {"valid": false, "paid": 2, "v": 2}]}"#),
+            new: try json(#"{"l": [{"valid": true, "paid": 1, "v": 3}, {"valid": false, "paid": 2, "v": 2}]}"#))
+        #expect(fields.map(\.readablePath) == ["/l/0/v"])
+    }
+
     @Test func nestedKeysThatRepeatOrLackAreErrors() throws {
         var rules = Comparison()
         rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])

@@ -147,7 +147,19 @@ import Testing
         #expect(run.status == 1)
         #expect(
             run.stderr
-                == "listdiff: warning: --array-key /spec/template/spec/contianers=name keyed no list in the records that changed\n")
+                == "listdiff: warning: --array-key /spec/template/spec/contianers=name names no list in the records that changed\n")
+    }
+
+    /// A key whose list is there, in a record that changed elsewhere, is no warning.
+    @Test func anArrayKeyOfAnUnchangedListIsNoWarning() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"[{"id": 1, "v": 1, "tags": [{"name": "a"}]}]"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"[{"id": 1, "v": 2, "tags": [{"name": "a"}]}]"#.write(to: new, atomically: true, encoding: .utf8)
+        let run = try Binary.run(["--array-key", "/tags=name", "--array-key", "/*/x=name", old.path, new.path])
+        #expect(run.status == 1)
+        #expect(run.stderr == "listdiff: warning: --array-key /*/x=name names no list in the records that changed\n")
     }
 
     /// A nested key found twice is an error at its record, in its file.

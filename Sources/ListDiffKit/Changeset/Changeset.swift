@@ -105,11 +105,15 @@ extension Changeset {
 }
 
 extension Changeset {
-    /// Those of `keys` that keyed no list the changes name: a pointer that matches no list
-    /// in the records that changed (mistyped, or a list that is not there).
-    package func arrayKeysUnused(_ keys: [Comparison.ArrayKey]) -> [Comparison.ArrayKey] {
-        let lists = keyedLists
-        return keys.filter { key in !lists.contains { key.path.matches($0.path.segments) && key.key == $0.key } }
+    /// Those of `keys` whose pointer names no list in the records that changed (as NEW
+    /// holds them): mistyped, or a list that is not there. Each updated record is read.
+    package func arrayKeysUnused(_ keys: [Comparison.ArrayKey]) throws(ListDiffError) -> [Comparison.ArrayKey] {
+        var unused = keys
+        for change in changes where change.operation == .update && !unused.isEmpty {
+            guard let value = try change.value() else { continue }
+            unused.removeAll { $0.path.namesAList(in: value) }
+        }
+        return unused
     }
 }
 

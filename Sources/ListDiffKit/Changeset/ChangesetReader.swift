@@ -3,16 +3,17 @@
 package struct ChangesetReader: Sendable {
     /// The newest schema version this listdiff reads and writes (`JSONChangesetRenderer.schemaVersion`).
     /// It is kept here, below the renderers, so that the reader need not name them.
-    /// Version 2 adds array keys: `arrayKeys` in `comparison`, and `from` and `keyed_path`
-    /// in fields. A changeset without array keys is written as version 1, which older
-    /// readers read; a version 1 reader would show a moved element as a field with no
-    /// values, so one with array keys is version 2, which they refuse.
+    /// Version 2 adds array keys (`arrayKeys` and `automaticArrayKeys` in `comparison`,
+    /// `from` and `keyed_path` in fields) and `yaml_version` in `layout`. A changeset with
+    /// none of them is written as version 1, which older readers read; a version 1 reader
+    /// would show a moved element as a field with no values, or read a YAML 1.1 OLD as 1.2,
+    /// so a changeset with them is version 2, which they refuse.
     package static let schemaVersion = 2
     package static let versions = 1...schemaVersion
 
     /// The version a changeset is written as: the oldest that holds it.
     package static func version(of changeset: Changeset) -> Int {
-        changeset.comparison.arrayKeys.isEmpty && !changeset.comparison.automaticArrayKeys ? 1 : 2
+        changeset.comparison.arrayKeys.isEmpty && !changeset.comparison.automaticArrayKeys && changeset.layout.yamlVersion == nil ? 1 : 2
     }
 
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a

@@ -25,6 +25,11 @@ extension Comparison {
     }
 }
 
+extension Value {
+    /// Whether the value is `true` or `false`.
+    fileprivate var isBoolean: Bool { if case .bool = self { return true } else { return false } }
+}
+
 /// A keyed list inside a record whose elements cannot be matched: an element without a
 /// usable key, or two with the same one. `inOld` says which version of the record holds it.
 package struct NestedKeyProblem: Error, Equatable {
@@ -169,11 +174,16 @@ private struct FieldWalk {
         func isObject(_ v: Value) -> Bool { if case .object = v { return true } else { return false } }
         guard let first = x.first, !y.isEmpty, x.allSatisfy(isObject), y.allSatisfy(isObject) else { return nil }
         candidates: for spelling in FieldPath.keyCandidates(of: first, conventionalOnly: true) {
-            guard let field = try? FieldPath(spelling) else { continue }
+            // Only the names key discovery prefers (`id`, `key`, `name`, ...), not any name
+            // that ends like one (`valid`, `paid`).
+            guard FieldPath.isKeyName(FieldPath.lastName(spelling)), let field = try? FieldPath(spelling) else { continue }
             let key = IdentityKey([field])
             var ids = Set<RecordID>()
             for item in x {
-                guard case .success(let identity) = key.identify(item), ids.insert(identity.id).inserted else { continue candidates }
+                // A boolean keys two elements at most: never a key.
+                guard case .success(let identity) = key.identify(item), !identity.written.isBoolean,
+                    ids.insert(identity.id).inserted
+                else { continue candidates }
             }
             var seen = Set<RecordID>(), shared = false
             for item in y {

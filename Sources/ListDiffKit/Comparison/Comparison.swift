@@ -34,8 +34,26 @@ public struct Comparison: Sendable, Hashable {
         public var description: String { spelling }
 
         /// Whether the pattern names `path` itself.
-        func matches(_ path: [String]) -> Bool {
+        package func matches(_ path: [String]) -> Bool {
             segments.count == path.count && covers(path)
+        }
+
+        /// Whether the pattern names a list somewhere in `value`.
+        package func namesAList(in value: Value) -> Bool {
+            func walk(_ value: Value, _ k: Int) -> Bool {
+                if k == segments.count {
+                    if case .array = value { return true } else { return false }
+                }
+                switch value {
+                case .object(let object):
+                    return object.members.contains { (segments[k] == "*" || segments[k] == $0.key) && walk($0.value, k + 1) }
+                case .array(let items):
+                    return items.indices.contains { (segments[k] == "*" || segments[k] == String($0)) && walk(items[$0], k + 1) }
+                default:
+                    return false
+                }
+            }
+            return walk(value, 0)
         }
 
         /// Whether the pattern names `path` or a value that holds it.
@@ -153,6 +171,9 @@ public struct Comparison: Sendable, Hashable {
     /// Whether any rule decides sameness: all but the array keys, which only name the
     /// changes found inside a record.
     package var hasRules: Bool { comparesContent || unorderedRecords }
+
+    /// Whether no list is keyed (`arrayKeys` empty, no automatic keys).
+    package var arrayKeysFree: Bool { arrayKeys.isEmpty && !automaticArrayKeys }
 
     /// The key of the lists at `path`, the last given that names it.
     func arrayKey(_ path: [String]) -> ArrayKey? { arrayKeys.last { $0.path.matches(path) } }

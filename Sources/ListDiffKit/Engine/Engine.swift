@@ -694,10 +694,13 @@ struct Engine: Sendable {
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
                     if comparison.comparesContent {
-                        // The fields that changed under the rules, found once: none is the same.
+                        // The fields that changed under the rules, found once: none is the same. (A
+                        // keyed list's elements are matched exactly, so with array keys the rules
+                        // decide alone.)
                         let fields = try builder.fieldChanges(i, j, old: a, new: b)
-                        if fields.isEmpty, kept.count > j { kept[j] = true }
-                        try builder.matched(i, j, stays: stays[i], same: fields.isEmpty, before: a, after: b, fields: fields)
+                        let same = fields.isEmpty || (!comparison.arrayKeysFree && comparison.same(a, b))
+                        if same, kept.count > j { kept[j] = true }
+                        try builder.matched(i, j, stays: stays[i], same: same, before: a, after: b, fields: same ? [] : fields)
                         continue
                     }
                     let same = significant ? a.isIdentical(to: b) : a == b

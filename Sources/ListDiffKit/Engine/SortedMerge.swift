@@ -84,9 +84,10 @@ package struct SortedMerge: Sendable {
                 } else if comparison.comparesContent {
                     let before = try old.value(), after = try new.value()
                     let fields = try builder.fieldChanges(old.index, new.index, old: before, new: after)
-                    result.add(fields.isEmpty ? old.current!.hash : new.current!.hash)
+                    let same = fields.isEmpty || (!comparison.arrayKeysFree && comparison.same(before, after))
+                    result.add(same ? old.current!.hash : new.current!.hash)
                     try builder.matched(
-                        old.index, new.index, stays: true, same: fields.isEmpty, before: before, after: after, fields: fields)
+                        old.index, new.index, stays: true, same: same, before: before, after: after, fields: same ? [] : fields)
                 } else {
                     let before = try old.value(), after = try new.value()
                     let same = sameHash && (significant ? before.isIdentical(to: after) : before == after)

@@ -19,6 +19,9 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         return conventionalOnly ? nil : 2 + keyNames.count
     }
 
+    /// Whether `name` (lowercased) is `id` or one of `keyNames`.
+    static func isKeyName(_ name: String) -> Bool { name == "id" || keyNames.contains(name) }
+
     /// The scalar members of `record` that could key it, best first, spelled as `--key`
     /// takes them; with `conventionalOnly`, only those with a conventional key name.
     /// With `nested`, the scalar members of its object members too (`metadata.name`), each
@@ -26,11 +29,13 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     package static func keyCandidates(of record: Value, conventionalOnly: Bool, nested: Bool = false) -> [String] {
         guard case .object(let object) = record else { return [] }
         var names: [(rank: Int, depth: Int, offset: Int, path: [String])] = []
+        var seen = Set<[String]>()
         func add(_ members: [Value.Object.Member], under parent: [String], offset base: Int) {
             for (offset, member) in members.enumerated() where member.value.isScalar {
-                guard !names.contains(where: { $0.path == parent + [member.key] }) else { continue }
+                let path = parent + [member.key]
+                guard seen.insert(path).inserted else { continue }
                 if let rank = keyRank(member.key, conventionalOnly: conventionalOnly) {
-                    names.append((rank, parent.count, base + offset, parent + [member.key]))
+                    names.append((rank, parent.count, base + offset, path))
                 }
             }
         }

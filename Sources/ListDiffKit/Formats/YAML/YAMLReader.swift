@@ -290,7 +290,9 @@ enum YAMLNumbers {
             else { return nil }
             let (shifted, overflow) = total.multipliedReportingOverflow(by: 60)
             guard !overflow else { return nil }
-            total = shifted + n
+            let (sum, over) = shifted.addingReportingOverflow(n)
+            guard !over else { return nil }
+            total = sum
         }
         guard let fraction else { return (sign == "-" && total != 0 ? "-" : "") + String(total) }
         guard fraction.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else { return nil }
