@@ -338,6 +338,13 @@ struct DiffOptions: ParsableArguments {
     var record: String?
 
     @Option(
+        name: .customLong("label"),
+        help: ArgumentHelp(
+            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
+            valueName: "name"))
+    var labels: [String] = []
+
+    @Option(
         name: [.customShort("o"), .long],
         help: ArgumentHelp(
             "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"),
@@ -376,6 +383,9 @@ struct DiffOptions: ParsableArguments {
         if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
         for kinds in [failOn, show].compactMap({ $0 }) {
             do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
+        }
+        if labels.count > 2 {
+            throw ValidationError("--label is given at most twice: once for OLD, then once for NEW")
         }
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
@@ -489,7 +499,8 @@ struct DiffOptions: ParsableArguments {
 
         if format == .replay {
             progress?.stop()
-            try replay(result.replay(oldName: old, newName: new, limit: animateLimit), status: status)
+            let names = displayContext
+            try replay(result.replay(oldName: names.oldName, newName: names.newName, limit: animateLimit), status: status)
             return (status, result as Any)
         }
         let context = displayContext
@@ -536,6 +547,7 @@ struct DiffOptions: ParsableArguments {
 
     /// The names output shows: as given, or under git, the path as git shows it.
     var displayContext: RenderContext {
+        if !labels.isEmpty { return RenderContext(oldName: labels[0], newName: labels.count > 1 ? labels[1] : new) }
         guard let gitPath else { return RenderContext(oldName: old, newName: new) }
         return RenderContext(
             oldName: old == "/dev/null" ? old : "a/" + gitPath,

@@ -20,6 +20,25 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    // MARK: --label
+
+    /// Standard input has no useful name: --label names it, and NEW, in every output.
+    @Test func labelsNameTheInputsInEveryOutput() throws {
+        let old = try String(contentsOf: Self.examples.appendingPathComponent("people-old.json"), encoding: .utf8)
+        let labels = ["--label", "data/people.json@main", "--label", "data/people.json"]
+        let patch = try Binary.run(labels + ["-", "people-new.json"], stdin: old, in: Self.examples)
+        #expect(patch.status == 1)
+        #expect(patch.stdout.hasPrefix("--- data/people.json@main\n+++ data/people.json\n"))
+        let changeset = try json(Binary.run(labels + ["-f", "json", "-", "people-new.json"], stdin: old, in: Self.examples).stdout)
+        #expect(changeset["old"] as? String == "data/people.json@main" && changeset["new"] as? String == "data/people.json")
+        let github = try Binary.run(labels + ["-f", "github", "-", "people-new.json"], stdin: old, in: Self.examples)
+        #expect(github.stdout.contains("file=data/people.json,") && github.stdout.contains("file=data/people.json@main,"))
+        let markdown = try Binary.run(labels + ["-f", "markdown", "-", "people-new.json"], stdin: old, in: Self.examples)
+        #expect(markdown.stdout.contains("data/people.json@main"))
+        let three = try Binary.run(labels + ["--label", "c", "people-old.json", "people-new.json"], in: Self.examples)
+        #expect(three.status == 2 && three.stderr.contains("--label is given at most twice"))
+    }
+
     // MARK: --quiet
 
     @Test func quietReportsByStatusAlone() throws {
