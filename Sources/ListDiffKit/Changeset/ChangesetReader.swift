@@ -13,7 +13,7 @@ package struct ChangesetReader: Sendable {
 
     /// The version a changeset is written as: the oldest that holds it.
     package static func version(of changeset: Changeset) -> Int {
-        changeset.comparison.arrayKeys.isEmpty && !changeset.comparison.automaticArrayKeys && changeset.layout.yamlVersion == nil ? 1 : 2
+        changeset.comparison.arrayKeysFree && changeset.layout.yamlVersion == nil ? 1 : 2
     }
 
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a

@@ -18,7 +18,7 @@ extension Comparison {
     /// - Throws: when an element of a keyed list has no usable key, or shares it with
     ///   another element of its list.
     package func changes(old: Value, new: Value) throws(NestedKeyProblem) -> [FieldChange] {
-        guard comparesContent || !arrayKeys.isEmpty || automaticArrayKeys else { return FieldDiff.changes(old: old, new: new) }
+        guard comparesContent || !arrayKeysFree else { return FieldDiff.changes(old: old, new: new) }
         var walk = FieldWalk(rules: self)
         try walk.collect(old, new)
         return walk.out
@@ -56,7 +56,7 @@ private struct FieldWalk {
 
     init(rules: Comparison) {
         self.rules = rules
-        tracksKeys = !rules.arrayKeys.isEmpty || rules.automaticArrayKeys
+        tracksKeys = !rules.arrayKeysFree
     }
 
     var pointer: String { path.map { "/" + FieldPath.escape($0) }.joined() }
@@ -265,9 +265,8 @@ private struct FieldWalk {
                 if !rules.isLeftOut(path) { note(old: nil, new: y[j]) }
                 pop()
             case .move(let from, let to, let j):
-                push(String(from), .null)
-                let source = pointer
-                pop()
+                // Where it was: the list's pointer and the index it stood at.
+                let source = pointer + "/\(from)"
                 push(String(to), step(newKeys[j].written))
                 if moves, !rules.isLeftOut(path) { note(old: nil, new: nil, from: source) }
                 pop()

@@ -140,14 +140,18 @@ extension YAMLScalar {
     /// its sign, or in base 60; `.inf`, `.nan`; and null.
     static func yaml11(_ text: String) -> Value {
         switch text {
-        case "", "~", "null", "Null", "NULL": return .null
-        case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON": return .bool(true)
-        case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF": return .bool(false)
-        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
-            return .number(Number(text: text))
+        case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON": return .bool(true)
+        case "n", "N", "no", "No", "NO", "off", "Off", "OFF": return .bool(false)
         default:
             if let number = YAMLNumbers.yaml11Text(text) { return .number(Number(text: number)) }
-            return .string(text)
+            // Null, true, false, .inf and .nan are spelt as in the core schema; its other
+            // numbers (`1e3`, `0o14`) are strings in 1.1.
+            let core = coreSchema(text)
+            switch core {
+            case .null, .bool: return core
+            case .number(let n) where !n.isFinite: return core
+            default: return .string(text)
+            }
         }
     }
 
