@@ -176,6 +176,7 @@ public struct FileDiffer: Sendable {
     /// would key both files (`keyCandidates`).
     package func diff(old: String, new: String) throws(ListDiffError) -> Result {
         if sorted {
+            try checkSorted(old, new)
             var merge = SortedMerge(key: reader.key, memberOrder: differ.memberOrder, progress: progress)
             merge.comparison = differ.comparison
             merge.maxDepth = reader.json.maxDepth
@@ -186,6 +187,26 @@ public struct FileDiffer: Sendable {
             return try diffOpened(oldFile, oldFormat, newFile, newFormat)
         } catch {
             throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
+        }
+    }
+
+    /// Refuses what the streaming merge cannot do. It reads two plain NDJSON lists, each
+    /// key once and in order, so a layout, repeated keys and a sequence (the whole record as
+    /// its key) do not apply.
+    func checkSorted(_ old: String, _ new: String) throws(ListDiffError) {
+        let layout = reader.layout
+        if layout.path != nil || layout.sectionKey != nil || layout.items != nil {
+            throw ListDiffError(.usage, "--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
+        }
+        if reader.duplicates == .match {
+            throw ListDiffError(.usage, "--sorted refuses repeated keys; --duplicates match does not apply")
+        }
+        if reader.key.isWholeRecord {
+            throw ListDiffError(.usage, "--sorted merges by key; --key . diffs a sequence, which needs both lists whole")
+        }
+        for file in [old, new] where (reader.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
+            throw ListDiffError(
+                .usage, "--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
         }
     }
 

@@ -365,16 +365,8 @@ struct DiffOptions: ParsableArguments {
         if format == .replay, output != nil {
             throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file")
         }
-        if sorted {
-            if format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
-            if path != nil || sectionKey != nil || items != nil {
-                throw ValidationError("--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
-            }
-            if duplicates == .match { throw ValidationError("--sorted refuses repeated keys; --duplicates match does not apply") }
-            for file in [old, new] where (reading.inputFormat.format ?? InputFormat.fromExtension(of: file)) != .ndjson {
-                throw ValidationError("--sorted streams NDJSON: '\(file)' is not .ndjson or .jsonl (or use --input-format ndjson)")
-            }
-        }
+        // What else --sorted refuses (layouts, repeated keys, other formats), the library decides.
+        if sorted, format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
         if quiet, output != nil || record != nil || stat {
             throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
         }
@@ -396,12 +388,12 @@ struct DiffOptions: ParsableArguments {
             if keys.count > 1 { throw ValidationError("--key auto picks one field; it cannot be combined with other key fields") }
             if old == "-" || new == "-" { throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input") }
         }
-        if keys.contains(".") {
-            if keys.count > 1 { throw ValidationError("--key . (the whole record) cannot be combined with other key fields") }
-            if sorted { throw ValidationError("--sorted merges by key; --key . diffs a sequence, which needs both lists whole") }
+        // The key's spelling (one whole-record key alone, field paths), as the library reads it.
+        if !keys.contains("auto") {
+            do { _ = try IdentityKey(parsing: keys) } catch { throw ValidationError(error.message) }
         }
-        for key in keys.filter({ $0 != "." && $0 != "auto" }) + [path].compactMap({ $0 }) {
-            do { _ = try FieldPath(key) } catch { throw ValidationError(error.message) }
+        if let path {
+            do { _ = try FieldPath(path) } catch { throw ValidationError(error.message) }
         }
     }
 

@@ -555,6 +555,35 @@ struct RecordPairs {
             }
         }
     }
+
+    /// The library, not the command, refuses what the streaming merge cannot do: a layout,
+    /// repeated keys, a sequence, or an input that is not NDJSON. Nothing is read first.
+    @Test func fileDifferRefusesWhatItCannotStream() throws {
+        func refusal(_ change: (inout FileDiffer) throws -> Void, old: String = "a.ndjson") throws -> String? {
+            var files = FileDiffer(reader: DocumentReader(key: FastPathTests.key))
+            files.sorted = true
+            try change(&files)
+            do { _ = try files.diff(old: old, new: "missing.ndjson") } catch {
+                return error.kind == .usage ? error.message : "\(error.kind): \(error.message)"
+            }
+            return nil
+        }
+        #expect(
+            try refusal { $0.reader.layout = LayoutOptions(path: try FieldPath("/x")) }
+                == "--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
+        #expect(
+            try refusal { $0.reader.layout = LayoutOptions(items: "rows") }
+                == "--sorted diffs plain NDJSON lists; --path, --section-key and --items do not apply")
+        #expect(try refusal { $0.reader.duplicates = .match } == "--sorted refuses repeated keys; --duplicates match does not apply")
+        #expect(
+            try refusal { $0.reader.key = .wholeRecord } == "--sorted merges by key; --key . diffs a sequence, which needs both lists whole"
+        )
+        #expect(
+            try refusal({ _ in }, old: "a.json")
+                == "--sorted streams NDJSON: 'a.json' is not .ndjson or .jsonl (or use --input-format ndjson)")
+        // Told the format, any name will do: the error is then the missing file's.
+        #expect(try refusal({ $0.reader.format = .ndjson }, old: "a.json")?.hasPrefix("io: ") == true)
+    }
 }
 
 extension FileManager {
