@@ -40,15 +40,6 @@ package struct ChangesetReader: Sendable {
                 .changeset, file: source.name, location: source.offset(ofValueAt: preorder).map(source.location(ofOffset:)), message)
         }
 
-        /// The members of an object at this cursor, each with its own cursor.
-        func members(of object: Object) -> [(key: String, value: Value, cursor: Cursor)] {
-            var next = preorder + 1
-            return object.members.map { member in
-                defer { next += member.value.nodeCount }
-                return (member.key, member.value, Cursor(source: source, preorder: next))
-            }
-        }
-
         /// The members of an object at this cursor by name (the last of a repeated name wins).
         func fields(of object: Object) -> Fields { Fields(object: object, cursor: self) }
 

@@ -182,15 +182,6 @@ extension Value {
         }
     }
 
-    /// How many lists and objects deep the value nests (0 for a scalar).
-    package var containerDepth: Int {
-        switch self {
-        case .array(let items): return 1 + (items.map(\.containerDepth).max() ?? 0)
-        case .object(let object): return 1 + (object.members.map(\.value.containerDepth).max() ?? 0)
-        default: return 0
-        }
-    }
-
     /// The number of nodes in the tree (this one included).
     package var nodeCount: Int {
         switch self {

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A document's fingerprint: `h128:` and the 32 hex digits of its `CanonicalHash`.
 ///
 /// It follows `Value`'s equality, so that a document has one fingerprint however it is
@@ -15,10 +13,5 @@ package enum Fingerprint {
 
     package static func string(_ hash: Hash128) -> String {
         prefix + hash.hex
-    }
-
-    /// Two fingerprints, computed at once on two cores.
-    package static func of(_ a: Value, _ b: Value) -> (String, String) {
-        Concurrently.both({ of(a) }, { of(b) })
     }
 }
