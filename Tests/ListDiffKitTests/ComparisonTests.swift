@@ -3,6 +3,16 @@ import Testing
 @testable import ListDiffKit
 import ListDiffKitTestSupport
 
+extension Comparison {
+    /// The record as the rules see it, for hashing: left-out paths removed, strings folded,
+    /// unordered arrays sorted, numbers under a tolerance replaced by one placeholder.
+    func projected(_ record: Value) -> Value {
+        guard comparesContent else { return record }
+        var path: [String] = []
+        return project(record, &path)
+    }
+}
+
 /// Comparison rules: the pieces (paths, decimals, strings, multisets), and random pairs in
 /// every layout and format diffed under random rules, checked against the reference differ
 /// and against a plain diff of the records projected through the rules, then applied.

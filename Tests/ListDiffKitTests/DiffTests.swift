@@ -57,13 +57,22 @@ func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], cou
 }
 
 @Suite struct LISTests {
+    /// The engine's subsequence (`visitLongestIncreasingSubsequence`), ascending.
+    static func engine(_ values: [Int]) -> [Int] {
+        var run: [Int] = []
+        visitLongestIncreasingSubsequence(count: values.count, value: { values[$0] }) { run.append($0) }
+        return run.reversed()
+    }
+
     @Test(arguments: [
         ([], 0), ([1], 1), ([3, 2, 1], 1), ([1, 2, 3], 3), ([2, 5, 3, 7, 11, 8, 10, 13, 6], 6), ([0, 8, 4, 12, 2, 10, 6, 14, 1, 9], 4),
     ])
     func length(values: [Int], expected: Int) {
-        let lis = longestIncreasingSubsequence(values)
-        #expect(lis.count == expected)
-        #expect(zip(lis, lis.dropFirst()).allSatisfy { $0 < $1 && values[$0] < values[$1] })
+        // The engine's and the reference's (`longestIncreasingSubsequence`).
+        for lis in [Self.engine(values), longestIncreasingSubsequence(values)] {
+            #expect(lis.count == expected)
+            #expect(zip(lis, lis.dropFirst()).allSatisfy { $0 < $1 && values[$0] < values[$1] })
+        }
     }
 
     @Test func matchesQuadraticOracle() {
@@ -72,6 +81,7 @@ func symbolize(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int], cou
             let values = (0..<Int.random(in: 0...30, using: &rng)).map { _ in Int.random(in: 0...20, using: &rng) }
             var best = [Int](repeating: 1, count: values.count)
             for i in values.indices { for j in 0..<i where values[j] < values[i] { best[i] = max(best[i], best[j] + 1) } }
+            #expect(Self.engine(values).count == (best.max() ?? 0))
             #expect(longestIncreasingSubsequence(values).count == (best.max() ?? 0))
         }
     }

@@ -32,23 +32,13 @@ public protocol DiffAlgorithm: Sendable {
     func pairs(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> [Int?]
 }
 
-/// The longest strictly increasing subsequence, by patience sorting.
+/// Visits the positions of one longest strictly increasing subsequence of the values at
+/// positions `0..<n` that are not negative (the negative ones are left out), last first,
+/// by patience sorting, without building the sequence to run it on (a matching's new
+/// indexes, in old order, with -1 for the unmatched).
 ///
-/// - Returns: the positions in `values` of one longest strictly increasing subsequence, ascending.
 /// - Complexity: O(n log n) time, O(n) space; O(n) when the values mostly increase (a value
 ///   above the longest run's tail extends it without a search).
-package func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
-    var result: [Int] = []
-    values.withUnsafeBufferPointer { values in
-        visitLongestIncreasingSubsequence(count: values.count, value: { values[$0] }) { result.append($0) }
-    }
-    return result.reversed()
-}
-
-/// Visits the positions of one longest strictly increasing subsequence of the values at
-/// positions `0..<n` that are not negative (the negative ones are left out), last first:
-/// `longestIncreasingSubsequence`'s work, without building the sequence to run it on (a
-/// matching's new indexes, in old order, with -1 for the unmatched).
 @inline(__always)
 func visitLongestIncreasingSubsequence(count n: Int, value: (Int) -> Int, visit: (Int) -> Void) {
     guard n > 0 else { return }

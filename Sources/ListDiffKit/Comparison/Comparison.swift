@@ -248,14 +248,6 @@ public struct Comparison: Sendable, Hashable {
     /// tolerance must hash alike, so no number under one is hashed.
     static let anyNumber = Value.string("\u{0}number under a tolerance")
 
-    /// The record as the rules see it, for hashing: left-out paths removed, strings folded,
-    /// unordered arrays sorted, numbers under a tolerance replaced by one placeholder.
-    package func projected(_ record: Value) -> Value {
-        guard comparesContent else { return record }
-        var path: [String] = []
-        return project(record, &path)
-    }
-
     func project(_ value: Value, _ path: inout [String]) -> Value {
         switch value {
         case .object(let object):

@@ -54,9 +54,6 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
 
     package var isSectioned: Bool { shape != .list }
 
-    /// The part of a document that is diffed: the value at the path, or the whole.
-    package func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
-
     /// The options that find this layout again in the same document.
     package var options: LayoutOptions {
         if case .sectionList(let key, let items) = shape { return LayoutOptions(path: path, sectionKey: key, items: items) }

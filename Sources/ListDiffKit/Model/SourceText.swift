@@ -20,23 +20,9 @@ package final class SourceText: @unchecked Sendable {
         self.isStream = isStream
     }
 
-    /// Values built in memory: no text, so errors name no line and column.
-    package init(inMemory name: String) {
-        self.name = name
-        bytes = []
-        valueOffsets = []
-        isStream = false
-    }
-
     /// The line and column of a byte offset.
     package func location(ofOffset offset: Int) -> ListDiffError.Location {
         bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0) }
-    }
-
-    /// The line and column of `offset`, when there is one and a text to find it in.
-    package func place(_ offset: Int?) -> SourceLocation? {
-        guard let offset, !valueOffsets.isEmpty else { return nil }
-        return location(ofOffset: offset)
     }
 
     /// The start offset of the value with the given pre-order index, if known.

@@ -25,3 +25,48 @@ extension Replay {
             old: Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
     }
 }
+
+extension SourceText {
+    /// Values built in memory: no text, so errors name no line and column.
+    package convenience init(inMemory name: String) {
+        self.init(name: name, bytes: [], valueOffsets: [])
+    }
+
+    /// The line and column of `offset`, when there is one and a text to find it in.
+    package func place(_ offset: Int?) -> SourceLocation? {
+        guard let offset, !valueOffsets.isEmpty else { return nil }
+        return location(ofOffset: offset)
+    }
+}
+
+extension Layout {
+    /// The part of a document that is diffed: the value at the path, or the whole.
+    package func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
+}
+
+/// The longest strictly increasing subsequence, the plain way: for each value, the longest
+/// run that ends on it, found by a binary search over the smallest tail of each length.
+/// The reference's own, so that it decides the fewest moves apart from the engine.
+///
+/// - Returns: the positions in `values` of one longest strictly increasing subsequence, ascending.
+package func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+    // tails[k]: the position of the smallest last value of a run of length k + 1.
+    var tails: [Int] = []
+    var previous = [Int?](repeating: nil, count: values.count)
+    for (position, value) in values.enumerated() {
+        var low = 0, high = tails.count
+        while low < high {
+            let mid = (low + high) / 2
+            if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+        }
+        if low > 0 { previous[position] = tails[low - 1] }
+        if low == tails.count { tails.append(position) } else { tails[low] = position }
+    }
+    var run: [Int] = []
+    var position = tails.last
+    while let p = position {
+        run.append(p)
+        position = previous[p]
+    }
+    return run.reversed()
+}
