@@ -50,35 +50,24 @@ struct ChangeBuilder {
     }
 
     mutating func delete(_ i: Int) throws(ListDiffError) {
-        if let reference = old.reference(i) {
-            deletes.append(
-                Change(
-                    .delete, key: try old.key(i, nil), keyedBySelf: old.isScalar(i, nil), old: old.position(i),
-                    reference: reference, occurrence: old.occurrence(i)))
-        } else {
-            let value = try old.value(i)
-            deletes.append(
-                Change(
-                    .delete, key: try old.key(i, value), keyedBySelf: old.isScalar(i, value), old: old.position(i),
-                    value: value, occurrence: old.occurrence(i)))
-        }
+        deletes.append(try unmatched(.delete, old, i))
         summary.deleted += 1
     }
 
     mutating func insert(_ j: Int) throws(ListDiffError) {
-        if let reference = new.reference(j) {
-            others.append(
-                Change(
-                    .insert, key: try new.key(j, nil), keyedBySelf: new.isScalar(j, nil), new: new.position(j),
-                    reference: reference, occurrence: new.occurrence(j)))
-        } else {
-            let value = try new.value(j)
-            others.append(
-                Change(
-                    .insert, key: try new.key(j, value), keyedBySelf: new.isScalar(j, value), new: new.position(j),
-                    value: value, occurrence: new.occurrence(j)))
-        }
+        others.append(try unmatched(.insert, new, j))
         summary.inserted += 1
+    }
+
+    /// The delete of old record k, or the insert of new record k: its value is read now
+    /// unless the side leaves it to be read when the change is written.
+    private func unmatched(_ operation: Change.Operation, _ side: RecordSide, _ k: Int) throws(ListDiffError) -> Change {
+        let reference = side.reference(k)
+        let value: Value? = if reference == nil { try side.value(k) } else { nil }
+        return Change(
+            operation, key: try side.key(k, value), keyedBySelf: side.isScalar(k, value),
+            old: operation == .delete ? side.position(k) : nil, new: operation == .insert ? side.position(k) : nil,
+            value: value, reference: reference, occurrence: side.occurrence(k))
     }
 
     /// Old record i matched new record j: a move unless it `stays`, an update unless
@@ -97,8 +86,7 @@ struct ChangeBuilder {
         // position (the same as NEW's, but in a sequence diffed with `--key .`).
         // (A move alone needs no value: the record is read for an update only.)
         let reference = same ? nil : new.reference(j)
-        var after = after
-        if !same, after == nil { after = try new.value(j) }
+        let after: Value? = if !same, after == nil { try new.value(j) } else { after }
         let key = try new.key(j, after)
         let scalar = new.isScalar(j, after)
         if !stays {
@@ -106,22 +94,12 @@ struct ChangeBuilder {
             summary.moved += 1
         }
         if !same, let after {
-            let earlier = before
-            let before: Value
-            if let given = earlier { before = given } else { before = try old.value(i) }
-            let changed: [FieldChange]
-            if let fields { changed = fields } else { changed = try fieldChanges(i, j, old: before, new: after) }
-            if let reference {
-                others.append(
-                    Change(
-                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed,
-                        reference: reference, occurrence: old.occurrence(i)))
-            } else {
-                others.append(
-                    Change(
-                        .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed,
-                        value: after, occurrence: old.occurrence(i)))
-            }
+            let before: Value = if let before { before } else { try old.value(i) }
+            let changed: [FieldChange] = if let fields { fields } else { try fieldChanges(i, j, old: before, new: after) }
+            others.append(
+                Change(
+                    .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed, value: after,
+                    reference: reference, occurrence: old.occurrence(i)))
             summary.updated += 1
         }
     }

@@ -226,9 +226,12 @@ extension Changeset {
             return true
         }
 
-        package init(
+        /// A change with its value, or with the record its value is read from when it is asked
+        /// for (`reference`, which wins when both are given).
+        init(
             _ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
-            new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, occurrence: Int? = nil
+            new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, reference: RecordReference? = nil,
+            occurrence: Int? = nil
         ) {
             self.occurrence = occurrence
             self.operation = operation
@@ -237,16 +240,7 @@ extension Changeset {
             self.old = old
             self.new = new
             self.fields = fields
-            if let value { storage = .value(value) }
-        }
-
-        /// A change whose value is read from `reference` when it is asked for.
-        init(
-            _ operation: Operation, key: Value, keyedBySelf: Bool, old: RecordPosition? = nil, new: RecordPosition? = nil,
-            fields: [FieldChange] = [], reference: RecordReference?, occurrence: Int?
-        ) {
-            self.init(operation, key: key, keyedBySelf: keyedBySelf, old: old, new: new, fields: fields, occurrence: occurrence)
-            if let reference { storage = .reference(reference) }
+            if let reference { storage = .reference(reference) } else if let value { storage = .value(value) }
         }
     }
 }
