@@ -70,6 +70,14 @@ package struct Replay: Sendable {
         var content: Content
         var caption: String
         var seconds: Double
+
+        /// A scene that holds one state.
+        static func still(
+            _ state: State, marks: [Int: Mark] = [:], notes: [Int: String] = [:], updated: Bool = true, _ caption: String,
+            seconds: Double
+        ) -> Scene {
+            Scene(content: .state(state, marks: marks, notes: notes, updated: updated), caption: caption, seconds: seconds)
+        }
     }
 
     let scenes: [Scene]
@@ -203,19 +211,14 @@ package struct Replay: Sendable {
         guard changeCount <= limit else {
             animated = false
             scenes = [
-                Scene(
-                    content: .state(newState, marks: [:], notes: [:], updated: true),
-                    caption: "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)",
+                .still(
+                    newState, "\(changeCount) changes, more than \(limit): the result, not animated (--animate-limit) · \(summary)",
                     seconds: 0)
             ]
             return
         }
         animated = true
-        var scenes: [Scene] = [
-            Scene(
-                content: .state(oldState, marks: [:], notes: [:], updated: false), caption: "old: \(oldName)",
-                seconds: 1.0)
-        ]
+        var scenes: [Scene] = [.still(oldState, updated: false, "old: \(oldName)", seconds: 1.0)]
         let stages = changeset.stages
         var current = oldState
 
@@ -235,29 +238,17 @@ package struct Replay: Sendable {
             }
             for op in stages[0].sections { marks[header(op.name)] = .updated }
             let count = updates.count + stages[0].sections.count
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: marks, notes: notes, updated: false), caption: "updating \(count)",
-                    seconds: 1.0))
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: marks, notes: [:], updated: true), caption: "updated \(count)",
-                    seconds: 0.4))
+            scenes.append(.still(current, marks: marks, notes: notes, updated: false, "updating \(count)", seconds: 1.0))
+            scenes.append(.still(current, marks: marks, "updated \(count)", seconds: 0.4))
         }
         // 2. Deletes flash red, then close up.
         let deletes = stages[1].changes
         if !deletes.isEmpty {
             var marks: [Int: Mark] = [:]
             for change in deletes { if let o = change.old { marks[current.sections[o.section].rows[o.index]] = .deleted } }
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: marks, notes: [:], updated: true), caption: "deleting \(deletes.count)",
-                    seconds: 0.8))
+            scenes.append(.still(current, marks: marks, "deleting \(deletes.count)", seconds: 0.8))
             for s in current.sections.indices { current.sections[s].rows.removeAll { marks[$0] != nil } }
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: [:], notes: [:], updated: true), caption: "deleted \(deletes.count)",
-                    seconds: 0.3))
+            scenes.append(.still(current, "deleted \(deletes.count)", seconds: 0.3))
         }
         // 3. Sections: deleted ones flash red, moved ones cyan; then the new order, inserted ones green.
         let sectionOps = stages[2].sections
@@ -269,10 +260,7 @@ package struct Replay: Sendable {
                     for row in current.sections[s].rows { marks[row] = .deleted }
                 }
             }
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: marks, notes: [:], updated: true),
-                    caption: "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
+            scenes.append(.still(current, marks: marks, "sections: \(PatchRenderer.sectionSummary(sectionOps))", seconds: 0.8))
             // The new order: surviving sections where the changeset sends them, inserted ones empty.
             var placed: [Int: (name: Value?, rows: [Int])] = [:]
             var after: [Int: Mark] = [:]
@@ -282,10 +270,7 @@ package struct Replay: Sendable {
                 if op.operation == .insert, let t = op.new { placed[t] = (op.name, []) }
             }
             current.sections = (0..<placed.count).map { placed[$0]! }
-            scenes.append(
-                Scene(
-                    content: .state(current, marks: after, notes: [:], updated: true), caption: "sections placed",
-                    seconds: 0.6))
+            scenes.append(.still(current, marks: after, "sections placed", seconds: 0.6))
         }
         // 4. Moves travel; inserts open up in green; then the new list.
         var inserted = Set<Int>(), moved = Set<Int>()
@@ -311,15 +296,9 @@ package struct Replay: Sendable {
             var marks: [Int: Mark] = [:]
             for id in inserted { marks[id] = .inserted }
             for id in moved { marks[id] = .moved }
-            scenes.append(
-                Scene(
-                    content: .state(newState, marks: marks, notes: [:], updated: true), caption: "inserting \(inserted.count)",
-                    seconds: 0.8))
+            scenes.append(.still(newState, marks: marks, "inserting \(inserted.count)", seconds: 0.8))
         }
-        scenes.append(
-            Scene(
-                content: .state(newState, marks: [:], notes: [:], updated: true), caption: "new: \(newName) · \(summary)",
-                seconds: 0))
+        scenes.append(.still(newState, "new: \(newName) · \(summary)", seconds: 0))
         self.scenes = scenes
     }
 
@@ -413,20 +392,13 @@ package struct Replay: Sendable {
         let scene = scenes[index]
         let height = max(1, options.height - 1)
         let lines = lines(scene)
-        let shown = lines.count <= height ? lines.map(Shown.line) : fold(lines, context: options.context)
+        let shown = shown(lines, fits: lines.count <= height, options: options)
         var top = 0
         if shown.count > height {
             let focus = shown.firstIndex { $0.line?.mark != Mark.none } ?? focusBefore(index, options: options)
             top = min(max(0, focus - height / 2), shown.count - height)
         }
-        var out: [String] = []
-        for entry in shown[top..<min(shown.count, top + height)] {
-            switch entry {
-            case .line(let line):
-                out.append(Self.paint(Self.cut(text(line, in: scene), options.width - 2), line.mark, header: line.isHeader, style))
-            case .folded(let n): out.append(style.paint(Self.cut("  … \(n) unchanged …", options.width), .dim))
-            }
-        }
+        var out = shown[top..<min(shown.count, top + height)].map { draw($0, in: scene, options: options, style: style) }
         // The caption sits on the bottom line.
         while out.count < height { out.append("") }
         let position = "[\(index + 1)/\(scenes.count)] "
@@ -438,13 +410,8 @@ package struct Replay: Sendable {
     package func finalLines(options: Options, style: TextStyle) -> [String] {
         let scene = scenes[scenes.count - 1]
         let lines = lines(scene)
-        let fits = lines.count < options.height
-        var out: [String] = (fits ? lines.map(Shown.line) : fold(lines, context: options.context)).map { entry in
-            switch entry {
-            case .line(let line):
-                return Self.paint(Self.cut(text(line, in: scene), options.width - 2), line.mark, header: line.isHeader, style)
-            case .folded(let n): return style.paint(Self.cut("  … \(n) unchanged …", options.width), .dim)
-            }
+        var out = shown(lines, fits: lines.count < options.height, options: options).map {
+            draw($0, in: scene, options: options, style: style)
         }
         out.append(style.paint(Self.cut(scene.caption, options.width), .bold))
         return out
@@ -455,7 +422,7 @@ package struct Replay: Sendable {
         var k = index - 1
         while k >= 0 {
             let lines = lines(scenes[k])
-            let shown = lines.count <= options.height - 1 ? lines.map(Shown.line) : fold(lines, context: options.context)
+            let shown = shown(lines, fits: lines.count <= options.height - 1, options: options)
             if let i = shown.firstIndex(where: { $0.line?.mark != Mark.none }) { return i }
             k -= 1
         }
@@ -466,6 +433,20 @@ package struct Replay: Sendable {
         case line(Line)
         case folded(Int)
         var line: Line? { if case .line(let l) = self { return l } else { return nil } }
+    }
+
+    /// The lines as a frame shows them: each one when they `fit`, else folded.
+    func shown(_ lines: [Line], fits: Bool, options: Options) -> [Shown] {
+        fits ? lines.map(Shown.line) : fold(lines, context: options.context)
+    }
+
+    /// What a shown entry draws: its line cut to the width, in its mark's colour, or the
+    /// fold's count.
+    func draw(_ entry: Shown, in scene: Scene, options: Options, style: TextStyle) -> String {
+        switch entry {
+        case .line(let line): return Self.paint(Self.cut(text(line, in: scene), options.width - 2), line.mark, header: line.isHeader, style)
+        case .folded(let n): return style.paint(Self.cut("  … \(n) unchanged …", options.width), .dim)
+        }
     }
 
     /// Runs of rows no change touches fold into one line, but for `context` rows each side
