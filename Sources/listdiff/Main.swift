@@ -81,17 +81,17 @@ enum Main {
                 print(ListDiff.fullMessage(for: error))
                 SystemCalls.exit(ExitStatus.same.rawValue)
             }
-            var stderr = FileStream(fd: SystemCalls.standardError)
             // One line, escaped as every error is (usage errors quote the arguments), with
             // the way to the full usage; --help prints it.
-            let message = ListDiff.message(for: error).split(separator: "\n")
-                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " ")
+            var message = ListDiff.message(for: error).split(separator: "\n")
+                .map { line in String(line.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+                .filter { !$0.isEmpty }.joined(separator: " ")
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
             // The help that lists the options in question: apply's, or the diff's (which is
             // implied when no subcommand is named; `listdiff --help` lists only the two).
             let help = CommandLine.arguments.dropFirst().first == "apply" ? "listdiff apply --help" : "listdiff diff --help"
-            let text = "error: " + message.replacingFirst("Error: ", with: "") + " (see '\(help)')"
-            stderr.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n")
-            stderr.flush()
+            let text = "error: " + message + " (see '\(help)')"
+            FileStream.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n", to: SystemCalls.standardError)
             SystemCalls.exit(ExitStatus.trouble.rawValue)
         }
         guard let executable = command as? any Executable else {
@@ -111,24 +111,10 @@ enum Main {
         } catch {
             // `file:line:column: error: message`, as compilers write it, so that editors can jump
             // to the place; an error about no file in particular names the program instead.
-            var stderr = FileStream(fd: SystemCalls.standardError)
             let error = error.wordedForTheCommand
-            stderr.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n")
-            stderr.flush()
+            FileStream.write(error.file == nil ? "listdiff: \(error)\n" : "\(error)\n", to: SystemCalls.standardError)
             SystemCalls.exit(ExitStatus.trouble.rawValue)
         }
-    }
-}
-
-extension String {
-    func replacingFirst(_ target: String, with replacement: String) -> String {
-        hasPrefix(target) ? replacement + dropFirst(target.count) : self
-    }
-}
-
-extension Substring {
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }
 

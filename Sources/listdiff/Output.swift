@@ -27,6 +27,13 @@ struct FileStream: TextOutputStream {
         }
     }
 
+    /// Writes `text` at once, unbuffered; the error number when that failed.
+    @discardableResult
+    static func write(_ text: String, to fd: Int32) -> Int32? {
+        var text = text
+        return text.withUTF8 { write(UnsafeRawBufferPointer($0), to: fd) }
+    }
+
     /// Writes all of `bytes`; the error number when that failed.
     private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
@@ -186,8 +193,6 @@ enum Timings {
             "\($0.name) \(Int(($0.seconds * 1000).rounded())) ms (\($0.residentBytes >> 20) MiB, files \($0.fileBytes >> 20))"
         }
         .joined(separator: ", ")
-        var stream = FileStream(fd: SystemCalls.standardError)
-        stream.write("listdiff: timings: " + text + "\n")
-        stream.flush()
+        FileStream.write("listdiff: timings: " + text + "\n", to: SystemCalls.standardError)
     }
 }

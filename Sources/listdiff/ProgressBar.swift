@@ -38,7 +38,7 @@ final class ProgressBar: Sendable {
             drawn = true
             SystemCalls.sleep(seconds: 0.1)
         }
-        if drawn { write("\r\u{1B}[2K") }
+        if drawn { FileStream.write("\r\u{1B}[2K", to: SystemCalls.standardError) }
         finished.signal()
     }
 
@@ -62,19 +62,7 @@ final class ProgressBar: Sendable {
         let barWidth = max(10, width - 24)
         let filled = Int(fraction * Double(barWidth))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
-        write("\r\u{1B}[2Klistdiff \(label) \(bar) \(percent)")
-    }
-
-    private func write(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = SystemCalls.writeBytes(SystemCalls.standardError, from: buffer.baseAddress! + offset, count: buffer.count - offset)
-                if n <= 0 { if SystemCalls.wasInterrupted { continue }; return }
-                offset += n
-            }
-        }
+        FileStream.write("\r\u{1B}[2Klistdiff \(label) \(bar) \(percent)", to: SystemCalls.standardError)
     }
 
     static func columns() -> Int {

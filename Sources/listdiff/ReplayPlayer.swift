@@ -11,16 +11,11 @@ enum ReplayPlayer {
 
     /// Terminal size from the kernel, or `COLUMNS`/`LINES`, or 80×24.
     static func size(of fd: Int32) -> (width: Int, height: Int) {
-        if let size = SystemCalls.terminalSize(fd) {
-            return (
-                min(max(size.columns, widths.lowerBound), widths.upperBound),
-                min(max(size.rows, heights.lowerBound), heights.upperBound)
-            )
-        }
-        // As other tools do, a COLUMNS or LINES that is no whole number is ignored, and one
-        // beyond the sizes a screen may have is cut to them.
-        let width = Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
-        let height = Terminal.environment("LINES").flatMap { Int($0) } ?? 24
+        let size = SystemCalls.terminalSize(fd)
+        // As other tools do, a COLUMNS or LINES that is no whole number is ignored, and a
+        // size beyond the sizes a screen may have is cut to them.
+        let width = size?.columns ?? Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
+        let height = size?.rows ?? Terminal.environment("LINES").flatMap { Int($0) } ?? 24
         return (min(max(width, widths.lowerBound), widths.upperBound), min(max(height, heights.lowerBound), heights.upperBound))
     }
 
@@ -77,11 +72,7 @@ enum ReplayPlayer {
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    static func write(_ text: String) {
-        var s = FileStream(fd: SystemCalls.standardOutput)
-        s.write(text)
-        s.flush()
-    }
+    static func write(_ text: String) { FileStream.write(text, to: SystemCalls.standardOutput) }
 
     static func installHandlers(status: ExitStatus) {
         // Everything the handlers touch is ready before they can run.
