@@ -72,6 +72,16 @@ private struct FieldWalk {
         if tracksKeys, case .object = keyed.removeLast() { keyedSteps -= 1 }
     }
 
+    /// Runs `body` one step down the path (`segment`, named `step` in keyed paths), unless
+    /// the rules leave that place out.
+    mutating func visit(
+        _ segment: String, _ step: Value, _ body: (inout FieldWalk) throws(NestedKeyProblem) -> Void
+    ) throws(NestedKeyProblem) {
+        push(segment, step)
+        defer { pop() }
+        if !rules.isLeftOut(path) { try body(&self) }
+    }
+
     mutating func note(old: Value?, new: Value?, added: [Value]? = nil, removed: [Value]? = nil, from: String? = nil) {
         out.append(
             FieldChange(
@@ -88,19 +98,12 @@ private struct FieldWalk {
             for m in x.members {
                 let k = ScalarKey(m.key)
                 oldKeys.insert(k)
-                push(m.key, .string(m.key))
-                defer { pop() }
-                if rules.isLeftOut(path) { continue }
-                if let nv = newMembers[k] {
-                    try collect(m.value, nv)
-                } else {
-                    note(old: m.value, new: nil)
+                try visit(m.key, .string(m.key)) { walk throws(NestedKeyProblem) in
+                    if let nv = newMembers[k] { try walk.collect(m.value, nv) } else { walk.note(old: m.value, new: nil) }
                 }
             }
             for m in y.members where !oldKeys.contains(ScalarKey(m.key)) {
-                push(m.key, .string(m.key))
-                if !rules.isLeftOut(path) { note(old: nil, new: m.value) }
-                pop()
+                try visit(m.key, .string(m.key)) { $0.note(old: nil, new: m.value) }
             }
         case let (.array(x), .array(y)) where rules.arrayKey(path) != nil:
             // Under `--unordered-arrays` too: matched by key, but no element moves.
@@ -135,21 +138,15 @@ private struct FieldWalk {
                 return
             }
             for i in 0..<min(x.count, y.count) {
-                push(String(i), .number(Number(exactly: i)))
-                if !rules.isLeftOut(path) { try collect(x[i], y[i]) }
-                pop()
+                try visit(String(i), .number(Number(exactly: i))) { walk throws(NestedKeyProblem) in try walk.collect(x[i], y[i]) }
             }
             if x.count > y.count {
                 for i in (y.count..<x.count).reversed() {
-                    push(String(i), .number(Number(exactly: i)))
-                    if !rules.isLeftOut(path) { note(old: x[i], new: nil) }
-                    pop()
+                    try visit(String(i), .number(Number(exactly: i))) { $0.note(old: x[i], new: nil) }
                 }
             } else if y.count > x.count {
                 for i in x.count..<y.count {
-                    push(String(i), .number(Number(exactly: i)))
-                    if !rules.isLeftOut(path) { note(old: nil, new: y[i]) }
-                    pop()
+                    try visit(String(i), .number(Number(exactly: i))) { $0.note(old: nil, new: y[i]) }
                 }
             }
         case let (.string(s), .string(t)):
@@ -242,9 +239,7 @@ private struct FieldWalk {
         // Inside the elements both hold, at their old indexes.
         for (i, j) in oldToNew.enumerated() {
             guard let j else { continue }
-            push(String(i), step(oldKeys[i].written))
-            if !rules.isLeftOut(path) { try collect(x[i], y[j]) }
-            pop()
+            try visit(String(i), step(oldKeys[i].written)) { walk throws(NestedKeyProblem) in try walk.collect(x[i], y[j]) }
         }
         // The fewest moves: matched elements off a longest increasing run of new positions.
         let matched = oldToNew.indices.filter { oldToNew[$0] != nil }
@@ -257,19 +252,13 @@ private struct FieldWalk {
         for edit in ListEdits.steps(oldCount: x.count, newCount: y.count, deleted: deleted, movedTo: movedTo, inserted: inserted) {
             switch edit {
             case .remove(let i):
-                push(String(i), step(oldKeys[i].written))
-                if !rules.isLeftOut(path) { note(old: x[i], new: nil) }
-                pop()
+                try visit(String(i), step(oldKeys[i].written)) { $0.note(old: x[i], new: nil) }
             case .add(let at, let j):
-                push(String(at), step(newKeys[j].written))
-                if !rules.isLeftOut(path) { note(old: nil, new: y[j]) }
-                pop()
+                try visit(String(at), step(newKeys[j].written)) { $0.note(old: nil, new: y[j]) }
             case .move(let from, let to, let j):
                 // Where it was: the list's pointer and the index it stood at.
                 let source = pointer + "/\(from)"
-                push(String(to), step(newKeys[j].written))
-                if moves, !rules.isLeftOut(path) { note(old: nil, new: nil, from: source) }
-                pop()
+                if moves { try visit(String(to), step(newKeys[j].written)) { $0.note(old: nil, new: nil, from: source) } }
             }
         }
     }
