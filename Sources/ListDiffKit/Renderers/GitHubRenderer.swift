@@ -49,10 +49,6 @@ public struct GitHubRenderer: ChangesetRenderer {
         func at(_ p: RecordPosition?) -> String { RecordPosition.spelling(p, sectioned: sectioned) }
         for (change, place) in zip(changes, places) {
             let key = SafeText.escape(keys.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
-            let file = change.operation == .delete ? context.oldName : context.newName
-            var properties = "file=" + Self.property(SafeText.escape(file))
-            if let place { properties += ",line=\(place.line),col=\(place.column)" }
-            properties += ",title=" + Self.property("listdiff: \(change.operation.past) \(key)")
             let message: String
             switch change.operation {
             case .insert: message = "inserted \(key) at #\(at(change.new))"
@@ -66,16 +62,19 @@ public struct GitHubRenderer: ChangesetRenderer {
                         field.line(escape: SafeText.escape) { $0.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)" }
                     }.joined(separator: "\n")
             }
-            out.write("::\(level.rawValue) \(properties)::\(Self.message(message))\n")
+            out.write(annotation(change.operation, place, title: "\(change.operation.past) \(key)", message))
         }
         for op in changeset.sections {
             let name = SafeText.escape(JSONWriter.compact(op.name))
-            let title = Self.property("listdiff: section \(op.operation.past) \(name)")
-            let file = op.operation == .delete ? context.oldName : context.newName
-            out.write(
-                "::\(level.rawValue) file=\(Self.property(SafeText.escape(file))),title=\(title)::\(Self.message("section \(name) \(op.operation.past)"))\n"
-            )
+            out.write(annotation(op.operation, nil, title: "section \(op.operation.past) \(name)", "section \(name) \(op.operation.past)"))
         }
+    }
+
+    /// One workflow command: at NEW (at OLD for a delete), on the line `place` names when there is one.
+    func annotation(_ operation: Change.Operation, _ place: SourceLocation?, title: String, _ message: String) -> String {
+        let file = Self.property(SafeText.escape(operation == .delete ? context.oldName : context.newName))
+        let line = place.map { ",line=\($0.line),col=\($0.column)" } ?? ""
+        return "::\(level.rawValue) file=\(file)\(line),title=\(Self.property("listdiff: " + title))::\(Self.message(message))\n"
     }
 
     /// A message, escaped as GitHub's toolkit escapes command data.

@@ -39,7 +39,10 @@ public struct StatRenderer: ChangesetRenderer {
         }
         if changeset.layout.isSectioned {
             out.write("sections: " + PatchRenderer.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
-            for (name, summary) in Self.perSection(changeset) {
+            // Each section's counts, as the patch's summary gives them.
+            let target = changeset.oldSectionTargets
+            for (name, changes) in changeset.changesBySection {
+                let summary = PatchRenderer.groupSummary(changes, target: target)
                 out.write("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(summary)\n")
             }
         }
@@ -50,12 +53,6 @@ public struct StatRenderer: ChangesetRenderer {
         let width = shown.map(\.0.count).max() ?? 0
         for (path, count) in shown { out.write("  " + path.padding(to: width + 2) + String(count) + "\n") }
         if fields.count > shown.count { out.write("  … \(fields.count - shown.count) more fields\n") }
-    }
-
-    /// Each section's counts, as the patch's summary gives them.
-    static func perSection(_ changeset: Changeset) -> [(Value?, String)] {
-        let target = changeset.oldSectionTargets
-        return changeset.changesBySection.map { ($0.name, PatchRenderer.groupSummary($0.changes, target: target)) }
     }
 }
 
