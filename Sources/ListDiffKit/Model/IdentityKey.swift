@@ -208,9 +208,6 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         case notARecord(typeName: String)
     }
 
-    /// The key of one list element: for an object, the values at the key's paths;
-    /// for a scalar, the scalar itself.
-    /// Returns the key as written (an array for a composite key) and its canonical identity.
     /// The key as written (an array for a composite key), as `identify` gives it, or nil
     /// when the record has no usable key; without building the identity.
     package func written(in element: Value) -> Value? {
@@ -239,42 +236,34 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The key of one list element: for an object, the values at the key's paths;
+    /// for a scalar, the scalar itself.
+    /// Returns the key as written (an array for a composite key) and its canonical identity.
     package func identify(_ element: Value) -> Result<(written: Value, id: RecordID), Failure> {
-        if isWholeRecord {
-            var encoder = RecordID.Encoder()
-            encoder.append(element)
-            return .success((element, encoder.id))
+        // A key of no fields keys every object alike.
+        if fields.isEmpty, !isWholeRecord, case .object = element { return .success((.array([]), RecordID.Encoder().id)) }
+        guard let written = written(in: element) else { return .failure(failure(in: element)) }
+        var encoder = RecordID.Encoder()
+        // A composite key's identity is that of its parts, one after another.
+        if !isWholeRecord, fields.count > 1, case .array(let parts) = written {
+            for part in parts { encoder.append(part) }
+        } else {
+            encoder.append(written)
         }
-        switch element {
-        case .object:
-            var parts: [Value] = []
-            var encoder = RecordID.Encoder()
-            if fields.count > 1 {
-                // A composite key: a part that is absent or null is a value of its own (written
-                // null), so long as some part has a value.
-                for field in fields {
-                    let part = field.value(in: element) ?? .null
-                    guard part.isScalar || part == .null else { return .failure(.notScalar(field, typeName: part.typeName)) }
-                    encoder.append(part)
-                    parts.append(part)
-                }
-                guard parts.contains(where: \.isScalar) else { return .failure(.missingAll(fields)) }
-                return .success((.array(parts), encoder.id))
-            }
-            for field in fields {
-                guard let part = field.value(in: element) else { return .failure(.missing(field)) }
-                guard part.isScalar else { return .failure(.notScalar(field, typeName: part.typeName)) }
-                encoder.append(part)
-                parts.append(part)
-            }
-            return .success((parts.count == 1 ? parts[0] : .array(parts), encoder.id))
-        case .string, .number, .bool:
-            var encoder = RecordID.Encoder()
-            encoder.append(element)
-            return .success((element, encoder.id))
-        case .null, .array:
-            return .failure(.notARecord(typeName: element.typeName))
+        return .success((written, encoder.id))
+    }
+
+    /// Why `written(in:)` finds no key in `element`.
+    private func failure(in element: Value) -> Failure {
+        guard case .object = element else { return .notARecord(typeName: element.typeName) }
+        if fields.count == 1, fields[0].value(in: element) == nil { return .missing(fields[0]) }
+        for field in fields {
+            // A composite key: a part that is absent or null is a value of its own (written
+            // null), so long as some part has a value.
+            let part = field.value(in: element) ?? .null
+            if !part.isScalar, fields.count == 1 || part != .null { return .notScalar(field, typeName: part.typeName) }
         }
+        return .missingAll(fields)
     }
 }
 
