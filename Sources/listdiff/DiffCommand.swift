@@ -521,7 +521,7 @@ struct DiffOptions: ParsableArguments {
     /// Plays the replay on the terminal, or records it with --record.
     func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
         let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
-        let colored = color != .never && (color == .always || (Terminal.environment("NO_COLOR") ?? "").isEmpty)
+        let colored = color != .never && (color == .always || (SystemCalls.environment("NO_COLOR") ?? "").isEmpty)
         if let record {
             let (width, height) = ReplayPlayer.size(of: SystemCalls.standardOutput)
             try Output.write(to: record) { stream in
@@ -531,7 +531,7 @@ struct DiffOptions: ParsableArguments {
             }
             return
         }
-        guard Terminal.isTerminal(SystemCalls.standardOutput) else {
+        guard SystemCalls.isTerminal(SystemCalls.standardOutput) else {
             throw ListDiffError(.usage, "--format replay needs a terminal on standard output; --record FILE.cast records it without one")
         }
         ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
@@ -551,9 +551,9 @@ struct DiffOptions: ParsableArguments {
         case .always: return true
         case .never: return false
         case .auto:
-            if output != nil || !Terminal.isTerminal(SystemCalls.standardOutput) { return false }
-            if let noColor = Terminal.environment("NO_COLOR"), !noColor.isEmpty { return false }
-            return Terminal.environment("TERM") != "dumb"
+            if output != nil || !SystemCalls.isTerminal(SystemCalls.standardOutput) { return false }
+            if let noColor = SystemCalls.environment("NO_COLOR"), !noColor.isEmpty { return false }
+            return SystemCalls.environment("TERM") != "dumb"
         }
     }
 }

@@ -66,7 +66,7 @@ enum Main {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments.first == "--generate-completion-script" {
                 // bash named, or no shell named in a bash (the generator then goes by $SHELL).
-                let shell = arguments.count == 2 ? arguments[1] : (Terminal.environment("SHELL") ?? "")
+                let shell = arguments.count == 2 ? arguments[1] : (SystemCalls.environment("SHELL") ?? "")
                 if arguments.count <= 2, shell == "bash" || shell.hasSuffix("/bash") {
                     print(CompletionRoot.bashScript, terminator: "")
                     SystemCalls.exit(ExitStatus.same.rawValue)
@@ -122,7 +122,7 @@ enum Main {
 /// optional K, M, G or T (powers of 1024). Default 64G.
 enum InputLimit {
     static func configure() throws(ListDiffError) {
-        guard let text = Terminal.environment("LISTDIFF_MAX_INPUT_SIZE"), !text.isEmpty else { return }
+        guard let text = SystemCalls.environment("LISTDIFF_MAX_INPUT_SIZE"), !text.isEmpty else { return }
         guard let bytes = parse(text) else {
             throw ListDiffError(
                 .usage,

@@ -173,16 +173,10 @@ enum Output {
     }
 }
 
-enum Terminal {
-    static func isTerminal(_ fd: Int32) -> Bool { SystemCalls.isTerminal(fd) }
-
-    static func environment(_ name: String) -> String? { SystemCalls.environment(name) }
-}
-
 /// LISTDIFF_TIMINGS=1: the time of each phase and the memory at its end, on standard
 /// error (for Benchmarks/).
 enum Timings {
-    static let enabled = Terminal.environment("LISTDIFF_TIMINGS").map { !$0.isEmpty } ?? false
+    static let enabled = SystemCalls.environment("LISTDIFF_TIMINGS").map { !$0.isEmpty } ?? false
 
     /// A progress to note phases in, when timings are asked for.
     static var progress: Progress? { enabled ? Progress() : nil }

@@ -19,8 +19,8 @@ final class ProgressBar: Sendable {
 
     /// A running bar, or nil when standard error is not a terminal (or TERM is dumb).
     static func start() -> ProgressBar? {
-        guard Terminal.isTerminal(SystemCalls.standardError), Terminal.environment("TERM") != "dumb" else { return nil }
-        let delay = Terminal.environment("LISTDIFF_PROGRESS_DELAY").flatMap(Double.init) ?? 1
+        guard SystemCalls.isTerminal(SystemCalls.standardError), SystemCalls.environment("TERM") != "dumb" else { return nil }
+        let delay = SystemCalls.environment("LISTDIFF_PROGRESS_DELAY").flatMap(Double.init) ?? 1
         let bar = ProgressBar(delay: max(0, delay))
         return SystemCalls.detachThread { bar.run() } ? bar : nil
     }

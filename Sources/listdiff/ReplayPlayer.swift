@@ -14,8 +14,8 @@ enum ReplayPlayer {
         let size = SystemCalls.terminalSize(fd)
         // As other tools do, a COLUMNS or LINES that is no whole number is ignored, and a
         // size beyond the sizes a screen may have is cut to them.
-        let width = size?.columns ?? Terminal.environment("COLUMNS").flatMap { Int($0) } ?? 80
-        let height = size?.rows ?? Terminal.environment("LINES").flatMap { Int($0) } ?? 24
+        let width = size?.columns ?? SystemCalls.environment("COLUMNS").flatMap { Int($0) } ?? 80
+        let height = size?.rows ?? SystemCalls.environment("LINES").flatMap { Int($0) } ?? 24
         return (min(max(width, widths.lowerBound), widths.upperBound), min(max(height, heights.lowerBound), heights.upperBound))
     }
 
