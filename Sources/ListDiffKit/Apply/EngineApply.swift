@@ -649,7 +649,7 @@ public final class FileApplier: @unchecked Sendable {
         func write(_ value: Value, _ out: Sink) {
             switch value {
             case .array(let items) where Self.hole(items) != nil:
-                emitter.sequenceStart()
+                emitter.emit(.sequenceStart)
                 do throws(ListDiffError) {
                     try forEachValue(sections[Self.hole(items)!].records) { record in
                         YAMLWriter.write(record, to: emitter)
@@ -658,41 +658,41 @@ public final class FileApplier: @unchecked Sendable {
                 } catch {
                     failure = failure ?? error
                 }
-                emitter.sequenceEnd()
+                emitter.emit(.sequenceEnd)
             case .array(let items):
-                emitter.sequenceStart()
+                emitter.emit(.sequenceStart)
                 for item in items { write(item, out) }
-                emitter.sequenceEnd()
+                emitter.emit(.sequenceEnd)
             case .object(let object):
-                emitter.mappingStart()
+                emitter.emit(.mappingStart)
                 for member in object.members {
                     YAMLWriter.string(member.key, to: emitter)
                     write(member.value, out)
                 }
-                emitter.mappingEnd()
+                emitter.emit(.mappingEnd)
             default:
                 YAMLWriter.write(value, to: emitter)
             }
         }
-        emitter.streamStart()
+        emitter.emit(.streamStart)
         if (side.records as? YAMLRecords)?.details.stream == true, case .array(let items) = root, let hole = Self.hole(items) {
             // OLD was a stream of documents: so is the result, one document per record.
             do throws(ListDiffError) {
                 try forEachValue(sections[hole].records) { record in
-                    emitter.documentStart()
+                    emitter.emit(.documentStart)
                     YAMLWriter.write(record, to: emitter)
-                    emitter.documentEnd()
+                    emitter.emit(.documentEnd)
                     drain(out)
                 }
             } catch {
                 failure = failure ?? error
             }
         } else {
-            emitter.documentStart()
+            emitter.emit(.documentStart)
             write(root, out)
-            emitter.documentEnd()
+            emitter.emit(.documentEnd)
         }
-        emitter.streamEnd()
+        emitter.emit(.streamEnd)
         if let failure { throw failure }
         if let problem = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(problem)") }
         emitter.sink.bytes.withUnsafeBytes(out)

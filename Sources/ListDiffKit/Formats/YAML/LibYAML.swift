@@ -3,8 +3,10 @@ internal import CYAML
 /// One libyaml event as it is in C memory, valid only inside the closure it is given to:
 /// the scanner reads its bytes in place, without making strings.
 struct YAMLRawEvent {
-    enum Kind {
-        case streamStart, streamEnd, documentStart, documentEnd, alias, scalar, sequenceStart, sequenceEnd, mappingStart, mappingEnd
+    /// The raw values are libyaml's `yaml_event_type_t` (`yaml.h`), which starts with
+    /// `YAML_NO_EVENT` (0) and then lists these in this order.
+    enum Kind: UInt32 {
+        case streamStart = 1, streamEnd, documentStart, documentEnd, alias, scalar, sequenceStart, sequenceEnd, mappingStart, mappingEnd
     }
     var kind: Kind
     /// Start and end marks: character index, 0-based line and column.
@@ -57,19 +59,7 @@ final class LibYAMLEvents {
             guard let p else { return nil }
             return UnsafeRawBufferPointer(start: p, count: strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)))
         }
-        let kind: YAMLRawEvent.Kind
-        switch event.type {
-        case YAML_STREAM_START_EVENT: kind = .streamStart
-        case YAML_STREAM_END_EVENT: kind = .streamEnd
-        case YAML_DOCUMENT_START_EVENT: kind = .documentStart
-        case YAML_DOCUMENT_END_EVENT: kind = .documentEnd
-        case YAML_ALIAS_EVENT: kind = .alias
-        case YAML_SCALAR_EVENT: kind = .scalar
-        case YAML_SEQUENCE_START_EVENT: kind = .sequenceStart
-        case YAML_SEQUENCE_END_EVENT: kind = .sequenceEnd
-        case YAML_MAPPING_START_EVENT: kind = .mappingStart
-        case YAML_MAPPING_END_EVENT: kind = .mappingEnd
-        default:
+        guard let kind = YAMLRawEvent.Kind(rawValue: event.type.rawValue) else {
             throw ListDiffError(
                 .syntax,
                 location: SourceLocation(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1),
@@ -137,45 +127,26 @@ final class LibYAMLEmitter {
         }
     }
 
-    func streamStart() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING))
-    }
+    /// The events that carry no text: starts and ends of the stream, of a document, of a
+    /// block sequence and of a block mapping.
+    enum Event { case streamStart, streamEnd, documentStart, documentEnd, sequenceStart, sequenceEnd, mappingStart, mappingEnd }
 
-    func streamEnd() {
+    /// Emits one of them; the stream's end flushes the emitter.
+    func emit(_ kind: Event) {
         var e = yaml_event_t()
-        emit(&e, ok: yaml_stream_end_event_initialize(&e))
-        yaml_emitter_flush(&emitter)
-    }
-
-    func documentStart() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_document_start_event_initialize(&e, nil, nil, nil, 1))
-    }
-
-    func documentEnd() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_document_end_event_initialize(&e, 1))
-    }
-
-    func sequenceStart() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_sequence_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_SEQUENCE_STYLE))
-    }
-
-    func sequenceEnd() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_sequence_end_event_initialize(&e))
-    }
-
-    func mappingStart() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_mapping_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_MAPPING_STYLE))
-    }
-
-    func mappingEnd() {
-        var e = yaml_event_t()
-        emit(&e, ok: yaml_mapping_end_event_initialize(&e))
+        let ok: Int32
+        switch kind {
+        case .streamStart: ok = yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING)
+        case .streamEnd: ok = yaml_stream_end_event_initialize(&e)
+        case .documentStart: ok = yaml_document_start_event_initialize(&e, nil, nil, nil, 1)
+        case .documentEnd: ok = yaml_document_end_event_initialize(&e, 1)
+        case .sequenceStart: ok = yaml_sequence_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_SEQUENCE_STYLE)
+        case .sequenceEnd: ok = yaml_sequence_end_event_initialize(&e)
+        case .mappingStart: ok = yaml_mapping_start_event_initialize(&e, nil, nil, 1, YAML_BLOCK_MAPPING_STYLE)
+        case .mappingEnd: ok = yaml_mapping_end_event_initialize(&e)
+        }
+        emit(&e, ok: ok)
+        if kind == .streamEnd { yaml_emitter_flush(&emitter) }
     }
 
     /// A scalar without a tag: `plain` must be read back as meant by the core schema;

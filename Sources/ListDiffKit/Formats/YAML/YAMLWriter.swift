@@ -5,11 +5,11 @@
 package enum YAMLWriter {
     package static func document(_ value: Value) throws(ListDiffError) -> String {
         let emitter = LibYAMLEmitter()
-        emitter.streamStart()
-        emitter.documentStart()
+        emitter.emit(.streamStart)
+        emitter.emit(.documentStart)
         write(value, to: emitter)
-        emitter.documentEnd()
-        emitter.streamEnd()
+        emitter.emit(.documentEnd)
+        emitter.emit(.streamEnd)
         if let failure = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(failure)") }
         return String(decoding: emitter.sink.bytes, as: UTF8.self)
     }
@@ -21,16 +21,16 @@ package enum YAMLWriter {
         case .number(let n): emitter.scalar(n.text, style: .plain)
         case .string(let s): string(s, to: emitter)
         case .array(let items):
-            emitter.sequenceStart()
+            emitter.emit(.sequenceStart)
             for item in items { write(item, to: emitter) }
-            emitter.sequenceEnd()
+            emitter.emit(.sequenceEnd)
         case .object(let object):
-            emitter.mappingStart()
+            emitter.emit(.mappingStart)
             for member in object.members {
                 string(member.key, to: emitter)
                 write(member.value, to: emitter)
             }
-            emitter.mappingEnd()
+            emitter.emit(.mappingEnd)
         }
     }
 
