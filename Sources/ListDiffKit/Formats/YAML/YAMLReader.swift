@@ -84,17 +84,13 @@ extension YAMLScalar {
 
     static let tagPrefix = "tag:yaml.org,2002:"
 
-    /// A plain scalar's value in `version`.
-    static func plain(_ text: String, _ version: YAMLVersion) -> Value {
-        version == .v1_1 ? yaml11(text) : coreSchema(text)
-    }
-
     static func resolve(_ text: String, tag: String?, plain isPlain: Bool, at here: SourceLocation, version: YAMLVersion)
         throws(ListDiffError) -> Value
     {
-        func coreSchema(_ text: String) -> Value { plain(text, version) }
+        /// A plain scalar's value in `version`.
+        func plain(_ text: String) -> Value { version == .v1_1 ? yaml11(text) : coreSchema(text) }
         guard let tag else {
-            return isPlain ? coreSchema(text) : .string(text)
+            return isPlain ? plain(text) : .string(text)
         }
         // The non-specific tag `!` makes a scalar a string (YAML 1.2 §6.9.1).
         if tag == "!" { return .string(text) }
@@ -104,14 +100,14 @@ extension YAMLScalar {
         switch tag {
         case tagPrefix + "str": return .string(text)
         case tagPrefix + "null":
-            guard case .null = coreSchema(text) else { throw bad("null") }
+            guard case .null = plain(text) else { throw bad("null") }
             return .null
         case tagPrefix + "bool":
-            guard case .bool = coreSchema(text) else { throw bad("boolean") }
-            return coreSchema(text)
+            guard case .bool = plain(text) else { throw bad("boolean") }
+            return plain(text)
         case tagPrefix + "int", tagPrefix + "float":
-            guard case .number = coreSchema(text) else { throw bad("number") }
-            return coreSchema(text)
+            guard case .number = plain(text) else { throw bad("number") }
+            return plain(text)
         default:
             return .string(text)
         }

@@ -75,7 +75,7 @@ final class YAMLDetails: @unchecked Sendable {
     }
 }
 
-/// An anchored node: its value, hash, the nodes it counts for and how deep it nests.
+/// An anchored node: its value and the nodes it counts for.
 struct YAMLAnchor {
     var value: Value
     var nodes: Int
@@ -181,9 +181,7 @@ struct YAMLScanState {
         var array = CanonicalHash.ArrayHasher()
         var count = 0
         var nodes = 1
-        var depth = 1
         var anchor: String?
-        var startIndex = 0
         /// A mapping's key read, its value to come.
         var keyPending = false
         var keyHash = Hash128(a: 0, b: 0)
@@ -267,10 +265,6 @@ struct YAMLScanState {
     }
 
     var what: String { scan.options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
-
-    func error(_ kind: ListDiffError.Kind, _ line: Int, _ column: Int, _ message: String) -> ListDiffError {
-        ListDiffError(kind, file: scan.file.name, location: SourceLocation(line: line + 1, column: column + 1), message)
-    }
 
     /// Where an event starts, 1-based.
     func place(_ event: YAMLRawEvent) -> SourceLocation {
@@ -395,27 +389,16 @@ struct YAMLScanState {
         }
     }
 
-    /// A scalar of a replayed value: as a mapping key, its key text; as a value, a spelling
-    /// that resolves to it again.
+    /// A scalar of a replayed value, as its key text: as a mapping key, that text names the
+    /// member; as a value, it resolves to the value again (quoted for a string, plain for
+    /// the rest: an empty plain scalar is null). A key's style is not looked at.
     mutating func replayScalar(_ value: Value, _ at: YAMLRawEvent) throws(ListDiffError) {
         var event = at
         event.kind = .scalar
         event.anchor = nil
         event.tag = nil
-        let asKey = stack.last.map { $0.isMapping && !$0.keyPending } ?? false
-        var text: String
-        if asKey {
-            text = YAMLScalar.keyText(value) ?? ""
-            event.plain = false
-        } else {
-            switch value {
-            case .string(let s): text = s; event.plain = false
-            case .number(let n): text = n.text; event.plain = true
-            case .bool(let b): text = b ? "true" : "false"; event.plain = true
-            default: text = "null"; event.plain = true
-            }
-        }
-        let utf8 = Array(text.utf8)
+        if case .string = value { event.plain = false } else { event.plain = true }
+        let utf8 = Array((YAMLScalar.keyText(value) ?? "").utf8)
         try utf8.withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(ListDiffError) in
             event.value = UnsafeRawBufferPointer(buffer)
             try scalar(event)
@@ -559,12 +542,10 @@ struct YAMLScanState {
             sections.append(section)
             list = CanonicalHash.ArrayHasher()
         }
-        if case .sectionObject = placement.role {
+        if placement.role == .sectionObject {
             sections.append(ScannedSection(offset: placement.offset))
         }
     }
-
-    func kindName(_ kind: Int) -> String { kind == 1 ? "array" : "object" }
 
     mutating func noteLayout(_ problem: LayoutProblem) {
         if layoutProblem == nil { layoutProblem = problem }
@@ -577,7 +558,6 @@ struct YAMLScanState {
         begin(&placement, kind: kind, event)
         var frame = Frame(isMapping: mapping, placement: placement)
         frame.anchor = event.anchor.map { String(decoding: $0, as: UTF8.self) }
-        frame.startIndex = event.start.index
         if mapping {
             while keySets.count <= stack.count {
                 keySets.append([])
@@ -595,13 +575,8 @@ struct YAMLScanState {
             // A tagged key is checked against its tag, as the reader checks it; an anchored
             // key can be aliased later, as a key or as a value.
             if event.tag != nil || event.anchor != nil {
-                let resolved: (Hash128, NodeKind, Value?)
-                do {
-                    resolved = try YAMLScalar.resolve(event, build: true, version: scan.reader.version)
-                } catch {
-                    throw error.inFile(scan.file.name)
-                }
-                if let anchor = event.anchor, let value = resolved.2 {
+                let value = try resolve(event, build: true).2
+                if let anchor = event.anchor, let value {
                     anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
                 }
             }
@@ -609,14 +584,7 @@ struct YAMLScanState {
             return
         }
         begin(&placement, kind: 0, event)
-        let build = placement.building || event.anchor != nil
-        let resolved: (Hash128, NodeKind, Value?)
-        do {
-            resolved = try YAMLScalar.resolve(event, build: build, version: scan.reader.version)
-        } catch {
-            throw error.inFile(scan.file.name)
-        }
-        let (hash, kind, value) = resolved
+        let (hash, kind, value) = try resolve(event, build: placement.building || event.anchor != nil)
         // An empty document of a stream is no record.
         if scan.stream, !scan.buildsValues, stack.isEmpty, kind == .null { return }
         let typeName = kind.name
@@ -635,10 +603,18 @@ struct YAMLScanState {
         if let anchor = event.anchor, let value {
             anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
         }
-        try finish(
-            hash: hash, kind: kind, value: value, nodes: 1, depth: 0, placement: placement,
-            endIndex: event.end.index, event)
+        finish(
+            hash: hash, kind: kind, value: value, nodes: 1, placement: placement, endIndex: event.end.index)
         if probing, placement.isRecord { decide(nil) }
+    }
+
+    /// A scalar's hash, kind and (when `build`) value; an error names the file.
+    func resolve(_ event: YAMLRawEvent, build: Bool) throws(ListDiffError) -> (Hash128, NodeKind, Value?) {
+        do {
+            return try YAMLScalar.resolve(event, build: build, version: scan.reader.version)
+        } catch {
+            throw error.inFile(scan.file.name)
+        }
     }
 
     /// A scalar that is a mapping key: its text names the member.
@@ -664,11 +640,9 @@ struct YAMLScanState {
         stack[p].keyPending = true
         stack[p].keyHash = hash
         let onPath = placement.pathStep >= 0 && placement.pathStep < path.count
-        var needsText = placement.building || onPath || probing && placement.isRecord
-        switch placement.role {
-        case .container, .sectionObject: needsText = true
-        default: break
-        }
+        let needsText =
+            placement.building || onPath || probing && placement.isRecord || placement.role == .container
+            || placement.role == .sectionObject
         stack[p].keyText = needsText ? String(decoding: text, as: UTF8.self) : nil
         stack[p].keyOnPath = onPath && !stack[p].stepTaken && text.elementsEqual(path[placement.pathStep].utf8)
         stack[p].keyEntry = nil
@@ -679,10 +653,10 @@ struct YAMLScanState {
                 stack[p].keyEntry = e
             }
         }
-        if case .sectionObject = placement.role, case .sectionList(let items) = actualShape {
+        if placement.role == .sectionObject {
+            var items = LayoutOptions.itemsCandidates[0]
+            if case .sectionList(let named) = actualShape { items = named }
             stack[p].keyIsItems = !stack[p].itemsSeen && text.elementsEqual(items.utf8)
-        } else if case .sectionObject = placement.role {
-            stack[p].keyIsItems = !stack[p].itemsSeen && text.elementsEqual(LayoutOptions.itemsCandidates[0].utf8)
         }
     }
 
@@ -713,9 +687,9 @@ struct YAMLScanState {
         default:
             break
         }
-        try finish(
-            hash: hash, kind: frame.isMapping ? .object : .array, value: value, nodes: frame.nodes, depth: frame.depth,
-            placement: placement, endIndex: event.end.index, event)
+        finish(
+            hash: hash, kind: frame.isMapping ? .object : .array, value: value, nodes: frame.nodes, placement: placement,
+            endIndex: event.end.index)
         if probing, placement.isRecord { decide(frame.isMapping ? frame.lists : nil) }
     }
 
@@ -735,10 +709,7 @@ struct YAMLScanState {
 
     /// A value ends: it goes into its parent's hash (and value), it is a key part, a record,
     /// or a section's member, as its placement says.
-    mutating func finish(
-        hash: Hash128, kind: NodeKind, value: Value?, nodes: Int, depth: Int, placement: Placement,
-        endIndex: Int, _ event: YAMLRawEvent
-    ) throws(ListDiffError) {
+    mutating func finish(hash: Hash128, kind: NodeKind, value: Value?, nodes: Int, placement: Placement, endIndex: Int) {
         let isScalar = kind.isScalar
         if placement.keyMask != 0 { finding.note(placement.keyMask, scalar: isScalar, hash: hash, memory: memory) }
         if placement.isRecord {
@@ -748,20 +719,15 @@ struct YAMLScanState {
         guard !stack.isEmpty else { return }
         let p = stack.count - 1
         stack[p].nodes += nodes
-        stack[p].depth = max(stack[p].depth, depth + 1)
         let typeName = kind.name
         if stack[p].isMapping {
             stack[p].object.add(key: stack[p].keyHash, value: hash)
-            if stack[p].placement.building
-                || {
-                    if case .sectionObject = stack[p].placement.role { return true }; return false
-                }()
+            if stack[p].placement.building || stack[p].placement.role == .sectionObject,
+                placement.role != .records || !placement.isItemsValue
             {
-                if placement.role != .records || !placement.isItemsValue {
-                    stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: value ?? .null))
-                }
+                stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: value ?? .null))
             }
-            if placement.isItemsValue, !placement.opensSection, case .sectionObject = stack[p].placement.role {
+            if placement.isItemsValue, !placement.opensSection, stack[p].placement.role == .sectionObject {
                 sections[sections.count - 1].items = .notList(typeName: typeName, offset: placement.offset)
                 stack[p].itemsSeen = true
             }
@@ -777,8 +743,7 @@ struct YAMLScanState {
             stack[p].array.add(hash)
             stack[p].count += 1
             if stack[p].placement.building { stack[p].items.append(value ?? .null) }
-            if placement.inContainer, case .sectionObject = placement.role {
-            } else if placement.inContainer {
+            if placement.inContainer, placement.role != .sectionObject {
                 var section = ScannedSection(offset: placement.offset)
                 section.notAnObject = typeName
                 sections.append(section)
