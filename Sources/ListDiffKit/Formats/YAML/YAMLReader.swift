@@ -169,54 +169,29 @@ extension YAMLScalar {
 enum YAMLNumbers {
     static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
+    /// A core-schema number (`0o` octal, `0x` hexadecimal, or a decimal as
+    /// `YAMLScalar.isDecimal` accepts it) as JSON number text, or nil.
     static func jsonText(_ text: String) -> String? {
         let b = Array(text.utf8)
-        guard !b.isEmpty else { return nil }
         if b.count > 2, b[0] == UInt8(ascii: "0"), b[1] == UInt8(ascii: "o") {
             return convert(b[2...], radix: 8)
         }
         if b.count > 2, b[0] == UInt8(ascii: "0"), b[1] == UInt8(ascii: "x") {
             return convert(b[2...], radix: 16)
         }
-        // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
-        var i = 0
-        var sign = ""
-        if b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
-            if b[i] == UInt8(ascii: "-") { sign = "-" }
-            i += 1
-        }
-        var intPart: [UInt8] = []
-        while i < b.count, isDigit(b[i]) { intPart.append(b[i]); i += 1 }
-        var fraction: [UInt8]? = nil
-        if i < b.count, b[i] == UInt8(ascii: ".") {
-            i += 1
-            var f: [UInt8] = []
-            while i < b.count, isDigit(b[i]) { f.append(b[i]); i += 1 }
-            fraction = f
-        }
-        if intPart.isEmpty && (fraction ?? []).isEmpty { return nil }
-        var exponent = ""
-        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
-            i += 1
-            var e = "e"
-            if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
-                e.append(Character(Unicode.Scalar(b[i])))
-                i += 1
-            }
-            var digits: [UInt8] = []
-            while i < b.count, isDigit(b[i]) { digits.append(b[i]); i += 1 }
-            guard !digits.isEmpty else { return nil }
-            // Same range as the JSON reader: at most 9 significant exponent digits.
-            let significant = digits.drop { $0 == UInt8(ascii: "0") }
-            guard significant.count <= 9 else { return nil }
-            exponent = e + String(decoding: digits, as: UTF8.self)
-        }
-        guard i == b.count else { return nil }
-        var integer = String(decoding: intPart.drop { $0 == UInt8(ascii: "0") }, as: UTF8.self)
-        if integer.isEmpty { integer = "0" }
-        var out = sign + integer
-        if let fraction {
-            out += "." + (fraction.isEmpty ? "0" : String(decoding: fraction, as: UTF8.self))
+        guard b.withUnsafeBytes(YAMLScalar.isDecimal) else { return nil }
+        // A decimal: its sign (`-` kept, `+` dropped), whole part without leading zeros (at
+        // least `0`), fraction (at least one digit) and exponent (`e`, its sign and digits).
+        var rest = b[...]
+        let sign = rest.first == UInt8(ascii: "-") ? "-" : ""
+        if rest.first == UInt8(ascii: "-") || rest.first == UInt8(ascii: "+") { rest.removeFirst() }
+        let e = rest.firstIndex { $0 | 0x20 == UInt8(ascii: "e") } ?? rest.endIndex
+        let exponent = e < rest.endIndex ? "e" + String(decoding: rest[(e + 1)...], as: UTF8.self) : ""
+        let dot = rest[..<e].firstIndex(of: UInt8(ascii: ".")) ?? e
+        let integer = String(decoding: rest[..<dot].drop { $0 == UInt8(ascii: "0") }, as: UTF8.self)
+        var out = sign + (integer.isEmpty ? "0" : integer)
+        if dot < e {
+            out += "." + (dot + 1 == e ? "0" : String(decoding: rest[(dot + 1)..<e], as: UTF8.self))
         }
         return out + exponent
     }

@@ -847,7 +847,8 @@ enum YAMLScalar {
     ].map { (Array($0.0.utf8), $0.1, $0.2) }
 
     /// `[-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`, the exponent of at
-    /// most 9 significant digits (as `YAMLNumbers.jsonText` accepts).
+    /// most 9 significant digits (the same range as the JSON reader). `YAMLNumbers.jsonText`
+    /// respells what it accepts.
     static func isDecimal(_ b: UnsafeRawBufferPointer) -> Bool {
         func isDigit(_ c: UInt8) -> Bool { c &- UInt8(ascii: "0") < 10 }
         var i = 0
