@@ -641,55 +641,35 @@ public final class FileApplier: @unchecked Sendable {
     private func writeYAML(_ root: Value, to out: Sink) throws(ListDiffError) {
         let emitter = LibYAMLEmitter()
         var failure: ListDiffError? = nil
-        func drain(_ out: Sink) {
-            guard emitter.sink.bytes.count >= 1 << 16 else { return }
-            emitter.sink.bytes.withUnsafeBytes(out)
-            emitter.sink.bytes.removeAll(keepingCapacity: true)
-        }
-        func write(_ value: Value, _ out: Sink) {
-            switch value {
-            case .array(let items) where Self.hole(items) != nil:
-                emitter.emit(.sequenceStart)
-                do throws(ListDiffError) {
-                    try forEachValue(sections[Self.hole(items)!].records) { record in
-                        YAMLWriter.write(record, to: emitter)
-                        drain(out)
-                    }
-                } catch {
-                    failure = failure ?? error
+        /// Each record of section `t` through `body`, the bytes handed on every 64 KiB.
+        func eachRecord(_ t: Int, _ body: (Value) -> Void) {
+            do throws(ListDiffError) {
+                try forEachValue(sections[t].records) { record in
+                    body(record)
+                    guard emitter.sink.bytes.count >= 1 << 16 else { return }
+                    emitter.sink.bytes.withUnsafeBytes(out)
+                    emitter.sink.bytes.removeAll(keepingCapacity: true)
                 }
-                emitter.emit(.sequenceEnd)
-            case .array(let items):
-                emitter.emit(.sequenceStart)
-                for item in items { write(item, out) }
-                emitter.emit(.sequenceEnd)
-            case .object(let object):
-                emitter.emit(.mappingStart)
-                for member in object.members {
-                    YAMLWriter.string(member.key, to: emitter)
-                    write(member.value, out)
-                }
-                emitter.emit(.mappingEnd)
-            default:
-                YAMLWriter.write(value, to: emitter)
+            } catch {
+                failure = failure ?? error
             }
         }
         emitter.emit(.streamStart)
         if (side.records as? YAMLRecords)?.details.stream == true, case .array(let items) = root, let hole = Self.hole(items) {
             // OLD was a stream of documents: so is the result, one document per record.
-            do throws(ListDiffError) {
-                try forEachValue(sections[hole].records) { record in
-                    emitter.emit(.documentStart)
-                    YAMLWriter.write(record, to: emitter)
-                    emitter.emit(.documentEnd)
-                    drain(out)
-                }
-            } catch {
-                failure = failure ?? error
+            eachRecord(hole) { record in
+                emitter.emit(.documentStart)
+                YAMLWriter.write(record, to: emitter)
+                emitter.emit(.documentEnd)
             }
         } else {
             emitter.emit(.documentStart)
-            write(root, out)
+            // The records lists are written where their markers are.
+            YAMLWriter.write(root, to: emitter) { items in
+                guard let hole = Self.hole(items) else { return false }
+                eachRecord(hole) { YAMLWriter.write($0, to: emitter) }
+                return true
+            }
             emitter.emit(.documentEnd)
         }
         emitter.emit(.streamEnd)
