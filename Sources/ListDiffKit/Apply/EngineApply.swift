@@ -108,16 +108,6 @@ public final class FileApplier: @unchecked Sendable {
         var key: IdentityKey
         var duplicates: DuplicatePolicy
         var layout: Layout
-
-        init(key: IdentityKey, duplicates: DuplicatePolicy, layout: Layout) {
-            self.key = key
-            self.duplicates = duplicates
-            self.layout = layout
-        }
-
-        init(_ changeset: Changeset) {
-            self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout)
-        }
     }
 
     /// OLD, scanned for a changeset.
@@ -341,17 +331,15 @@ public final class FileApplier: @unchecked Sendable {
                     .usage, file: name, "CSV writes records that are objects; record \(index) is \(value.typeName.withArticle)")
             }
             for member in object.members {
-                if case .object = member.value {
+                switch member.value {
+                case .object, .array:
+                    let what = member.value.typeName == "object" ? "an object" : "a list"
                     throw ListDiffError(
                         .usage, file: name,
-                        "a CSV cell holds text; field \(JSONWriter.compact(.string(member.key))) of record \(index) is an object")
+                        "a CSV cell holds text; field \(JSONWriter.compact(.string(member.key))) of record \(index) is \(what)")
+                default:
+                    if known.insert(member.key).inserted { header.append(member.key) }
                 }
-                if case .array = member.value {
-                    throw ListDiffError(
-                        .usage, file: name,
-                        "a CSV cell holds text; field \(JSONWriter.compact(.string(member.key))) of record \(index) is a list")
-                }
-                if known.insert(member.key).inserted { header.append(member.key) }
             }
         }
         let newline: [UInt8] = side.file.csv?.crlf == true ? [0x0D, 0x0A] : [0x0A]
@@ -406,26 +394,15 @@ public final class FileApplier: @unchecked Sendable {
 
     /// The new document as a value: what `write` writes, built in memory.
     package func result() throws(ListDiffError) -> Value {
-        func filled(_ value: Value) throws(ListDiffError) -> Value {
-            switch value {
-            case .array(let items):
-                if let t = Self.hole(items) {
-                    var records: [Value] = []
-                    records.reserveCapacity(sections[t].records.count)
-                    try forEachValue(sections[t].records) { records.append($0) }
-                    return .array(records)
-                }
-                var out: [Value] = []
-                for item in items { out.append(try filled(item)) }
-                return .array(out)
-            case .object(var object):
-                for k in object.members.indices { object.members[k].value = try filled(object.members[k].value) }
-                return .object(object)
-            default:
-                return value
-            }
+        let root = try outside()
+        var filled: [SectionContent<Value>] = []
+        for section in sections {
+            var records: [Value] = []
+            records.reserveCapacity(section.records.count)
+            try forEachValue(section.records) { records.append($0) }
+            filled.append((section.name, section.header, records))
         }
-        let value = try filled(try skeleton())
+        let value = try side.layout.rebuild(root, sections: filled)
         try side.file.checkIntact()
         return value
     }
@@ -487,43 +464,34 @@ public final class FileApplier: @unchecked Sendable {
 
     /// A JSON value, the records lists in it written where their markers are.
     private func writeJSON(_ value: Value, level: Int, pretty: Bool, to bytes: inout JSONBytes, _ out: Sink) {
+        // A list's elements, or an object's members with their names.
+        let elements: [(name: String?, value: Value)]
         switch value {
         case .array(let items) where Self.hole(items) != nil:
-            writeRecords(sections[Self.hole(items)!].records, pretty: pretty, level: level, lines: false, to: &bytes, out)
-        case .array(let items) where !items.isEmpty && pretty:
-            bytes.append("[\n")
-            for (i, item) in items.enumerated() {
-                bytes.indent(level + 1)
-                writeJSON(item, level: level + 1, pretty: pretty, to: &bytes, out)
-                bytes.append(i + 1 < items.count ? ",\n" : "\n")
-            }
-            bytes.indent(level)
-            bytes.append("]")
-        case .array(let items) where !items.isEmpty:
-            bytes.append("[")
-            for (i, item) in items.enumerated() {
-                if i > 0 { bytes.append(",") }
-                writeJSON(item, level: level, pretty: pretty, to: &bytes, out)
-            }
-            bytes.append("]")
-        case .object(let object) where !object.members.isEmpty:
-            bytes.append(pretty ? "{\n" : "{")
-            for (i, member) in object.members.enumerated() {
-                if pretty { bytes.indent(level + 1) }
-                bytes.append(string: member.key)
-                bytes.append(pretty ? ": " : ":")
-                writeJSON(member.value, level: level + 1, pretty: pretty, to: &bytes, out)
-                if pretty {
-                    bytes.append(i + 1 < object.members.count ? ",\n" : "\n")
-                } else if i + 1 < object.members.count {
-                    bytes.append(",")
-                }
-            }
-            if pretty { bytes.indent(level) }
-            bytes.append("}")
-        default:
-            pretty ? bytes.appendPretty(value, level: level) : bytes.append(value: value)
+            return writeRecords(sections[Self.hole(items)!].records, pretty: pretty, level: level, lines: false, to: &bytes, out)
+        case .array(let items) where !items.isEmpty: elements = items.map { (nil, $0) }
+        case .object(let object) where !object.members.isEmpty: elements = object.members.map { ($0.key, $0.value) }
+        default: return pretty ? bytes.appendPretty(value, level: level) : bytes.append(value: value)
         }
+        let isObject = elements[0].name != nil
+        bytes.append(isObject ? "{" : "[")
+        for (i, element) in elements.enumerated() {
+            if i > 0 { bytes.append(",") }
+            if pretty {
+                bytes.append("\n")
+                bytes.indent(level + 1)
+            }
+            if let name = element.name {
+                bytes.append(string: name)
+                bytes.append(pretty ? ": " : ":")
+            }
+            writeJSON(element.value, level: level + 1, pretty: pretty, to: &bytes, out)
+        }
+        if pretty {
+            bytes.append("\n")
+            bytes.indent(level)
+        }
+        bytes.append(isObject ? "}" : "]")
     }
 
     /// Where written bytes go.
@@ -676,6 +644,12 @@ public final class FileApplier: @unchecked Sendable {
         if let failure { throw failure }
         if let problem = emitter.failure { throw ListDiffError(.io, "cannot write YAML: \(problem)") }
         emitter.sink.bytes.withUnsafeBytes(out)
+    }
+}
+
+extension FileApplier.Header {
+    init(_ changeset: Changeset) {
+        self.init(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout)
     }
 }
 
