@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A changeset applied to a file on the engine: OLD is scanned as a diff scans it (no value
 /// tree), the changes are checked and placed by record number, and the new document is
 /// written with OLD's unchanged records copied from their bytes. Only the changeset's
@@ -512,87 +510,75 @@ public final class FileApplier: @unchecked Sendable {
             guard !records.isEmpty else { return bytes.append("[]") }
             bytes.append("[")
         }
-        let blockSize = 2048
-        let cores = Machine.cores
-        let blocks = (0..<cores).map { _ in Block() }
         let json = format != .yaml
         let source = side.records, file = side.file, values = values
-        var start = 0
-        while start < records.count {
-            let wave = min(cores, (records.count - start + blockSize - 1) / blockSize)
-            let first = start
-            records.withUnsafeBufferPointer { all in
-                nonisolated(unsafe) let all = all
-                DispatchQueue.concurrentPerform(iterations: wave) { b in
-                    let block = blocks[b]
-                    block.bytes.removeAll()
-                    let range = first + b * blockSize..<min(all.count, first + (b + 1) * blockSize)
-                    // A YAML OLD's records are read in one batch per block.
-                    let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
-                    // A JSON OLD's records that keep their order (most) are read where they are
-                    // mapped, and their pages handed back in one run; the others (moved) are
-                    // copied from the file, so that no stray page is mapped and handed back
-                    // (each hand-back makes every core drop the pages from its address cache).
-                    var inOrder = [Bool](repeating: !json, count: range.count)
-                    if json {
-                        visitLongestIncreasingSubsequence(count: range.count, value: { Int(all[range.lowerBound + $0]) }) {
-                            inOrder[$0] = true
-                        }
-                    }
-                    var scratch: [UInt8] = []
-                    var run: Range<Int>? = nil
-                    // One access to the block's bytes for the whole loop (each access to a
-                    // class's property is checked for exclusivity at run time).
-                    func fill(_ bytes: inout JSONBytes) {
-                        for n in range {
-                            if lines {
-                                if n > 0 { bytes.append("\n") }
-                            } else if pretty {
-                                bytes.append(n == 0 ? "\n" : ",\n")
-                                bytes.indent(level + 1)
-                            } else if n > 0 {
-                                bytes.append(",")
-                            }
-                            let r = Int(all[n])
-                            if r < 0 {
-                                let value = values[-1 - r]
-                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
-                            } else if json {
-                                func write(_ text: UnsafeRawBufferPointer) {
-                                    pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
-                                }
-                                let start = source.starts[r], end = start + Int(source.lengths[r])
-                                if inOrder[n - range.lowerBound] {
-                                    write(UnsafeRawBufferPointer(source.bytes(r)))
-                                    run = (run?.lowerBound ?? start)..<end
-                                } else if (try? file.copy(start..<end, into: &scratch)) != nil {
-                                    scratch.withUnsafeBytes { write($0) }
-                                } else {
-                                    // The file shrank: reading the map notes it, and the write fails.
-                                    write(UnsafeRawBufferPointer(source.bytes(r)))
-                                }
-                            } else if let value = read[r] {
-                                pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
-                            }
-                        }
-                    }
-                    fill(&block.bytes)
-                    if json {
-                        if let run { file.release(pages: run) }
-                    } else {
-                        // The pages of the OLD records read, in the kernel's fault-around blocks.
-                        var strays = StrayPages(file: file, limit: range.count + 1)
-                        for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
-                        strays.release()
+        records.withUnsafeBufferPointer { all in
+            nonisolated(unsafe) let all = all
+            Machine.inWaves(count: all.count, slot: Block.init) { block, range in
+                block.bytes.removeAll()
+                // A YAML OLD's records are read in one batch per block.
+                let read = json ? [:] : (try? source.values(range.compactMap { all[$0] >= 0 ? Int(all[$0]) : nil })) ?? [:]
+                // A JSON OLD's records that keep their order (most) are read where they are
+                // mapped, and their pages handed back in one run; the others (moved) are
+                // copied from the file, so that no stray page is mapped and handed back
+                // (each hand-back makes every core drop the pages from its address cache).
+                var inOrder = [Bool](repeating: !json, count: range.count)
+                if json {
+                    visitLongestIncreasingSubsequence(count: range.count, value: { Int(all[range.lowerBound + $0]) }) {
+                        inOrder[$0] = true
                     }
                 }
-            }
-            for b in 0..<wave {
-                bytes.append(blocks[b].bytes.bytes)
+                var scratch: [UInt8] = []
+                var run: Range<Int>? = nil
+                // One access to the block's bytes for the whole loop (each access to a
+                // class's property is checked for exclusivity at run time).
+                func fill(_ bytes: inout JSONBytes) {
+                    for n in range {
+                        if lines {
+                            if n > 0 { bytes.append("\n") }
+                        } else if pretty {
+                            bytes.append(n == 0 ? "\n" : ",\n")
+                            bytes.indent(level + 1)
+                        } else if n > 0 {
+                            bytes.append(",")
+                        }
+                        let r = Int(all[n])
+                        if r < 0 {
+                            let value = values[-1 - r]
+                            pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                        } else if json {
+                            func write(_ text: UnsafeRawBufferPointer) {
+                                pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
+                            }
+                            let start = source.starts[r], end = start + Int(source.lengths[r])
+                            if inOrder[n - range.lowerBound] {
+                                write(UnsafeRawBufferPointer(source.bytes(r)))
+                                run = (run?.lowerBound ?? start)..<end
+                            } else if (try? file.copy(start..<end, into: &scratch)) != nil {
+                                scratch.withUnsafeBytes { write($0) }
+                            } else {
+                                // The file shrank: reading the map notes it, and the write fails.
+                                write(UnsafeRawBufferPointer(source.bytes(r)))
+                            }
+                        } else if let value = read[r] {
+                            pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
+                        }
+                    }
+                }
+                fill(&block.bytes)
+                if json {
+                    if let run { file.release(pages: run) }
+                } else {
+                    // The pages of the OLD records read, in the kernel's fault-around blocks.
+                    var strays = StrayPages(file: file, limit: range.count + 1)
+                    for n in range where all[n] >= 0 { strays.add(source.starts[Int(all[n])], 1) }
+                    strays.release()
+                }
+            } drain: { block in
+                bytes.append(block.bytes.bytes)
                 out(UnsafeRawBufferPointer(bytes.bytes))
                 bytes.removeAll()
             }
-            start += wave * blockSize
         }
         if lines {
             if !records.isEmpty { bytes.append("\n") }

@@ -825,15 +825,3 @@ struct StrayPages {
         ranges.removeAll(keepingCapacity: true)
     }
 }
-
-/// The machine the engine runs on.
-enum Machine {
-    /// The cores this process may run on (its CPU affinity), at least 1.
-    static let cores = SystemCalls.processorCount()
-
-    /// Runs `body` over `count` items in up to `parts` ranges at once.
-    static func parallel(parts: Int, count: Int, _ body: @Sendable (Range<Int>) -> Void) {
-        let n = max(1, min(parts, count / 4096 + 1))
-        DispatchQueue.concurrentPerform(iterations: n) { k in body(count * k / n..<count * (k + 1) / n) }
-    }
-}

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// The machine-readable changeset, schema version 1 (documented in README.md).
 ///
 /// The top level is indented; each change is one compact line, so the output reads
@@ -160,37 +158,27 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         count: Int, indent: StaticString, to out: inout JSONBytes, _ flush: (inout JSONBytes) -> Void,
         _ item: @escaping @Sendable (Int, inout JSONBytes) throws(ListDiffError) -> Void
     ) throws(ListDiffError) {
-        let blockSize = 2048
-        let cores = Machine.cores
-        let blocks = (0..<max(1, cores)).map { _ in Block() }
-        var start = 0
-        while start < count {
-            let wave = min(cores, (count - start + blockSize - 1) / blockSize)
-            let first = start
-            DispatchQueue.concurrentPerform(iterations: wave) { b in
-                // One access to the block's bytes for the whole loop (each access to a
-                // class's property is checked for exclusivity at run time).
-                func fill(_ bytes: inout JSONBytes) throws(ListDiffError) {
-                    bytes.removeAll()
-                    for n in first + b * blockSize..<min(count, first + (b + 1) * blockSize) {
-                        bytes.append(n == 0 ? "\n" : ",\n")
-                        bytes.append(indent)
-                        bytes.append("  ")
-                        try item(n, &bytes)
-                    }
-                }
-                do throws(ListDiffError) {
-                    try fill(&blocks[b].bytes)
-                } catch {
-                    blocks[b].error = error
+        try Machine.inWaves(count: count, slot: Block.init) { block, range in
+            // One access to the block's bytes for the whole loop (each access to a
+            // class's property is checked for exclusivity at run time).
+            func fill(_ bytes: inout JSONBytes) throws(ListDiffError) {
+                bytes.removeAll()
+                for n in range {
+                    bytes.append(n == 0 ? "\n" : ",\n")
+                    bytes.append(indent)
+                    bytes.append("  ")
+                    try item(n, &bytes)
                 }
             }
-            for b in 0..<wave {
-                if let error = blocks[b].error { throw error }
-                out.append(blocks[b].bytes.bytes)
-                flush(&out)
+            do throws(ListDiffError) {
+                try fill(&block.bytes)
+            } catch {
+                block.error = error
             }
-            start += wave * blockSize
+        } drain: { (block) throws(ListDiffError) in
+            if let error = block.error { throw error }
+            out.append(block.bytes.bytes)
+            flush(&out)
         }
         if count == 0 {
             out.append("]")

@@ -32,3 +32,36 @@ package enum Concurrently {
         return (a.get(), b.get())
     }
 }
+
+/// The machine the engine runs on.
+enum Machine {
+    /// The cores this process may run on (its CPU affinity), at least 1.
+    static let cores = SystemCalls.processorCount()
+
+    /// Runs `body` over `count` items in up to `parts` ranges at once.
+    static func parallel(parts: Int, count: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        let n = max(1, min(parts, count / 4096 + 1))
+        DispatchQueue.concurrentPerform(iterations: n) { k in body(count * k / n..<count * (k + 1) / n) }
+    }
+
+    /// Writes `count` items in blocks of 2048, a block on each core at once, wave after wave:
+    /// `fill` writes a block's items into a slot, on the block's core; then `drain` takes
+    /// the wave's slots in the order of their blocks, on the caller's thread. There is one
+    /// slot per core, made by `slot`, and each wave uses them again.
+    static func inWaves<Slot: Sendable, E: Error>(
+        count: Int, slot: () -> Slot, _ fill: @Sendable (Slot, Range<Int>) -> Void, drain: (Slot) throws(E) -> Void
+    ) throws(E) {
+        let blockSize = 2048
+        let slots = (0..<cores).map { _ in slot() }
+        var start = 0
+        while start < count {
+            let wave = min(cores, (count - start + blockSize - 1) / blockSize)
+            let first = start
+            DispatchQueue.concurrentPerform(iterations: wave) { b in
+                fill(slots[b], first + b * blockSize..<min(count, first + (b + 1) * blockSize))
+            }
+            for slot in slots[..<wave] { try drain(slot) }
+            start += wave * blockSize
+        }
+    }
+}
