@@ -460,6 +460,37 @@ struct DocumentPairs {
         }
     }
 
+    /// The same through `keyedSide`, the scan of one input on its own that apply and the key
+    /// search make: two keys that share a hash are caught there too, and the side (its
+    /// sections, each record's occurrence, or the error) is the one full hashes give.
+    @Test func keyHashCollisionsAreCaughtOnOneSide() throws {
+        var pairs = DocumentPairs(seed: 97)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 96), pretty: false)
+        var collided = 0
+        for round in 0..<120 {
+            let c = DocumentPairs.Case(
+                shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 2 == 0 ? .match : .error, atPath: false)
+            let file = MappedFile(name: "old", bytes: Array(spelling.write(pairs.next(c).0).utf8))
+            for duplicates in DuplicatePolicy.allCases {
+                func side(_ hashing: KeyHashing) -> String {
+                    do throws(ListDiffError) {
+                        var engine = Engine(
+                            key: try IdentityKey(parsing: c.key), differ: Differ(), duplicates: duplicates, options: LayoutOptions())
+                        engine.keyHashing = hashing
+                        let (side, used) = try engine.keyedSide(file, .json)
+                        if used.attempt > 0 { collided += 1 }
+                        return "\(side.layout) \(side.sections.map(\.records)) \((0..<side.count).map { side.occurrence($0) ?? -1 })"
+                    } catch {
+                        return "error: \(error)"
+                    }
+                }
+                #expect(side(KeyHashing(seed: 0, mask: 0xF)) == side(KeyHashing()), "round \(round), \(duplicates)")
+            }
+        }
+        #expect(collided > 0)
+    }
+
     /// Inputs large enough to be scanned in parts, in every layout: the same as in one part.
     @Test(arguments: DocumentPairs.Shape.allCases) func partsGiveWhatOnePassGives(shape: DocumentPairs.Shape) throws {
         let dir = try FastPathTests.directory()

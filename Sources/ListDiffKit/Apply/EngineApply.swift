@@ -645,25 +645,11 @@ extension Engine {
     /// reader's order and words.
     func keyedSide(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (Side, KeyHashing) {
         var hashing = keyHashing
-        attempts: while true {
+        while true {
             let side = try self.side(file, format, against: nil, hashing)
-            let chains = duplicates == .match ? Chains(count: side.count) : nil
-            let (keys, repeated) = OldKeys.build(side.table, chains: chains)
-            keys.discard()
-            if let collision = try keyedErrors(side, repeated: duplicates == .error ? repeated : nil), collision {
-                hashing = try hashing.nextAttempt()
-                continue
-            }
-            if let chains {
-                side.occurrences = chains.occurrence
-                for k in 0..<side.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
-                    if try !sameKey(side, Int(chains.head[k]), side, k) {
-                        hashing = try hashing.nextAttempt()
-                        continue attempts
-                    }
-                }
-            }
-            return (side, hashing)
+            // (The index goes once checked: nothing looks keys up here.)
+            if try indexed(side) != nil { return (side, hashing) }
+            hashing = try hashing.nextAttempt()
         }
     }
 }

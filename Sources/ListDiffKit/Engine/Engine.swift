@@ -167,17 +167,8 @@ struct Engine: Sendable {
             oldSide = try side(old, oldFormat, against: nil, hashing)
         }
         progress?.lap("scan OLD")
-        let chains = duplicates == .match ? Chains(count: oldSide.count) : nil
-        let (keys, repeated) = OldKeys.build(oldSide.table, chains: chains)
-        if let collision = try keyedErrors(oldSide, repeated: duplicates == .error ? repeated : nil), collision { return nil }
-        if let chains {
-            oldSide.occurrences = chains.occurrence
-            // Records chained by hash must share their key.
-            for k in 0..<oldSide.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
-                if try !sameKey(oldSide, Int(chains.head[k]), oldSide, k) { return nil }
-            }
-            return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, pending, hashing)
-        }
+        guard let (keys, chains) = try indexed(oldSide) else { return nil }
+        if let chains { return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, pending, hashing) }
         progress?.lap("index OLD")
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
@@ -190,6 +181,23 @@ struct Engine: Sendable {
         if !isJSON(newFormat) || pending != nil { fillCopies(oldSide, newSide, claims.newToOld) }
         progress?.lap("index NEW")
         return try finish(oldSide, newSide, newToOld: claims.newToOld, oldToNew: claims.oldToNew, copies: newSide.table.copies)
+    }
+
+    /// OLD's keys indexed, and its keyed errors thrown (`keyedErrors`). Under `--duplicates
+    /// match`, the chains of each key's records give each record its occurrence. Nil when two
+    /// different keys turn out to share a hash (the caller tries again with other hashes).
+    func indexed(_ side: Side) throws(ListDiffError) -> (keys: OldKeys, chains: Chains?)? {
+        let chains = duplicates == .match ? Chains(count: side.count) : nil
+        let (keys, repeated) = OldKeys.build(side.table, chains: chains)
+        if let collision = try keyedErrors(side, repeated: duplicates == .error ? repeated : nil), collision { return nil }
+        if let chains {
+            side.occurrences = chains.occurrence
+            // Records chained by hash must share their key.
+            for k in 0..<side.count where chains.head[k] != Int32(k) && chains.head[k] >= 0 {
+                if try !sameKey(side, Int(chains.head[k]), side, k) { return nil }
+            }
+        }
+        return (keys, chains)
     }
 
     /// The rest of `attempt` under `--duplicates match`: the k-th occurrence of a key in NEW
