@@ -169,3 +169,24 @@ struct ChangeBuilder {
         }
     }
 }
+
+extension ChangeBuilder {
+    /// Old record i matched new record j, their values `a` and `b`: compared under the
+    /// rules, or exactly (members in order when `significant`), then built as `matched`
+    /// builds them. Returns whether the two are the same. The engine and the sorted merge
+    /// both compare here.
+    mutating func compared(_ i: Int, _ j: Int, stays: Bool, _ a: Value, _ b: Value, significant: Bool) throws(ListDiffError) -> Bool {
+        if comparison.comparesContent {
+            // The fields that changed under the rules, found once: none is the same. (A
+            // keyed list's elements are matched exactly, so with array keys the rules
+            // decide alone.)
+            let fields = try fieldChanges(i, j, old: a, new: b)
+            let same = fields.isEmpty || (!comparison.arrayKeysFree && comparison.same(a, b))
+            try matched(i, j, stays: stays, same: same, before: a, after: b, fields: same ? [] : fields)
+            return same
+        }
+        let same = significant ? a.isIdentical(to: b) : a == b
+        try matched(i, j, stays: stays, same: same, before: a, after: b)
+        return same
+    }
+}

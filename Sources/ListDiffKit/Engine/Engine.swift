@@ -701,20 +701,10 @@ struct Engine: Sendable {
                     }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
-                    if comparison.comparesContent {
-                        // The fields that changed under the rules, found once: none is the same. (A
-                        // keyed list's elements are matched exactly, so with array keys the rules
-                        // decide alone.)
-                        let fields = try builder.fieldChanges(i, j, old: a, new: b)
-                        let same = fields.isEmpty || (!comparison.arrayKeysFree && comparison.same(a, b))
-                        if same, kept.count > j { kept[j] = true }
-                        try builder.matched(i, j, stays: stays[i], same: same, before: a, after: b, fields: same ? [] : fields)
-                        continue
+                    // (Same under the rules or `--unordered`, and so left as OLD's by apply.)
+                    if try builder.compared(i, j, stays: stays[i], a, b, significant: significant), kept.count > j {
+                        kept[j] = true
                     }
-                    let same = significant ? a.isIdentical(to: b) : a == b
-                    // (Same under `--unordered`, and so left as OLD's by apply.)
-                    if same, kept.count > j { kept[j] = true }
-                    try builder.matched(i, j, stays: stays[i], same: same, before: a, after: b)
                 }
                 for i in oldRange where oldToNew[i] == 0 { try builder.delete(i) }
                 new.file.release(floor..<Self.end(new, newRange))

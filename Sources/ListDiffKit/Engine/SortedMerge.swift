@@ -73,7 +73,6 @@ package struct SortedMerge: Sendable {
                 try new.advance(progress)
             } else {
                 // Sorted records cannot move: a match stays, and is an update unless the same.
-                let sameHash = old.current!.hash == new.current!.hash
                 if old.sameBytes(new) {
                     result.add(new.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
@@ -81,18 +80,10 @@ package struct SortedMerge: Sendable {
                     // The same under the rules, told by their hashes without reading either.
                     result.add(old.current!.hash)
                     try builder.matched(old.index, new.index, stays: true, same: true)
-                } else if comparison.comparesContent {
-                    let before = try old.value(), after = try new.value()
-                    let fields = try builder.fieldChanges(old.index, new.index, old: before, new: after)
-                    let same = fields.isEmpty || (!comparison.arrayKeysFree && comparison.same(before, after))
-                    result.add(same ? old.current!.hash : new.current!.hash)
-                    try builder.matched(
-                        old.index, new.index, stays: true, same: same, before: before, after: after, fields: same ? [] : fields)
                 } else {
                     let before = try old.value(), after = try new.value()
-                    let same = sameHash && (significant ? before.isIdentical(to: after) : before == after)
+                    let same = try builder.compared(old.index, new.index, stays: true, before, after, significant: significant)
                     result.add(same ? old.current!.hash : new.current!.hash)
-                    try builder.matched(old.index, new.index, stays: true, same: same, before: before, after: after)
                 }
                 try old.advance(progress)
                 try new.advance(progress)
