@@ -102,30 +102,28 @@ public struct Differ: Sendable {
     /// The algorithm pairs; the pairing is checked and completed; then the largest set of
     /// pairs whose order agrees on both sides (a longest increasing subsequence) stays, and
     /// every other pair is a move: the fewest moves that explain the new order.
-    @_spi(Benchmarks) public func matching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool])
-    {
-        let pairing = completePairing(
-            try algorithm.pairs(old: old, new: new, symbolCount: symbolCount),
-            old: old, new: new, symbolCount: symbolCount)
-        var stays = [Bool](repeating: false, count: old.count)
-        visitLongestIncreasingSubsequence(count: old.count, value: { pairing[$0] ?? -1 }) { stays[$0] = true }
-        return (pairing, stays)
-    }
-
-    /// The matching of a list diffed as a sequence (`--key .`): the algorithm's own pairs,
-    /// checked but not completed, so that each algorithm gives its own result. Myers and
-    /// LCS pair a common subsequence (no moves); Heckel pairs records unique on both sides
-    /// wherever they went, and the pairs that cross the longest run in order are moves.
-    package func sequenceMatching(old: [Int], new: [Int], symbolCount: Int) throws(ListDiffError) -> (pairs: [Int?], stays: [Bool]) {
-        let pairing = Self.validPairs(try algorithm.pairs(old: old, new: new, symbolCount: symbolCount), old: old, new: new)
+    ///
+    /// Without `complete`, for a list diffed as a sequence (`--key .`): the algorithm's own
+    /// pairs, checked but not completed, so that each algorithm gives its own result. Myers
+    /// and LCS pair a common subsequence (no moves); Heckel pairs records unique on both
+    /// sides wherever they went, and the pairs that cross the longest run in order are moves.
+    @_spi(Benchmarks) public func matching(old: [Int], new: [Int], symbolCount: Int, complete: Bool = true) throws(ListDiffError) -> (
+        pairs: [Int?], stays: [Bool]
+    ) {
+        let proposed = try algorithm.pairs(old: old, new: new, symbolCount: symbolCount)
+        let pairing =
+            complete
+            ? completePairing(proposed, old: old, new: new, symbolCount: symbolCount)
+            : Self.validPairs(proposed, old: old, new: new).pairing
         var stays = [Bool](repeating: false, count: old.count)
         visitLongestIncreasingSubsequence(count: old.count, value: { pairing[$0] ?? -1 }) { stays[$0] = true }
         return (pairing, stays)
     }
 
     /// An algorithm's pairs, less any that joins unequal symbols, is out of range or reuses
-    /// an index of NEW (the contract tests hold the algorithms to none of these).
-    static func validPairs(_ proposed: [Int?], old: [Int], new: [Int]) -> [Int?] {
+    /// an index of NEW (the contract tests hold the algorithms to none of these); and which
+    /// indexes of NEW they use.
+    static func validPairs(_ proposed: [Int?], old: [Int], new: [Int]) -> (pairing: [Int?], newUsed: [Bool]) {
         var pairing = [Int?](repeating: nil, count: old.count)
         var newUsed = [Bool](repeating: false, count: new.count)
         for (i, j) in proposed.enumerated() where i < old.count {
@@ -134,20 +132,15 @@ public struct Differ: Sendable {
                 newUsed[j] = true
             }
         }
-        return pairing
+        return (pairing, newUsed)
     }
 
     /// Checks an algorithm's pairing, dropping any pair that joins unequal symbols or
     /// reuses an index, then pairs the equal symbols left over, in order, so that a
     /// record present on both sides is always matched.
     func completePairing(_ proposed: [Int?], old: [Int], new: [Int], symbolCount: Int) -> [Int?] {
-        var pairing = Self.validPairs(proposed, old: old, new: new)
-        var newUsed = [Bool](repeating: false, count: new.count)
-        var paired = 0
-        for case let j? in pairing {
-            newUsed[j] = true
-            paired += 1
-        }
+        var (pairing, newUsed) = Self.validPairs(proposed, old: old, new: new)
+        let paired = newUsed.count { $0 }
         if paired == old.count || paired == new.count { return pairing }
         // Unpaired old indexes per symbol, as linked lists in ascending order (built from
         // the end, each pushed on its list's head).

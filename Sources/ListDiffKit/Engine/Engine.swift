@@ -267,7 +267,7 @@ struct Engine: Sendable {
             // a symbol of their own (no OLD record holds them).
             let oldSymbols = (0..<oldCount).map { Int(heads[$0]) }
             let newSymbols = (0..<newCount).map { j in matches[j] >= 0 ? Int(heads[Int(matches[j])]) : oldCount + j }
-            let (pairs, kept) = try differ.sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: oldCount + newCount)
+            let (pairs, kept) = try differ.matching(old: oldSymbols, new: newSymbols, symbolCount: oldCount + newCount, complete: false)
             for j in 0..<newCount { newToOld[j] = -1 }
             for i in 0..<oldCount {
                 oldToNew[i] = 0

@@ -123,10 +123,8 @@ package struct ReferenceDiffer {
         }
         let oldSymbols = old.records.map { symbol(id($0)) }
         let newSymbols = new.records.map { symbol(id($0)) }
-        var (pairing, stays) =
-            key.isWholeRecord
-            ? try differ.sequenceMatching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
-            : try differ.matching(old: oldSymbols, new: newSymbols, symbolCount: symbols.count)
+        var (pairing, stays) = try differ.matching(
+            old: oldSymbols, new: newSymbols, symbolCount: symbols.count, complete: !key.isWholeRecord)
         var sectionChanges: [SectionChange] = []
         if old.layout.isSectioned {
             let sectionTarget: [Int?]
