@@ -356,7 +356,7 @@ struct RecordPairs {
         let oldScan = try Self.scan(original).get()
         let old = OldRecords(
             bytes: oldFile.bytes.baseAddress!, table: oldScan.table, keys: OldKeys.build(oldScan.table).0,
-            copies: true, depth: 1, unique: true)
+            copies: true, depth: 1)
         var scanned = 0
         for input in inputs {
             let spelled = String(decoding: input, as: UTF8.self)

@@ -208,7 +208,7 @@ struct Engine: Sendable {
     ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.lap("index OLD")
         let newSide = try newSide(
-            new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat, heads: chains.head),
+            new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat),
             keys, hashing)
         progress?.lap("scan NEW")
         keys.discard()
@@ -425,11 +425,11 @@ struct Engine: Sendable {
     func isJSON(_ format: InputFormat) -> Bool { format == .json || format == .ndjson }
 
     /// OLD's records for a JSON NEW's scan against them.
-    func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat, heads: PageBuffer<Int32>? = nil) -> OldRecords? {
+    func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat) -> OldRecords? {
         guard isJSON(newFormat) else { return nil }
         return OldRecords(
             bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
-            copies: isJSON(oldSide.format), depth: oldSide.recordDepth, unique: duplicates == .error, heads: heads)
+            copies: isJSON(oldSide.format), depth: oldSide.recordDepth)
     }
 
     /// Scans one input and decides its layout, scanning it again when the shape its start

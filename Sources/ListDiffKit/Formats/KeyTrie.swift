@@ -18,8 +18,6 @@ struct KeyTrie: Sendable {
 
     let levels: [Level]
     let fieldCount: Int
-    /// Every key field is a member of the record itself (the common case, read fastest).
-    let isFlat: Bool
 
     /// Nil when the key has more than 64 fields, or its paths more than 64 names in all.
     init?(_ key: IdentityKey) {
@@ -53,7 +51,6 @@ struct KeyTrie: Sendable {
         guard names <= 64 else { return nil }
         self.levels = levels
         fieldCount = key.fields.count
-        isFlat = levels.count == 1
     }
 
     /// The entry at `level` named by these bytes, or nil.

@@ -129,10 +129,10 @@ final class ScanMemory {
     }
 
     /// A 64-bit hash of the record's identity, from its key parts' hashes: equal identities
-    /// are equal scalars, which hash alike; one part's own hash, or the parts' in order.
+    /// are equal scalars, which hash alike; one part's own hash, or the parts' in order. A
+    /// composite key's parts not `present` are absent, hashed as null (as
+    /// `IdentityKey.written` writes them).
     @inline(__always)
-    /// The key's hash from its parts; a composite key's parts not `present` are absent,
-    /// hashed as null (as `IdentityKey.written` writes them).
     func keyHash(fields: Int, present: UInt64 = ~0) -> UInt64 {
         if fields == 1 { return keyHashing.mix(keyParts[0]) }
         var hasher = CanonicalHash.ArrayHasher()
@@ -160,7 +160,6 @@ final class ScanMemory {
     }
 
     /// Notes the plain name read at `place`; false when it is too long or too far to keep.
-    @discardableResult
     func remember(_ place: Int, _ bytes: UnsafeRawBufferPointer, hash: Hash128, entry: Int?) -> Bool {
         guard place < Self.places, bytes.count <= 16 else { return false }
         var name = Name()
@@ -546,16 +545,6 @@ struct OldRecords: @unchecked Sendable {
     let copies: Bool
     /// The parser depth of OLD's records list.
     let depth: Int
-    /// Keys are unique (`--duplicates error`): a key hash's match is the record's. Under
-    /// `match`, it is the first of its key's occurrences, and claims are made afterwards.
-    let unique: Bool
-    /// Under `match`: each OLD record's first occurrence of its key.
-    var heads: PageBuffer<Int32>? = nil
-
-    /// Whether a NEW record that is byte for byte the OLD record after the last one found is
-    /// taken as that record without being read (under `match`, as a record of its key, whose
-    /// occurrence the claims decide).
-    var cursorCopies: Bool { copies }
 }
 
 extension JSONParser {

@@ -56,7 +56,7 @@ struct JSONScan {
                 } else {
                     out[k] = self.continuation(
                         from: splits[k - 1], shape: shape ?? .list, depth: recordDepth,
-                        stop: stops[k], startsList: false)
+                        stop: stops[k])
                 }
             }
             var document = results[0]!
@@ -71,7 +71,7 @@ struct JSONScan {
                     while next < stops.count, splits[next - 1] <= paused { next += 1 }
                     later = continuation(
                         from: paused, shape: document.shape, depth: document.recordDepth,
-                        stop: next < stops.count ? splits[next - 1] : .max, startsList: false)
+                        stop: next < stops.count ? splits[next - 1] : .max)
                 }
                 document.join(later)
             }
@@ -480,7 +480,7 @@ struct JSONScan {
         if part.shape == .list {
             part.sections.append(ScannedSection(offset: parser.index))
             state.folds = true
-            if !lines { _ = try parser.enterList() }
+            if !lines { try parser.enterList() }
             try run(&parser, from: .recordsOpened, &part, state, stop: stop, lines: lines)
         } else {
             if !lines {
@@ -493,7 +493,7 @@ struct JSONScan {
 
     /// A part after the first: from a record start (guessed, or where the part before
     /// stopped) to the first record at or after `stop`, or to the container's end.
-    func continuation(from start: Int, shape: ContainerShape, depth: Int, stop: Int, startsList: Bool) -> ScanPart {
+    func continuation(from start: Int, shape: ContainerShape, depth: Int, stop: Int) -> ScanPart {
         var part = ScanPart(table: RecordTable(capacity: max(16, bytes.count / 128), against: old != nil, keepsHashes: true))
         part.shape = shape
         part.recordDepth = depth
@@ -504,7 +504,7 @@ struct JSONScan {
         parser.recordsOffsets = false
         parser.index = start
         parser.depth = depth
-        let state = PartState(scan: self, table: part.table, startsList: startsList, from: start)
+        let state = PartState(scan: self, table: part.table, startsList: false, from: start)
         state.folds = false
         do throws(JSONParseFailure) {
             try run(&parser, from: .atRecord, &part, state, stop: stop, lines: lines && shape == .list)
@@ -651,7 +651,7 @@ struct JSONScan {
         let start = parser.index
         if start < bytes.count, bytes[start] == UInt8(ascii: "[") { part.listMembers.append(name) }
         if start < bytes.count, bytes[start] == UInt8(ascii: "["), part.layoutProblem == nil {
-            _ = try parser.enterList()
+            try parser.enterList()
             state.openSection(&part, ScannedSection(memberName: name, offset: start))
             return true
         }
@@ -714,7 +714,7 @@ struct JSONScan {
                     if valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "[") {
                         section.items = .list
                         section.members.append(Object.Member(key: name, value: .array([])))
-                        _ = try parser.enterList()
+                        try parser.enterList()
                         state.openSection(&part, section)
                         return true
                     }
@@ -845,8 +845,9 @@ final class PartState {
     let wholeRecord: Bool
 
     /// OLD's, for NEW's scan against it. `copies` then says whether a record's bytes are
-    /// those of the OLD record in `matches` (under `match`, the claims may pick another).
-    let against: Bool, cursorCopies: Bool, copyCheck: Bool
+    /// those of the OLD record in `matches` (under `match`, the claims may pick another);
+    /// `copyCheck`: whether records may be found again byte for byte (`OldRecords.copies`).
+    let against: Bool, copyCheck: Bool
     let oldDepth: Int, oldCount: Int
     let oldBytes: UnsafePointer<UInt8>
     let oldStarts: UnsafeMutableBufferPointer<Int>, oldLengths: UnsafeMutableBufferPointer<UInt32>
@@ -872,7 +873,6 @@ final class PartState {
         wholeRecord = scan.key.isWholeRecord
         let old = scan.old
         against = old != nil
-        cursorCopies = old?.cursorCopies ?? false
         copyCheck = old?.copies ?? false
         oldDepth = old?.depth ?? -1
         oldCount = old?.table.count ?? 0
@@ -919,7 +919,7 @@ final class PartState {
         let start = parser.index
         let bytes = parser.bytes
         let n = bytes.count
-        if cursorCopies, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n {
+        if copyCheck, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n {
             let length = Int(oldLengths[cursor])
             let first = bytes[start]
             // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
@@ -1004,10 +1004,9 @@ final class PartState {
 
 extension JSONParser {
     /// At a `[`: enters the list.
-    mutating func enterList() throws(JSONParseFailure) -> Bool {
+    mutating func enterList() throws(JSONParseFailure) {
         try enter()
         index += 1
-        return true
     }
 
     /// The type name of the value that starts with `byte` (the input is checked elsewhere).
