@@ -189,13 +189,7 @@ extension JSONParser {
         case UInt8(ascii: "\""):
             let foldCase = state.applied & rules.foldCase != 0, foldWhitespace = state.applied & rules.foldWhitespace != 0
             guard foldCase || foldWhitespace else { return try hashString() }
-            let text: String
-            if let range = try scanString() {
-                text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-            } else {
-                text = String(decoding: scratch, as: UTF8.self)
-            }
-            var normalized = Comparison.normalized(text, foldingCase: foldCase, foldingWhitespace: foldWhitespace)
+            var normalized = Comparison.normalized(try parseString(), foldingCase: foldCase, foldingWhitespace: foldWhitespace)
             return normalized.withUTF8 { CanonicalHash.string(UnsafeRawBufferPointer($0)) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             guard state.applied & rules.tolerance != 0 else { return try hashValue() }

@@ -196,10 +196,7 @@ extension JSONParser {
 
     @inline(__always)
     mutating func hashString() throws(JSONParseFailure) -> Hash128 {
-        if let range = try scanString() {
-            return CanonicalHash.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])))
-        }
-        return scratch.withUnsafeBytes { CanonicalHash.string($0) }
+        try withString { CanonicalHash.string($0) }
     }
 
     mutating func hashArray() throws(JSONParseFailure) -> Hash128 {
@@ -281,14 +278,7 @@ extension JSONParser {
                 placedAll = false
                 index = i
                 try nameStart()
-                if let range = try scanString() {
-                    let name = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
-                    nameHash = CanonicalHash.string(name)
-                    entry = keys.entry(0, named: name)
-                } else {
-                    nameHash = scratch.withUnsafeBytes { CanonicalHash.string($0) }
-                    entry = scratch.withUnsafeBytes { keys.entry(0, named: $0) }
-                }
+                (nameHash, entry) = try withString { (CanonicalHash.string($0), keys.entry(0, named: $0)) }
                 i = index
             }
             if i < n, p[i] == UInt8(ascii: ":"), i &+ 1 < n, p[i &+ 1] > 0x20 {
@@ -489,12 +479,7 @@ extension JSONParser {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
         switch bytes[index] {
         case UInt8(ascii: "\""):
-            if let range = try scanString() {
-                let text = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))
-                RecordID.Encoder.appendString(text, to: &key)
-                return CanonicalHash.string(text)
-            }
-            return scratch.withUnsafeBytes { text in
+            return try withString { text in
                 RecordID.Encoder.appendString(text, to: &key)
                 return CanonicalHash.string(text)
             }

@@ -137,22 +137,14 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             wanted += 1
         }
         var members: [Object.Member] = []
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         do throws(JSONParseFailure) {
             if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
                 repeat {
                     try parser.nameStart()
-                    // A name without escapes is compared as it is written; others are decoded.
-                    var end = parser.index + 1
-                    while end < bytes.count, bytes[end] != quote, bytes[end] != backslash { end += 1 }
-                    var name: String? = nil
-                    if end < bytes.count, bytes[end] == quote {
-                        let written = UnsafeBufferPointer(rebasing: bytes[(parser.index + 1)..<end])
-                        name = key.fields.first { $0.components[0].utf8.elementsEqual(written) }?.components[0]
-                        parser.index = end + 1
-                    } else {
-                        let decoded = try parser.parseString()
-                        if key.fields.contains(where: { $0.components[0].scalarEquals(decoded) }) { name = decoded }
+                    // The name, when a key field starts with it: compared as UTF-8, decoded
+                    // only when it has escapes.
+                    let name = try parser.withString { written in
+                        key.fields.first { $0.components[0].utf8.elementsEqual(written) }?.components[0]
                     }
                     try parser.colon()
                     if let name, !members.contains(where: { $0.key.scalarEquals(name) }) {

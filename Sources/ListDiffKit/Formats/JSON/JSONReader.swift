@@ -445,10 +445,15 @@ struct JSONParser {
 
     /// Parses a string starting at the opening quote; validates UTF-8 and escapes.
     mutating func parseString() throws(JSONParseFailure) -> String {
-        if let range = try scanString() {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        }
-        return String(decoding: scratch, as: UTF8.self)
+        try withString { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Scans the string at `index` (its opening quote) and hands its content, unescaped, to
+    /// `body`: the bytes in place when it has no escapes, else decoded in `scratch`.
+    @inline(__always)
+    mutating func withString<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(JSONParseFailure) -> R {
+        if let range = try scanString() { return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) }
+        return scratch.withUnsafeBytes(body)
     }
 
     /// Scans and validates a string starting at its opening quote. Without escapes, returns
