@@ -589,3 +589,15 @@ struct RecordPairs {
 extension FileManager {
     func removeAtPath(_ url: URL) throws { try removeItem(at: url) }
 }
+
+extension JSONParser {
+    /// The `CanonicalHash` of one whole JSON text, checked as `JSONReader.read` checks it.
+    mutating func hashText() throws(JSONParseFailure) -> Hash128 {
+        skipByteOrderMark()
+        skipWhitespace()
+        if index >= bytes.count { throw fail("expected a JSON value, found the end of the input") }
+        let hash = try hashValue()
+        try end()
+        return hash
+    }
+}

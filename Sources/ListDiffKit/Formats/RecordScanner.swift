@@ -420,42 +420,36 @@ extension JSONParser {
     /// or a literal, else the general way; `i` is the offset, `index` left behind.
     @inline(__always)
     mutating func fastValueHash(_ p: UnsafePointer<UInt8>, at i: inout Int, count n: Int) throws(JSONParseFailure) -> Hash128 {
-        let valueHash: Hash128
         switch i < n ? p[i] : 0 {
         case UInt8(ascii: "\""):
             let end = JSONParser.plainEnd(p, from: i &+ 1, count: n)
             if end < n, p[end] == UInt8(ascii: "\"") {
-                valueHash = CanonicalHash.string(UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1))
+                let text = UnsafeRawBufferPointer(start: p + i + 1, count: end &- i &- 1)
                 i = end &+ 1
-            } else {
-                index = i
-                valueHash = try hashString()
-                i = index
+                return CanonicalHash.string(text)
             }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             if let (hash, end) = CanonicalHash.plainDecimal(p, from: i, count: n) {
-                valueHash = hash
                 i = end
-            } else {
-                index = i
-                valueHash = try hashValue()
-                i = index
+                return hash
             }
         case UInt8(ascii: "t") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.trueWord:
-            valueHash = CanonicalHash.true
             i &+= 4
+            return CanonicalHash.true
         case UInt8(ascii: "f") where i &+ 5 <= n && UnsafeRawPointer(p + i + 1).loadUnaligned(as: UInt32.self) == JSONParser.alseWord:
-            valueHash = CanonicalHash.false
             i &+= 5
+            return CanonicalHash.false
         case UInt8(ascii: "n") where i &+ 4 <= n && UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self) == JSONParser.nullWord:
-            valueHash = CanonicalHash.null
             i &+= 4
+            return CanonicalHash.null
         default:
-            index = i
-            valueHash = try hashValue()
-            i = index
+            break
         }
-        return valueHash
+        // Anything else (a string with escapes, a number written otherwise): the general way.
+        index = i
+        let hash = try hashValue()
+        i = index
+        return hash
     }
 
     /// Whether a value starting with `byte` is one a key may be: a string, number or boolean.
@@ -555,16 +549,5 @@ extension JSONParser {
             throw fail("expected the end of the line after the record (NDJSON holds one JSON value per line), found \(describe(index))")
         }
         index += 1
-    }
-
-    /// The `CanonicalHash` of one whole JSON text, as `read` would check it.
-    mutating func hashText() throws(JSONParseFailure) -> Hash128 {
-        skipByteOrderMark()
-        skipWhitespace()
-        if index >= bytes.count { throw fail("expected a JSON value, found the end of the input") }
-        let hash = try hashValue()
-        skipWhitespace()
-        if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
-        return hash
     }
 }

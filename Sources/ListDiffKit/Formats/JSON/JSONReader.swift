@@ -19,34 +19,20 @@ package struct JSONReader: Sendable {
 
     /// Reads exactly one JSON text.
     package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
-        let (values, offsets) = try parse(bytes, name: name, many: false)
+        let (values, offsets) = try parse(bytes, name: name)
         return (values[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets))
     }
 
     /// Reads NDJSON (JSON Lines): one JSON value per line, blank lines skipped. The result
     /// is the list of the values, as if they were written as one JSON list.
     func readLines(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
-        let result: Result<([Value], [Int]), JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
-            parser.offsets = [0]  // the list itself
-            do throws(JSONParseFailure) {
-                let values = try parser.parseLines()
-                return .success((values, parser.offsets))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch result {
-        case .success(let (values, offsets)):
-            return (.array(values), SourceText(name: name, bytes: bytes, valueOffsets: offsets))
-        case .failure(let failure):
-            throw bytes.withUnsafeBufferPointer { failure.error(file: name, in: $0) }
-        }
+        let (values, offsets) = try parse(bytes, name: name, lines: true)
+        return (.array(values), SourceText(name: name, bytes: bytes, valueOffsets: offsets))
     }
 
     /// Reads a value from bytes; convenience for tests and small inputs.
     package func value(_ bytes: [UInt8]) throws(ListDiffError) -> Value {
-        try parse(bytes, name: "<input>", many: false).values[0]
+        try parse(bytes, name: "<input>").values[0]
     }
 
     /// Reads zero or more JSON texts separated by white space (as in a JSON sequence file).
@@ -54,21 +40,20 @@ package struct JSONReader: Sendable {
         try parse(bytes, name: "<input>", many: true).values
     }
 
-    private func parse(_ bytes: [UInt8], name: String, many: Bool) throws(ListDiffError) -> (values: [Value], offsets: [Int]) {
-        let result: Result<([Value], [Int]), JSONParseFailure> = bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
-            do throws(JSONParseFailure) {
-                let values = try parser.parseTexts(many: many)
-                return .success((values, parser.offsets))
-            } catch {
-                return .failure(error)
+    /// The values of `bytes`, exactly one text, `many` or NDJSON's `lines`, with the offset of
+    /// every value (in `lines`, 0 first: the list itself); a failure as an error in `name`.
+    private func parse(_ bytes: [UInt8], name: String, many: Bool = false, lines: Bool = false)
+        throws(ListDiffError) -> (values: [Value], offsets: [Int])
+    {
+        do throws(JSONParseFailure) {
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseFailure) in
+                var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
+                if lines { parser.offsets = [0] }
+                let values = lines ? try parser.parseLines() : try parser.parseTexts(many: many)
+                return (values, parser.offsets)
             }
-        }
-        switch result {
-        case .success(let parsed):
-            return parsed
-        case .failure(let failure):
-            throw bytes.withUnsafeBufferPointer { failure.error(file: name, in: $0) }
+        } catch {
+            throw bytes.withUnsafeBufferPointer { error.error(file: name, in: $0) }
         }
     }
 }
@@ -119,7 +104,7 @@ struct JSONParser {
     }
 
     mutating func parseTexts(many: Bool) throws(JSONParseFailure) -> [Value] {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        skipByteOrderMark()
         var values: [Value] = []
         skipWhitespace()
         if many {
@@ -131,9 +116,14 @@ struct JSONParser {
         }
         if index >= bytes.count { throw fail("expected a JSON value, found the end of the input") }
         values.append(try parseValue())
+        try end()
+        return values
+    }
+
+    /// After the one JSON text: nothing but white space to the end of the input.
+    mutating func end() throws(JSONParseFailure) {
         skipWhitespace()
         if index < bytes.count { throw fail("unexpected \(describe(index)) after the JSON value") }
-        return values
     }
 
     /// The value starting at `offset`, `depth` levels down (a record of a list is one down).
@@ -158,8 +148,8 @@ struct JSONParser {
         }
     }
 
-    func fail(_ message: String, at offset: Int? = nil) -> JSONParseFailure {
-        JSONParseFailure(offset: offset ?? index, message: message)
+    func fail(_ message: String, at offset: Int? = nil, kind: ListDiffError.Kind = .syntax) -> JSONParseFailure {
+        JSONParseFailure(offset: offset ?? index, message: message, kind: kind)
     }
 
     func describe(_ i: Int) -> String {
@@ -189,7 +179,9 @@ struct JSONParser {
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let range = try scanNumber()
+            return .number(Number(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)))
         default: throw fail("expected a JSON value, found \(describe(index))")
         }
     }
@@ -208,11 +200,7 @@ struct JSONParser {
 
     mutating func enter() throws(JSONParseFailure) {
         depth += 1
-        if depth > maxDepth {
-            var failure = fail("nesting is deeper than the limit of \(maxDepth)")
-            failure.kind = .limit
-            throw failure
-        }
+        if depth > maxDepth { throw fail("nesting is deeper than the limit of \(maxDepth)", kind: .limit) }
     }
 
     // MARK: - The structure, walked once for every purpose
@@ -260,11 +248,10 @@ struct JSONParser {
                 let hash = name.withUnsafeBytes { CanonicalHash.string($0) }
                 if checkingNames { noteName(hash.a, first: &firstName, count: &count) }
                 try colon()
-                var failure: JSONParseFailure? = nil
-                name.withUnsafeBytes { name in
-                    do throws(JSONParseFailure) { try member(name, hash, &self) } catch { failure = error }
+                // (`withUnsafeBytes` cannot throw a typed error.)
+                try name.withUnsafeBufferPointer { (name) throws(JSONParseFailure) in
+                    try member(UnsafeRawBufferPointer(name), hash, &self)
                 }
-                if let failure { throw failure }
             }
             skipWhitespace()
         } while try separator(close: UInt8(ascii: "}"), "object")
@@ -406,11 +393,6 @@ struct JSONParser {
         throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container), found \(describe(index - 1))", at: index - 1)
     }
 
-    mutating func parseNumber() throws(JSONParseFailure) -> Number {
-        let range = try scanNumber()
-        return Number(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
-    }
-
     /// Scans and validates a number; returns its bytes.
     mutating func scanNumber() throws(JSONParseFailure) -> Range<Int> {
         let start = index
@@ -464,7 +446,7 @@ struct JSONParser {
         let start = index
         // Fast path: no escapes.
         while true {
-            skipPlainASCII()
+            index = Self.plainEnd(bytes.baseAddress!, from: index, count: bytes.count)  // (not empty: a `"` was read)
             guard index < bytes.count else { throw fail("unterminated string", at: start - 1) }
             let b = bytes[index]
             if b == quote {
@@ -497,14 +479,6 @@ struct JSONParser {
             }
         }
         throw fail("unterminated string", at: start - 1)
-    }
-
-    /// Skips bytes that need no attention inside a string: ASCII from 0x20, but for `"`
-    /// and `\`.
-    @inline(__always)
-    mutating func skipPlainASCII() {
-        guard let base = bytes.baseAddress else { return }
-        index = Self.plainEnd(base, from: index, count: bytes.count)
     }
 
     /// The offset of the first byte from `start` that needs attention inside a string (`"`,

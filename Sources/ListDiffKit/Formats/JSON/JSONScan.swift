@@ -455,8 +455,7 @@ struct JSONScan {
                 }
             }
         }
-        parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.fail("unexpected \(parser.describe(parser.index)) after the JSON value") }
+        try parser.end()
     }
 
     // MARK: - The container
@@ -938,9 +937,7 @@ final class PartState {
         let length = parser.index - start
         // Lengths are kept in 32 bits.
         if length > Int(UInt32.max) {
-            var failure = parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start)
-            failure.kind = .limit
-            throw failure
+            throw parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start, kind: .limit)
         }
         if wholeRecord {
             // Every record is its own key: its content hash is its key's.
