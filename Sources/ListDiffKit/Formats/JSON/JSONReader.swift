@@ -393,6 +393,43 @@ struct JSONParser {
         throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))' in \(container), found \(describe(index - 1))", at: index - 1)
     }
 
+    /// Steps through an object member by member, for a walk that stops and resumes (the
+    /// document scan): from its `{` (`opening`) or after a member's value, the next member's
+    /// name, its `:` passed; nil once the object has closed (and been left).
+    mutating func nextMember(opening: inout Bool) throws(JSONParseFailure) -> String? {
+        guard try nextItem(opening: &opening, close: UInt8(ascii: "}"), "object") else { return nil }
+        try nameStart()
+        let name = try parseString()
+        try colon()
+        return name
+    }
+
+    /// Steps through an array element by element, as `nextMember` does an object: true at
+    /// the next element's first byte, false once the array has closed (and been left).
+    @inline(__always)
+    mutating func nextElement(opening: inout Bool) throws(JSONParseFailure) -> Bool {
+        guard try nextItem(opening: &opening, close: UInt8(ascii: "]"), "array") else { return false }
+        skipWhitespace()
+        return true
+    }
+
+    /// Into the container at its opening bracket (`opening`), or past the `,` after an item:
+    /// whether another item follows; false once `close` has ended the container (and it
+    /// has been left).
+    @inline(__always)
+    mutating func nextItem(opening: inout Bool, close: UInt8, _ container: String) throws(JSONParseFailure) -> Bool {
+        if opening {
+            opening = false
+            return try !openIsEmpty(close: close)
+        }
+        skipWhitespace()
+        guard try separator(close: close, container) else {
+            depth -= 1
+            return false
+        }
+        return true
+    }
+
     /// Scans and validates a number; returns its bytes.
     mutating func scanNumber() throws(JSONParseFailure) -> Range<Int> {
         let start = index

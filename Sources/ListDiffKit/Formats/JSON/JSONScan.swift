@@ -119,39 +119,10 @@ struct JSONScan {
             return Probe(shape: shape, firstRecord: 0, recordDepth: 0, splittable: shape == .list)
         }
         parser.skipWhitespace()
+        // Where the path leads nowhere, the head reads the input again and reports why.
+        var enclosures: [Enclosure] = [], problem: LayoutProblem? = nil
         for step in path {
-            guard parser.index < bytes.count else { return nil }
-            switch bytes[parser.index] {
-            case UInt8(ascii: "{"):
-                if try parser.openIsEmpty(close: UInt8(ascii: "}")) { return nil }
-                var found = false
-                repeat {
-                    try parser.nameStart()
-                    let name = try parser.parseString()
-                    try parser.colon()
-                    if name.scalarEquals(step) {
-                        found = true
-                        break
-                    }
-                    _ = try parser.hashValue()
-                    parser.skipWhitespace()
-                } while try parser.separator(close: UInt8(ascii: "}"), "object")
-                if !found { return nil }
-            case UInt8(ascii: "["):
-                guard let wanted = Int(step), String(wanted) == step else { return nil }
-                if try parser.openIsEmpty(close: UInt8(ascii: "]")) { return nil }
-                var k = 0
-                while k < wanted {
-                    parser.skipWhitespace()
-                    _ = try parser.hashValue()
-                    parser.skipWhitespace()
-                    guard try parser.separator(close: UInt8(ascii: "]"), "array") else { return nil }
-                    k += 1
-                }
-                parser.skipWhitespace()
-            default:
-                return nil
-            }
+            guard try navigate(&parser, to: step, &problem, &enclosures) else { return nil }
         }
         guard parser.index < bytes.count else { return nil }
         let depth = parser.depth
@@ -179,43 +150,36 @@ struct JSONScan {
         var parser = start
         parser.recordsOffsets = false
         let explicit = options.items != nil || options.sectionKey != nil
+        // Without a first object to judge: sections only when section options are given.
+        let fallback: ContainerShape = explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
         if !lines {
-            guard (try? parser.openIsEmpty(close: UInt8(ascii: "]"))) == false else {
-                return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
-            }
+            guard (try? parser.openIsEmpty(close: UInt8(ascii: "]"))) == false else { return fallback }
         }
         parser.skipWhitespace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
-            return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
-        }
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return fallback }
         // The first element's members; lists in members named like records lists are
         // skipped (one may be a whole section) and stand as empty lists.
         var members: [Object.Member] = []
         var lists: [String] = []
         let candidates = options.items.map { [$0] } ?? LayoutOptions.itemsCandidates
         do throws(JSONParseFailure) {
-            if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
-                repeat {
-                    try parser.nameStart()
-                    let name = try parser.parseString()
-                    try parser.colon()
-                    if candidates.contains(name), parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "["),
-                        let end = JSONParser.skipFast(bytes, from: parser.index)
-                    {
-                        parser.index = end
-                        lists.append(name)
-                        members.append(Object.Member(key: name, value: .array([])))
-                    } else {
-                        members.append(Object.Member(key: name, value: try parser.parseValue()))
-                    }
-                    parser.skipWhitespace()
-                } while try parser.separator(close: UInt8(ascii: "}"), "object")
+            var opening = true
+            while let name = try parser.nextMember(opening: &opening) {
+                if candidates.contains(name), parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "["),
+                    let end = JSONParser.skipFast(bytes, from: parser.index)
+                {
+                    parser.index = end
+                    lists.append(name)
+                    members.append(Object.Member(key: name, value: .array([])))
+                } else {
+                    members.append(Object.Member(key: name, value: try parser.parseValue()))
+                }
             }
         } catch {
-            return explicit ? .sectionList(items: options.items ?? LayoutOptions.itemsCandidates[0]) : .list
+            return fallback
         }
         let items = candidates.first { lists.contains($0) }
-        if explicit { return .sectionList(items: items ?? options.items ?? LayoutOptions.itemsCandidates[0]) }
+        if explicit { return items.map { .sectionList(items: $0) } ?? fallback }
         guard let items, !key.fields.contains(where: { lists.contains($0.components[0]) }),
             case .failure(let failure) = key.identify(.object(Object(members))), failure.isMissing
         else { return .list }
@@ -308,7 +272,11 @@ struct JSONScan {
                 if parser.index >= bytes.count { throw parser.fail("expected a JSON value, found the end of the input") }
             }
             for step in steps {
-                guard try navigate(&parser, to: step, &part, &enclosures) else { return part }
+                guard try navigate(&parser, to: step, &part.layoutProblem, &enclosures) else {
+                    try finish(&parser, enclosures)
+                    part.finished = true
+                    return part
+                }
             }
             parser.skipWhitespace()
             guard parser.index < bytes.count else { throw parser.fail("expected a JSON value, found the end of the input") }
@@ -344,8 +312,8 @@ struct JSONScan {
     }
 
     /// Walks one step of `--path` into the value at the parser; false (with the problem
-    /// noted and the rest of the input checked) when there is no such member or index.
-    func navigate(_ parser: inout JSONParser, to step: String, _ part: inout ScanPart, _ enclosures: inout [Enclosure])
+    /// noted and the value read through) when there is no such member or index.
+    func navigate(_ parser: inout JSONParser, to step: String, _ problem: inout LayoutProblem?, _ enclosures: inout [Enclosure])
         throws(JSONParseFailure) -> Bool
     {
         parser.skipWhitespace()
@@ -354,50 +322,35 @@ struct JSONScan {
         let spelling = options.path?.spelling ?? ""
         switch bytes[start] {
         case UInt8(ascii: "{"):
-            if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
-                var names: [UInt64] = []
-                repeat {
-                    try parser.nameStart()
-                    let name = try parser.parseString()
-                    names.append(CanonicalHash.string(name).a)
-                    try parser.colon()
-                    if name.scalarEquals(step) {
-                        enclosures.append(.object(start: start, names: names))
-                        return true
-                    }
-                    _ = try parser.hashValue()
-                    parser.skipWhitespace()
-                } while try parser.separator(close: UInt8(ascii: "}"), "object")
-                parser.depth -= 1
-                try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
+            var names: [UInt64] = [], opening = true
+            while let name = try parser.nextMember(opening: &opening) {
+                names.append(CanonicalHash.string(name).a)
+                if name.scalarEquals(step) {
+                    enclosures.append(.object(start: start, names: names))
+                    return true
+                }
+                _ = try parser.hashValue()
             }
-            part.layoutProblem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no member \"\(step)\"")
+            try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
+            problem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no member \"\(step)\"")
         case UInt8(ascii: "["):
             let wanted = Int(step).flatMap { String($0) == step ? $0 : nil }
-            var count = 0
-            if try !parser.openIsEmpty(close: UInt8(ascii: "]")) {
-                repeat {
-                    parser.skipWhitespace()
-                    if count == wanted {
-                        enclosures.append(.array)
-                        return true
-                    }
-                    _ = try parser.hashValue()
-                    count += 1
-                    parser.skipWhitespace()
-                } while try parser.separator(close: UInt8(ascii: "]"), "array")
-                parser.depth -= 1
+            var count = 0, opening = true
+            while try parser.nextElement(opening: &opening) {
+                if count == wanted {
+                    enclosures.append(.array)
+                    return true
+                }
+                _ = try parser.hashValue()
+                count += 1
             }
-            part.layoutProblem = LayoutProblem(
-                offset: start, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
+            problem = LayoutProblem(offset: start, message: "there is no \(spelling) here: no index \(step) in a list of \(count)")
         default:
             let typeName = JSONParser.typeName(bytes[start])
             _ = try parser.hashValue()
-            part.layoutProblem = LayoutProblem(
+            problem = LayoutProblem(
                 offset: start, message: "there is no \(spelling) here: \(typeName.withArticle) has no member \"\(step)\"")
         }
-        try finish(&parser, enclosures)
-        part.finished = true
         return false
     }
 
@@ -426,24 +379,15 @@ struct JSONScan {
         for enclosure in enclosures.reversed() {
             switch enclosure {
             case .object(let start, var names):
-                parser.skipWhitespace()
-                while try parser.separator(close: UInt8(ascii: "}"), "object") {
-                    try parser.nameStart()
-                    names.append(try parser.hashString().a)
-                    try parser.colon()
+                var opening = false
+                while let name = try parser.nextMember(opening: &opening) {
+                    names.append(CanonicalHash.string(name).a)
                     _ = try parser.hashValue()
-                    parser.skipWhitespace()
                 }
-                parser.depth -= 1
                 try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
             case .array:
-                parser.skipWhitespace()
-                while try parser.separator(close: UInt8(ascii: "]"), "array") {
-                    parser.skipWhitespace()
-                    _ = try parser.hashValue()
-                    parser.skipWhitespace()
-                }
-                parser.depth -= 1
+                var opening = false
+                while try parser.nextElement(opening: &opening) { _ = try parser.hashValue() }
             case .line(let start):
                 try parser.endOfLine(recordStart: start)
                 while true {
@@ -462,31 +406,27 @@ struct JSONScan {
 
     /// Where the scan of the container is.
     enum Position {
-        /// Just inside a records list (after its `[`; NDJSON: at the start of the lines).
-        case recordsOpened
+        /// At a records list's `[` (NDJSON: at the start of the lines).
+        case atList
         /// At a record's start, white space skipped.
         case atRecord
         /// Just after a records list's end.
         case listClosed
-        /// Just inside the container's `{` (object of lists) or `[` (list of section objects).
-        case containerOpened
+        /// At the container's `{` (object of lists) or `[` (list of section objects; NDJSON:
+        /// at the start of the lines).
+        case atContainer
     }
 
-    /// Opens the container at the parser (`[` or `{`; NDJSON: the lines) and scans it.
+    /// Scans the container at the parser (`[` or `{`; NDJSON: the lines).
     func openContainer(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, stop: Int, lines: Bool)
         throws(JSONParseFailure)
     {
         if part.shape == .list {
             part.sections.append(ScannedSection(offset: parser.index))
             state.folds = true
-            if !lines { try parser.enterList() }
-            try run(&parser, from: .recordsOpened, &part, state, stop: stop, lines: lines)
+            try run(&parser, from: .atList, &part, state, stop: stop, lines: lines)
         } else {
-            if !lines {
-                try parser.enter()
-                parser.index += 1
-            }
-            try run(&parser, from: .containerOpened, &part, state, stop: stop, lines: lines)
+            try run(&parser, from: .atContainer, &part, state, stop: stop, lines: lines)
         }
     }
 
@@ -526,66 +466,45 @@ struct JSONScan {
         let recordLines = lines && part.shape == .list
         while true {
             switch position {
-            case .recordsOpened:
+            case .atList:
+                // Into the list: at its first record, or closed at once when it is empty.
+                var opening = true
                 if recordLines {
                     parser.skipWhitespace()
-                    if parser.index >= bytes.count {
-                        state.closeList(&part)
-                        part.containerEnd = parser.index
-                        return
-                    }
-                    position = .atRecord
-                    continue
+                    position = parser.index < bytes.count ? .atRecord : .listClosed
+                } else {
+                    position = try parser.nextElement(opening: &opening) ? .atRecord : .listClosed
                 }
-                // After `[`: an empty list closes at once.
-                parser.skipWhitespace()
-                if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") {
-                    parser.index += 1
-                    parser.depth -= 1
-                    state.closeList(&part)
-                    position = .listClosed
-                    continue
-                }
-                position = .atRecord
+                if position == .listClosed { state.closeList(&part) }
             case .atRecord:
-                if recordLines {
-                    while true {
-                        if parser.index >= stop {
-                            part.pausedAt = parser.index
-                            return
-                        }
-                        let start = parser.index
-                        try state.record(&parser)
-                        try parser.endOfLine(recordStart: start)
-                        parser.skipWhitespace()
-                        if parser.index >= bytes.count { break }
-                    }
-                    state.closeList(&part)
-                    part.containerEnd = parser.index
-                    return
-                }
                 while true {
                     if parser.index >= stop {
                         part.pausedAt = parser.index
                         return
                     }
+                    let start = parser.index
                     try state.record(&parser)
-                    parser.skipWhitespace()
-                    guard try parser.separator(close: UInt8(ascii: "]"), "array") else { break }
-                    parser.skipWhitespace()
+                    // The next record, or the list's end.
+                    if recordLines {
+                        try parser.endOfLine(recordStart: start)
+                        parser.skipWhitespace()
+                        if parser.index >= bytes.count { break }
+                    } else {
+                        var opening = false
+                        if try !parser.nextElement(opening: &opening) { break }
+                    }
                 }
-                parser.depth -= 1
                 state.closeList(&part)
                 position = .listClosed
-            case .listClosed:
+            case .listClosed, .atContainer:
+                let first = position == .atContainer
                 switch part.shape {
                 case .list:
                     part.containerEnd = parser.index
                     return
                 case .objectOfLists:
-                    parser.skipWhitespace()
-                    guard try parser.separator(close: UInt8(ascii: "}"), "object") else {
-                        parser.depth -= 1
+                    var opening = first
+                    guard let name = try parser.nextMember(opening: &opening) else {
                         part.containerEnd = parser.index
                         // Names in an earlier part are checked once the parts are joined.
                         if part.sections.first?.began ?? true {
@@ -593,64 +512,38 @@ struct JSONScan {
                         }
                         return
                     }
-                    if try objectMember(&parser, &part, state) { position = .recordsOpened } else { position = .listClosed }
+                    position = try objectMember(name, &parser, &part, state) ? .atList : .listClosed
                 case .sectionList(let items):
-                    // The rest of the section object's members, then the next element.
-                    parser.skipWhitespace()
-                    while try parser.separator(close: UInt8(ascii: "}"), "object") {
-                        try parser.nameStart()
-                        let name = try parser.parseString()
-                        try parser.colon()
-                        let value = try parser.parseValue()
-                        part.sections[part.sections.count - 1].members.append(Object.Member(key: name, value: value))
-                        parser.skipWhitespace()
+                    if !first {
+                        // The rest of the section object's members.
+                        var opening = false
+                        while let name = try parser.nextMember(opening: &opening) {
+                            let value = try parser.parseValue()
+                            part.sections[part.sections.count - 1].members.append(Object.Member(key: name, value: value))
+                        }
+                        // A section object that began in an earlier part is checked once the parts are joined.
+                        if let section = part.sections.last, section.began { try checkMembers(section) }
                     }
-                    parser.depth -= 1
-                    // A section object that began in an earlier part is checked once the parts are joined.
-                    if let section = part.sections.last, section.began { try checkMembers(section) }
-                    if try nextElement(&parser, &part, state, items: items, lines: lines, first: false) {
-                        position = .recordsOpened
-                    } else {
+                    guard try nextSection(&parser, &part, state, items: items, lines: lines, first: first) else {
                         part.containerEnd = parser.index
                         return
                     }
-                }
-            case .containerOpened:
-                switch part.shape {
-                case .list:
-                    preconditionFailure("a list opens as a records list")
-                case .objectOfLists:
-                    parser.skipWhitespace()
-                    if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "}") {
-                        parser.index += 1
-                        parser.depth -= 1
-                        part.containerEnd = parser.index
-                        return
-                    }
-                    if try objectMember(&parser, &part, state) { position = .recordsOpened } else { position = .listClosed }
-                case .sectionList(let items):
-                    if try nextElement(&parser, &part, state, items: items, lines: lines, first: true) {
-                        position = .recordsOpened
-                    } else {
-                        part.containerEnd = parser.index
-                        return
-                    }
+                    position = .atList
                 }
             }
         }
     }
 
-    /// One member of the object of lists: true when its value is a list, now open as a new
-    /// section's records; false when it is not (the problem noted, the value checked).
-    func objectMember(_ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState) throws(JSONParseFailure) -> Bool {
-        try parser.nameStart()
-        let name = try parser.parseString()
+    /// One member of the object of lists, its name read: true when its value is a list, a
+    /// new section's records (the parser at its `[`); false when it is not (the problem
+    /// noted, the value checked).
+    func objectMember(_ name: String, _ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState)
+        throws(JSONParseFailure) -> Bool
+    {
         part.containerNames.append(CanonicalHash.string(name).a)
-        try parser.colon()
         let start = parser.index
         if start < bytes.count, bytes[start] == UInt8(ascii: "[") { part.listMembers.append(name) }
         if start < bytes.count, bytes[start] == UInt8(ascii: "["), part.layoutProblem == nil {
-            try parser.enterList()
             state.openSection(&part, ScannedSection(memberName: name, offset: start))
             return true
         }
@@ -663,32 +556,21 @@ struct JSONScan {
     }
 
     /// Reads the next element of a list of section objects, up to the records list in its
-    /// `items` member (true, the list open), or to the container's end (false). An element
-    /// that is not an object, or has no records list, is noted and read through.
-    func nextElement(
+    /// `items` member (true, the parser at its `[`), or to the container's end (false). An
+    /// element that is not an object, or has no records list, is noted and read through.
+    func nextSection(
         _ parser: inout JSONParser, _ part: inout ScanPart, _ state: PartState, items: String, lines: Bool,
         first: Bool
     ) throws(JSONParseFailure) -> Bool {
         while true {
-            // The separator before the element.
+            // The separator before the element (before the first, the list's `[`).
+            var atList = first && part.sections.isEmpty
             if lines {
-                if !first || part.sections.count > 0 { try parser.endOfLine(recordStart: state.elementStart) }
+                if !atList { try parser.endOfLine(recordStart: state.elementStart) }
                 parser.skipWhitespace()
                 if parser.index >= bytes.count { return false }
-            } else if first && part.sections.isEmpty {
-                parser.skipWhitespace()
-                if parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "]") {
-                    parser.index += 1
-                    parser.depth -= 1
-                    return false
-                }
-            } else {
-                parser.skipWhitespace()
-                guard try parser.separator(close: UInt8(ascii: "]"), "array") else {
-                    parser.depth -= 1
-                    return false
-                }
-                parser.skipWhitespace()
+            } else if try !parser.nextElement(opening: &atList) {
+                return false
             }
             let start = parser.index
             state.elementStart = start
@@ -700,20 +582,13 @@ struct JSONScan {
                 state.addSection(&part, section)
                 continue
             }
-            if try parser.openIsEmpty(close: UInt8(ascii: "}")) {
-                state.addSection(&part, section)
-                continue
-            }
-            repeat {
-                try parser.nameStart()
-                let name = try parser.parseString()
-                try parser.colon()
+            var opening = true
+            while let name = try parser.nextMember(opening: &opening) {
                 let valueStart = parser.index
                 if case .absent = section.items, name.scalarEquals(items) {
                     if valueStart < bytes.count, bytes[valueStart] == UInt8(ascii: "[") {
                         section.items = .list
                         section.members.append(Object.Member(key: name, value: .array([])))
-                        try parser.enterList()
                         state.openSection(&part, section)
                         return true
                     }
@@ -723,9 +598,7 @@ struct JSONScan {
                 } else {
                     section.members.append(Object.Member(key: name, value: try parser.parseValue()))
                 }
-                parser.skipWhitespace()
-            } while try parser.separator(close: UInt8(ascii: "}"), "object")
-            parser.depth -= 1
+            }
             try checkMembers(section)
             state.addSection(&part, section)
         }
@@ -1000,12 +873,6 @@ final class PartState {
 }
 
 extension JSONParser {
-    /// At a `[`: enters the list.
-    mutating func enterList() throws(JSONParseFailure) {
-        try enter()
-        index += 1
-    }
-
     /// The type name of the value that starts with `byte` (the input is checked elsewhere).
     static func typeName(_ byte: UInt8) -> String {
         switch byte {
