@@ -244,26 +244,23 @@ struct JSONBytes: ~Copyable {
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 var j = i + 1
                 while j < n, isBlank(text[j]) { j += 1 }
+                append(byte: c)
                 if j < n, text[j] == c &+ 2 {  // "]" and "}" are two past "[" and "{"
-                    append(byte: c)
                     append(byte: c &+ 2)
                     i = j + 1
                 } else {
-                    append(byte: c)
-                    append(byte: 0x0A)
                     level += 1
-                    indent(level)
+                    newLine(level: level)
                     i += 1
                 }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                append(byte: 0x0A)
                 level -= 1
-                indent(level)
+                newLine(level: level)
                 append(byte: c)
                 i += 1
             case UInt8(ascii: ","):
-                append(",\n")
-                indent(level)
+                append(byte: c)
+                newLine(level: level)
                 i += 1
             case UInt8(ascii: ":"):
                 append(": ")
@@ -460,6 +457,16 @@ struct JSONBytes: ~Copyable {
 
     /// A value on one line, no spaces.
     mutating func append(value: Value) {
+        append(value, level: nil)
+    }
+
+    /// A value indented with two spaces, starting at `level`.
+    mutating func appendPretty(_ value: Value, level: Int) {
+        append(value, level: level)
+    }
+
+    /// A value, indented from `level`, or on one line with no spaces when it is nil.
+    private mutating func append(_ value: Value, level: Int?) {
         switch value {
         case .null: append("null")
         case .bool(let b): b ? append("true") : append("false")
@@ -470,47 +477,23 @@ struct JSONBytes: ~Copyable {
             append(byte: UInt8(ascii: "["))
             for i in items.indices {
                 if i > 0 { append(byte: UInt8(ascii: ",")) }
-                append(value: items[i])
+                if let level { newLine(level: level + 1) }
+                append(items[i], level: level.map { $0 + 1 })
             }
+            if let level, !items.isEmpty { newLine(level: level) }
             append(byte: UInt8(ascii: "]"))
         case .object(let object):
             append(byte: UInt8(ascii: "{"))
             let members = object.members
             for i in members.indices {
                 if i > 0 { append(byte: UInt8(ascii: ",")) }
+                if let level { newLine(level: level + 1) }
                 append(string: members[i].key)
-                append(byte: UInt8(ascii: ":"))
-                append(value: members[i].value)
+                level == nil ? append(byte: UInt8(ascii: ":")) : append(": ")
+                append(members[i].value, level: level.map { $0 + 1 })
             }
+            if let level, !members.isEmpty { newLine(level: level) }
             append(byte: UInt8(ascii: "}"))
-        }
-    }
-
-    /// A value indented with two spaces, starting at `level`.
-    mutating func appendPretty(_ value: Value, level: Int) {
-        switch value {
-        case .array(let items) where !items.isEmpty:
-            append("[\n")
-            for (i, item) in items.enumerated() {
-                indent(level + 1)
-                appendPretty(item, level: level + 1)
-                i + 1 < items.count ? append(",\n") : append("\n")
-            }
-            indent(level)
-            append("]")
-        case .object(let object) where !object.members.isEmpty:
-            append("{\n")
-            for (i, member) in object.members.enumerated() {
-                indent(level + 1)
-                append(string: member.key)
-                append(": ")
-                appendPretty(member.value, level: level + 1)
-                i + 1 < object.members.count ? append(",\n") : append("\n")
-            }
-            indent(level)
-            append("}")
-        default:
-            append(value: value)
         }
     }
 
