@@ -86,15 +86,7 @@
                     let (end, plain) = Self.unquotedEnd(base, from: start, count: bytes.count, separator: separator)
                     scanner.index = end
                     let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
-                    if !plain {
-                        Self.write(text, inferring: inferTypes, to: &out)
-                    } else if inferTypes, Self.isLiteral(text) {
-                        if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
-                    } else {
-                        out.append(byte: quote)
-                        out.append(bytes: text)
-                        out.append(byte: quote)
-                    }
+                    Self.write(text, inferring: inferTypes, plain: plain, to: &out)
                 } else {
                     let cell = try scanner.cell(scratch: &field)
                     if cell.copied {
@@ -178,11 +170,16 @@
         return (i, plain)
     }
 
-    /// A cell's value in JSON: a string, or under `inferring` the literal it is.
+    /// A cell's value in JSON: a string (copied as it is when `plain`: nothing in it needs
+    /// escaping), or under `inferring` the literal it is.
     @inline(__always)
-    static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, to out: inout JSONBytes) {
+    static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, plain: Bool = false, to out: inout JSONBytes) {
         if inferring, isLiteral(text) {
             if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
+        } else if plain {
+            out.append(byte: UInt8(ascii: "\""))
+            out.append(bytes: text)
+            out.append(byte: UInt8(ascii: "\""))
         } else {
             out.append(stringBytes: text)
         }
@@ -297,12 +294,8 @@ struct CSVScanner {
     mutating func cell(scratch: inout [UInt8]) throws(ListDiffError) -> (start: Int, end: Int, copied: Bool) {
         let n = bytes.count
         guard index < n, bytes[index] == UInt8(ascii: "\"") else {
-            let start = index
-            while index < n {
-                let b = bytes[index]
-                if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { break }
-                index += 1
-            }
+            let start = index, base = bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!
+            index = CSVReader.unquotedEnd(base, from: start, count: n, separator: separator).end
             return (start, index, false)
         }
         // Quoted: in place unless a doubled quote must be read as one.
