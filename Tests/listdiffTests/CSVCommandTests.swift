@@ -43,6 +43,11 @@ import Testing
         // 10 and 10.0 are one number; 007 is no JSON number, so it stays a string.
         #expect(!inferred.stdout.contains("id=1 /n"))
         #expect(inferred.stdout.contains(#"~ id=2 /n: "007" → 7"#))
+        // An exponent of more than 9 digits is no number listdiff reads: a string, not an error.
+        try "id\tn\tok\n1\t1e10000000000\ttrue\n2\t7\tfalse\n".write(to: dir.appendingPathComponent("c"), atomically: true, encoding: .utf8)
+        let huge = try Binary.run(["--input-format", "tsv", "--csv-types", "infer", "c", "b"], in: dir)
+        #expect(huge.status == 1, "\(huge.stderr)")
+        #expect(huge.stdout.contains(#"~ id=1 /n: "1e10000000000" → 10.0"#), "\(huge.stdout)")
     }
 
     /// Bad CSV: one line with the CSV's line and column, exit 2, nothing on standard output.

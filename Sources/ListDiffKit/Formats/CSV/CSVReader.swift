@@ -16,8 +16,9 @@
 /// - The first row names the fields; each name must be unique. Every other row must have
 ///   as many fields as the header.
 /// - Each value is a string, so `007` stays `007`. Under `inferTypes`, a cell that is a
-///   JSON number (`-12`, `3.5`, `1e3`, not `007` or `+1`) is a number, `true` and `false`
-///   are booleans, and an empty cell is null; anything else stays a string.
+///   JSON number (`-12`, `3.5`, `1e3`, not `007` or `+1`; an exponent of at most 9
+///   significant digits, as the JSON reader takes) is a number, `true` and `false` are
+///   booleans, and an empty cell is null; anything else stays a string.
 @_spi(Benchmarks) public struct CSVReader: Sendable {
     package var separator: UInt8
     package var inferTypes: Bool
@@ -202,7 +203,8 @@
         }
     }
 
-    /// Whether `text` is a number as JSON writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    /// Whether `text` is a number as JSON writes one, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`,
+    /// that the JSON reader takes: an exponent of at most 9 significant digits.
     static func isJSONNumber(_ text: UnsafeRawBufferPointer) -> Bool {
         var i = 0
         let n = text.count
@@ -222,7 +224,10 @@
         if i < n, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
             i += 1
             if i < n, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") { i += 1 }
+            let exponent = i
             if !digits(&i) { return false }
+            // `JSONParser.scanNumber` refuses more: such a cell is text, not an error.
+            if i - exponent > 9, text[exponent..<i].drop(while: { $0 == UInt8(ascii: "0") }).count > 9 { return false }
         }
         return i == n
     }
