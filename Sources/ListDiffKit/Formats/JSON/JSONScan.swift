@@ -710,15 +710,14 @@ final class PartState {
     @exclusivity(unchecked) var firstUnkeyed: Int?
     @exclusivity(unchecked) var missingKeys = 0
 
-    let starts: PageBuffer<Int>, lengths: PageBuffer<UInt32>, hashes: PageBuffer<Hash128>, keyHashes: PageBuffer<UInt64>
-    let matches: PageBuffer<Int32>, copies: PageBuffer<Bool>, strangers: PageBuffer<RecordTable.Stranger>
-    let keepsHashes: Bool
+    /// The part's table, filled here (its buffers are shared, not copied).
+    let table: RecordTable
     /// Whether each record is its own key (`--key .`).
     let wholeRecord: Bool
 
-    /// OLD's, for NEW's scan against it. `copies` then says whether a record's bytes are
-    /// those of the OLD record in `matches` (under `match`, the claims may pick another);
-    /// `copyCheck`: whether records may be found again byte for byte (`OldRecords.copies`).
+    /// OLD's, for NEW's scan against it. The table's `copies` then says whether a record's
+    /// bytes are those of the OLD record in `matches` (under `match`, the claims may pick
+    /// another); `copyCheck`: whether records may be found again byte for byte.
     let against: Bool, copyCheck: Bool
     let oldDepth: Int, oldCount: Int
     let oldBytes: UnsafePointer<UInt8>
@@ -734,14 +733,7 @@ final class PartState {
         cursor = startsList ? 0 : -1
         reported = start
         released = start
-        starts = table.starts
-        lengths = table.lengths
-        hashes = table.hashes
-        keyHashes = table.keyHashes
-        matches = table.matches
-        copies = table.copies
-        strangers = table.strangers
-        keepsHashes = table.keepsHashes
+        self.table = table
         wholeRecord = scan.key.isWholeRecord
         let old = scan.old
         against = old != nil
@@ -800,8 +792,8 @@ final class PartState {
             {
                 parser.index = start + length
                 append(start: start, end: parser.index, hash: oldHashes[cursor])
-                matches.append(Int32(truncatingIfNeeded: cursor))
-                copies.append(true)
+                table.matches.append(Int32(truncatingIfNeeded: cursor))
+                table.copies.append(true)
                 cursor += 1
                 return
             }
@@ -817,7 +809,7 @@ final class PartState {
             status = .keyed
             keyHash = memory.keyHashing.mix(hash)
         } else if status != .keyed {
-            if firstUnkeyed == nil { firstUnkeyed = starts.count }
+            if firstUnkeyed == nil { firstUnkeyed = table.starts.count }
             if status == .missing { missingKeys += 1 }
             keyHash = 0
         }
@@ -829,27 +821,27 @@ final class PartState {
                 match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
                 && SystemCalls.compare(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
             append(start: start, end: parser.index, hash: hash)
-            matches.append(Int32(truncatingIfNeeded: match))
-            copies.append(copy)
+            table.matches.append(Int32(truncatingIfNeeded: match))
+            table.copies.append(copy)
             if match < 0 {
-                if status == .keyed { strangers.append(RecordTable.Stranger(record: starts.count - 1, keyHash: keyHash)) }
+                if status == .keyed { table.strangers.append(RecordTable.Stranger(record: table.starts.count - 1, keyHash: keyHash)) }
             } else {
                 cursor = match + 1
             }
         } else {
             append(start: start, end: parser.index, hash: hash)
-            keyHashes.append(keyHash)
+            table.keyHashes.append(keyHash)
         }
     }
 
     @inline(__always)
     func append(start: Int, end: Int, hash: Hash128) {
-        starts.append(start)
-        lengths.append(UInt32(truncatingIfNeeded: end - start))
+        table.starts.append(start)
+        table.lengths.append(UInt32(truncatingIfNeeded: end - start))
         sectionRecords &+= 1
         if folds { list.add(hash) }
-        if keepsHashes { hashes.append(hash) }
-        if starts.count & 0xFFF == 0 { checkpoint(end) }
+        if table.keepsHashes { table.hashes.append(hash) }
+        if table.starts.count & 0xFFF == 0 { checkpoint(end) }
     }
 
     /// Progress and pages handed back, every 4096 records.
