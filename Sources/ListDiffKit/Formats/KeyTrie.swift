@@ -104,12 +104,8 @@ struct KeyFinding {
             }
             return found & scalar & all != 0 ? .keyed : .missing
         }
-        for f in 0..<keys.fieldCount {
-            let bit: UInt64 = 1 << UInt64(f)
-            if found & bit == 0 { return .missing }
-            if scalar & bit == 0 { return .unusable }
-        }
-        return .keyed
+        // One field, not keyed: missing, or not a scalar.
+        return found & 1 == 0 ? .missing : .unusable
     }
 }
 
