@@ -9,8 +9,8 @@ ratios, not seconds). With --sorted it also runs the streaming merge on the same
 as key-sorted NDJSON (`listdiff --sorted --format json OLD.ndjson NEW.ndjson`).
 
 With --shapes it prints instead the scale table per shape and format: the same records as
-a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a list of 10 section
-objects, a nested key, a composite key (on the same records, and on records with two
+a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a map of records
+(each keyed by its member name), a list of 10 section objects, a nested key, a composite key (on the same records, and on records with two
 more members), a list of 10 order lines in each record (compared by index, then with
 --array-key /lines=sku), --duplicates match, high churn (10% deletes, 10%
 inserts, 20% updates, 20% moves), and `listdiff apply` of the plain list's changeset. Each
@@ -51,6 +51,8 @@ SHAPES = [
     # The plain list's records as CSV, read back with the same types.
     ("CSV, --csv-types infer", lambda n: (f"old-{n}.csv", f"new-{n}.csv"), ["--csv-types", "infer"]),
     ("object of 10 lists", lambda n: (f"objects-old-{n}.json", f"objects-new-{n}.json"), []),
+    # The same records as a map, each keyed by its member name (no moves: members have no order).
+    ("map of records", lambda n: (f"map-old-{n}.json", f"map-new-{n}.json"), []),
     ("list of 10 section objects", lambda n: (f"sections-old-{n}.json", f"sections-new-{n}.json"), []),
     ("nested key user.id", lambda n: (f"nested-old-{n}.json", f"nested-new-{n}.json"), ["--key", "user.id"]),
     # The same records as the plain list, keyed by two of their fields: the key's own cost.
@@ -81,7 +83,7 @@ def shapes(binary, sizes, runs, baseline):
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
-        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv", f"lines-old-{size}.json")):
+        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv", f"lines-old-{size}.json", f"map-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         if not os.path.exists(path(f"churn-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)

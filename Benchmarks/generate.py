@@ -121,6 +121,12 @@ def write_shapes(out, count, old, new):
             f.write("[\n")
             lines(f, [dict(r, region=r["id"] % 7, n=r["id"] // 7) for r in records])
             f.write("]\n")
+        # The same records as a map, each under a name made from its id, in the list's order.
+        with open(os.path.join(out, f"map-{side}-{count}.json"), "w") as f:
+            f.write("{\n")
+            for j, r in enumerate(records):
+                f.write(f'"u{r["id"]}":' + json.dumps(r, separators=(",", ":")) + (",\n" if j + 1 < len(records) else "\n"))
+            f.write("}\n")
         stamp = "2026-01-01T00:00:00Z" if side == "old" else "2026-02-02T11:11:11Z"
         with open(os.path.join(out, f"volatile-{side}-{count}.json"), "w") as f:
             f.write("[\n")

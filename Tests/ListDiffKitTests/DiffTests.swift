@@ -240,7 +240,7 @@ func document(_ values: [Value], key: IdentityKey = try! IdentityKey(parsing: []
         )
         #expect(
             message("{\"id\":1}")
-                == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, an object of lists, or a list of section objects (hint: path)"
+                == "k.json:1:7: error: the top level is an object whose member \"id\" is a number, not a list; expected a list of records, a map of records, an object of lists, or a list of section objects (hint: path)"
         )
         #expect(message("[[1]]") == "k.json:1:2: error: record 0 is an array; expected an object or a scalar")
         #expect(

@@ -7,7 +7,7 @@ import ListDiffKitTestSupport
 /// policies: records in a plain list, an object of lists or a list of section objects,
 /// at the top or at a `--path`, keyed by a field, a nested path or two fields.
 struct DocumentPairs {
-    enum Shape: CaseIterable { case list, objectOfLists, sectionList }
+    enum Shape: CaseIterable { case list, objectOfLists, sectionList, map }
     enum KeyKind: CaseIterable { case field, nested, composite }
 
     struct Case {
@@ -77,10 +77,11 @@ struct DocumentPairs {
     /// Sections of records, OLD and NEW.
     mutating func sections(_ c: Case) -> ([(String, [Value])], [(String, [Value])]) {
         let names = ["A", "B", "C", "D", "E"]
-        let sectionCount = c.shape == .list ? 1 : Int.random(in: 0...4, using: &rng)
+        let sectionCount = c.shape == .list || c.shape == .map ? 1 : Int.random(in: 0...4, using: &rng)
         var next = 0
         func key() -> Int {
-            if c.duplicates == .match { return Int.random(in: 0..<8, using: &rng) }
+            // (A map's member names are its keys: they never repeat.)
+            if c.duplicates == .match, c.shape != .map { return Int.random(in: 0..<8, using: &rng) }
             next += 1
             return next
         }
@@ -90,7 +91,7 @@ struct DocumentPairs {
         }
         var new = old
         // Sections come, go and move.
-        if c.shape != .list {
+        if c.shape != .list && c.shape != .map {
             if !new.isEmpty, Int.random(in: 0..<4, using: &rng) == 0 { new.remove(at: Int.random(in: 0..<new.count, using: &rng)) }
             if Int.random(in: 0..<4, using: &rng) == 0 { new.insert(("F", []), at: Int.random(in: 0...new.count, using: &rng)) }
             if new.count > 1, Bool.random(using: &rng) { new.swapAt(0, new.count - 1) }
@@ -128,6 +129,19 @@ struct DocumentPairs {
         switch c.shape {
         case .list:
             container = .array(sections.flatMap(\.1))
+        case .map:
+            // Each record under a name made from its key (a composite key's parts joined).
+            container = .object(
+                Object(
+                    sections.flatMap(\.1).map { record in
+                        guard case .object(let o) = record else { return .init(key: "?", value: record) }
+                        let parts = ["id", "user", "r", "n"].compactMap { name -> String? in
+                            guard let value = o[name] else { return nil }
+                            if case .object(let user) = value { return JSONWriter.compact(user["id"] ?? .null) }
+                            return JSONWriter.compact(value)
+                        }
+                        return .init(key: "k" + parts.joined(separator: "/"), value: record)
+                    }))
         case .objectOfLists:
             container = .object(Object(sections.map { .init(key: $0.0, value: .array($0.1)) }))
         case .sectionList:
@@ -271,7 +285,7 @@ struct DocumentPairs {
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
             let (oldValue, newValue) = pairs.next(c)
-            let lines = !c.atPath && shape != .objectOfLists && round % 3 == 1
+            let lines = !c.atPath && shape != .objectOfLists && shape != .map && round % 3 == 1
             spelling.pretty = round % 4 == 1
             let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, yaml: round % 3 == 2, &spelling)
             let algorithm: any DiffAlgorithm = [HeckelDiff(), MyersDiff(), LCSDiff()][Int.random(in: 0..<3, using: &rng)]
@@ -288,7 +302,18 @@ struct DocumentPairs {
             let reader = DocumentReader(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout.options)
             let result = try changeset.apply(to: try reader.read(old.path))
             let expected = try reader.read(new.path).root
-            #expect(order == .significant ? result.isIdentical(to: expected) : result == expected, "round \(round)")
+            // (A map's own members have no order to keep: they are compared by name.)
+            func byName(_ root: Value) -> Value {
+                guard shape == .map, let path = c.options.path, case .object(var map)? = path.value(in: root) else {
+                    guard shape == .map, case .object(var map) = root else { return root }
+                    map.members.sort { $0.key < $1.key }
+                    return .object(map)
+                }
+                map.members.sort { $0.key < $1.key }
+                return .object(map)
+            }
+            #expect(
+                order == .significant ? byName(result).isIdentical(to: byName(expected)) : result == expected, "round \(round)")
             // The engine's apply writes what the reference's apply and writers write.
             let applier = try FileApplier(changeset: changeset, old: old.path, reader: DocumentReader(key: changeset.key))
             #expect(applier.fingerprint == changeset.fingerprints?.old, "round \(round)")
@@ -502,7 +527,7 @@ struct DocumentPairs {
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 4 == 3 ? .match : .error, atPath: round % 2 == 1)
             let (oldValue, newValue) = pairs.next(c)
-            let lines = round % 4 == 0 && !c.atPath && shape != .objectOfLists
+            let lines = round % 4 == 0 && !c.atPath && shape != .objectOfLists && shape != .map
             spelling.pretty = round % 3 == 0
             let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, &spelling)
             let whole = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options) {
@@ -552,6 +577,65 @@ struct DocumentPairs {
         try Self.againstTheReference(cases, ext: "json", in: dir) { k, _, reference in
             #expect(k >= 23 || reference.hasPrefix("error"), "case \(k) should fail")
         }
+    }
+
+    /// Maps of records and lone objects, in JSON and YAML: what the engine finds, and its
+    /// errors, are the reader's; `check` holds what each case must give.
+    @Test func mapsAndLoneObjectsAsTheReference() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let path = LayoutOptions(path: try FieldPath("/m"))
+        let map = #"{"a":{"x":1},"b":{"x":2}}"#
+        let cases: [(String, String, [String], LayoutOptions, String)] = [
+            (map, #"{"b":{"x":3},"c":{"x":4}}"#, ["id"], LayoutOptions(), "\"shape\": \"map\""),
+            (#"{"m":\#(map)}"#, #"{"m":{"a":{"x":1}},"z":0}"#, ["id"], path, "\"op\": \"delete\", \"key\": \"b\""),
+            (#"{"a":{"x":1},"b":3}"#, map, ["id"], LayoutOptions(), "is a map of records whose member \"b\" is a number"),
+            (#"{"a":[{"id":1}],"b":{"x":1}}"#, map, ["id"], LayoutOptions(), "whose member \"b\" is an object, not a list"),
+            (#"{"m":{"a":{"x":1},"a":{"x":2}}}"#, map, ["id"], path, "error"),  // a name twice
+            (#"{"m":\#(map)}"#, #"{"m":\#(map)}"#, ["."], path, "a whole-record key does not apply"),
+            (map, "[]", ["id"], LayoutOptions(), "both must have one shape"),
+            ("{}", map, ["id"], LayoutOptions(), "\"op\": \"insert\", \"key\": \"a\""),  // an empty object is an empty map
+            (map, "{}", ["id"], LayoutOptions(), "\"op\": \"delete\", \"key\": \"a\""),
+            // One object with the key is one record, whatever its members; without the key,
+            // a map or an error.
+            (#"{"id":1,"x":{"a":1}}"#, #"[{"id":1,"x":{"a":2}},{"id":2}]"#, ["id"], LayoutOptions(), "\"shape\": \"list\""),
+            (#"{"id":{"a":1},"x":{"a":1}}"#, map, ["id"], LayoutOptions(), "\"shape\": \"map\""),
+            (#"{"kind":"A","metadata":{"name":"n"}}"#, #"[]"#, ["kind", "metadata.name"], LayoutOptions(), "\"op\": \"delete\""),
+            (
+                #"{"metadata":{"name":"n"},"spec":{"a":1}}"#, #"[]"#, ["metadata.name"], LayoutOptions(),
+                "\"op\": \"delete\", \"key\": \"n\""
+            ),
+            (#"{"metadata":{"x":1},"spec":{"a":1}}"#, "{}", ["metadata.name"], LayoutOptions(), "\"key\": \"spec\""),
+            (map, map, ["."], LayoutOptions(), "\"shape\": \"list\""),  // the whole object as its own key
+            (#"{"id":1,"a":[1]}"#, #"{"id":1,"a":[2]}"#, ["id"], LayoutOptions(), "\"path\": \"/a/0\""),
+            (#"{"id":1}"#, #"{"id":1}"#, ["id"], path, "there is no /m here"),
+        ]
+        for ext in ["json", "yaml"] {
+            let spelled = try cases.map { old, new, key, options, _ in
+                if ext == "json" { return (old, new, key, options) }
+                // (A name given twice is no JSON a writer writes: that one is spelled here.)
+                let twice = old.contains(#""a":{"x":1},"a""#)
+                return (twice ? "m:\n  a: {x: 1}\n  a: {x: 2}\n" : try Self.yaml(old), try Self.yaml(new), key, options)
+            }
+            try Self.againstTheReference(spelled, ext: ext, in: dir) { k, _, reference in
+                #expect(reference.contains(cases[k].4), "case \(k) \(ext): \(reference)")
+            }
+        }
+        // A result of one record is written as that object again; of two, as a list.
+        for (new, written) in [(#"[{"id":1,"x":2}]"#, "{\n  \"id\": 1,\n  \"x\": 2\n}\n"), (#"[{"id":1},{"id":2}]"#, "[")] {
+            let old = dir.appendingPathComponent("one.json"), next = dir.appendingPathComponent("next.json")
+            try #"{"id":1,"x":1}"#.write(to: old, atomically: true, encoding: .utf8)
+            try new.write(to: next, atomically: true, encoding: .utf8)
+            let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]))
+            let changeset = try FileDiffer(reader: reader).diff(old: old.path, new: next.path).changeset
+            let applier = try FileApplier(changeset: changeset, old: old.path, reader: reader)
+            #expect(Self.written(applier, .json).hasPrefix(written), "\(new)")
+        }
+    }
+
+    /// JSON text as YAML (flow style is YAML too, but block style is what people write).
+    static func yaml(_ json: String) throws -> String {
+        try YAMLWriter.document(try JSONReader().read(Array(json.utf8), name: "j").0)
     }
 
     /// YAML as people write it: anchors and aliases (in records, as records, in keys),

@@ -563,12 +563,10 @@ func temporaryDirectory() throws -> URL {
         #expect(run.stdout.hasSuffix("1 inserted, 1 deleted, 0 moved, 1 updated, 1 unchanged\n"))
         let patch = try Binary.run(["--path", "data.users", "-f", "jsonpatch", "api-old.json", "api-new.json"], in: Self.examples)
         #expect(patch.stdout.contains(#"{"op": "remove", "path": "/data/users/1"}"#))
+        // Without it, an object of objects is a map of records, and the patch says so.
         let without = try Binary.run(["api-old.json", "api-new.json"], in: Self.examples)
-        #expect(without.status == 2)
-        #expect(
-            without.stderr
-                == "api-old.json:2:11: error: the top level is an object whose member \"meta\" is an object, not a list; expected a list of records, an object of lists, or a list of section objects (--path points at one inside a larger document)\n"
-        )
+        #expect(without.status == 1)
+        #expect(without.stdout.contains("\n# a map of records (keyed by member name)\n~ \"meta\" /generated: "), "\(without.stdout)")
         // An object with one list among other members: the hint names the list.
         let dir0 = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir0) }

@@ -43,6 +43,8 @@ import Glibc
         case keyedLines
         /// A YAML flow list on one line.
         case yamlOneLine
+        /// A map of records, each keyed by its member name, in JSON and in YAML.
+        case map, yamlMap
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -90,6 +92,12 @@ import Glibc
                 return try list(lined[...]) + "\n"
             case .yamlOneLine:
                 return "[" + (try records.map(line).joined(separator: ", ")) + "]\n"
+            case .map:
+                return "{\n" + (try records.map { "\"m\($0["id"]!)\": " + (try line($0)) }.joined(separator: ",\n")) + "\n}\n"
+            case .yamlMap:
+                return try records.map { r in
+                    "m\(r["id"]!):\n" + (try block(r, indent: "  ")).replacingOccurrences(of: "  - ", with: "    ")
+                }.joined(separator: "\n") + "\n"
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
@@ -97,7 +105,8 @@ import Glibc
                 return try list(records[...]) + "\n"
             }
         }
-        let ext = shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine].contains(shape) ? "yaml" : "json"
+        let ext =
+            shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)

@@ -99,7 +99,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             name: "a scalar at the top", files: with(["scalar.json": "42"]),
             arguments: ["scalar.json", "new.json"],
             expected:
-                "scalar.json:1:1: error: the top level is a number; expected a list of records, an object of lists, or a list of section objects"
+                "scalar.json:1:1: error: the top level is a number; expected a list of records, a map of records, an object of lists, or a list of section objects"
         ),
         HostileCase(
             name: "nesting past the limit",

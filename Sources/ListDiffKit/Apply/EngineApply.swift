@@ -25,6 +25,8 @@ public final class FileApplier: @unchecked Sendable {
     /// changeset's value `values[k]`.
     private var sections: [Changeset.SectionContent<Int32>] = []
     private var values: [Value] = []
+    /// In a map of records: the member name of each of `values` (its change's key).
+    private var valueNames: [String] = []
 
     /// Scans OLD, read with `reader`'s format, maximum depth and YAML options, keyed by the
     /// changeset's key, duplicates policy and layout, and applies the changeset to it, with
@@ -201,18 +203,21 @@ public final class FileApplier: @unchecked Sendable {
         // (How YAML was read is not where the records are.)
         var made = changeset.layout
         made.yamlVersion = nil
+        // An empty object is an empty map, for a changeset made from a map.
+        if made.shape == .map, side.isEmptyObject { side.becomeEmptyMap() }
         guard side.layout == made else {
             throw ListDiffError(.changeset, file: name, "this holds \(side.layout); the changeset was made from \(changeset.layout)")
         }
         let grid: [Changeset.SectionContent<Int32>] = side.sections.map { section in
             (section.name, section.header, (Int32(section.records.lowerBound)..<Int32(section.records.upperBound)).map { $0 })
         }
-        var values: [Value] = []
+        var values: [Value] = [], valueNames: [String] = []
         let side = side, hashing = hashing, changeset = changeset, key = changeset.key, match = changeset.duplicates == .match
         let result = try changeset.applySections(
             to: grid,
-            wrap: { value in
+            wrap: { value, key in
                 values.append(value)
+                if case .string(let name) = key { valueNames.append(name) }
                 return Int32(-values.count)
             }
         ) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
@@ -230,7 +235,14 @@ public final class FileApplier: @unchecked Sendable {
                 occurrence: match ? side.occurrence(r) : nil)
         }
         self.values = values
+        self.valueNames = valueNames
         sections = result
+    }
+
+    /// The member name of a record of a map: OLD's record's, or the change's key for a
+    /// value the changeset brings.
+    private func memberName(_ r: Int32) throws(ListDiffError) -> String {
+        r >= 0 ? try side.records.memberName(Int(r)) : valueNames[Int(-1 - r)]
     }
 
     /// The fingerprint of the result (of its part at the layout's path).
@@ -238,6 +250,15 @@ public final class FileApplier: @unchecked Sendable {
         // Under `--unordered`, each list is hashed as a bag, in any order (`Fingerprint.ofResult`).
         let unordered = changeset.comparison.unorderedRecords
         let hashes = side.table.hashes, values = values
+        if let names = side.records.names {
+            // A map: its members, each name with its record, in any order.
+            var map = CanonicalHash.ObjectHasher()
+            for r in sections.first?.records ?? [] {
+                let name = r >= 0 ? names.hashes[Int(r)] : CanonicalHash.string(valueNames[Int(-1 - r)])
+                map.add(key: name, value: r >= 0 ? hashes[Int(r)] : CanonicalHash.of(values[Int(-1 - r)]))
+            }
+            return Fingerprint.string(map.finish())
+        }
         return Fingerprint.string(
             side.layout.hash(sections) { records in
                 var list = CanonicalHash.ListHasher(unordered: unordered)
@@ -270,6 +291,10 @@ public final class FileApplier: @unchecked Sendable {
             throw ListDiffError(
                 .usage, file: name, "the result holds the number \(bad), which JSON cannot write", hint: .outputFormat(.yaml))
         }
+        if side.lone, format == .json || format == .yaml, let record = try loneRecord() {
+            // OLD was one object, and so is the result: it is written alone again.
+            return try writeLone(record, format, to: out)
+        }
         switch format {
         case .json:
             var bytes = JSONBytes(capacity: 1 << 16)
@@ -286,7 +311,7 @@ public final class FileApplier: @unchecked Sendable {
                 )
             }
             var bytes = JSONBytes(capacity: 1 << 16)
-            if let t = Self.hole(items) {
+            if let t = Self.hole(root) {
                 writeRecords(sections[t].records, pretty: false, level: 0, lines: true, to: &bytes, out)
             } else {
                 for item in items {
@@ -310,7 +335,7 @@ public final class FileApplier: @unchecked Sendable {
     /// - Throws: before writing anything, when the result is not a list of objects, or a
     ///   field holds an object or a list (a cell holds text).
     private func writeCSV(_ root: Value, separator: UInt8, to out: Sink) throws(ListDiffError) {
-        guard case .array(let items) = root, let t = Self.hole(items) else {
+        guard case .array = root, let t = Self.hole(root) else {
             throw ListDiffError(
                 .usage, file: name, "CSV writes a list of records; the result is not one list", hint: .outputFormat(.json))
         }
@@ -321,7 +346,7 @@ public final class FileApplier: @unchecked Sendable {
         // changeset's values are checked, and OLD is not read twice.
         let checked = side.file.csv == nil ? Array(records.indices) : records.indices.filter { records[$0] < 0 }
         var k = 0
-        try forEachValue(checked.map { records[$0] }) { (value: Value) throws(ListDiffError) in
+        try forEachValue(checked.map { records[$0] }) { (value: Value, _) throws(ListDiffError) in
             let index = checked[k]
             k += 1
             guard case .object(let object) = value else {
@@ -367,7 +392,7 @@ public final class FileApplier: @unchecked Sendable {
             }
         }
         if !header.isEmpty { row(header) }
-        try forEachValue(records) { (value: Value) throws(ListDiffError) in
+        try forEachValue(records) { (value: Value, _) throws(ListDiffError) in
             guard case .object(let object) = value else { return }
             row(
                 header.map { name in
@@ -381,11 +406,34 @@ public final class FileApplier: @unchecked Sendable {
         bytes.withUnsafeBytes { out($0) }
     }
 
+    /// The result's one record, when it holds exactly one.
+    private func loneRecord() throws(ListDiffError) -> Value? {
+        guard sections.count == 1, sections[0].records.count == 1 else { return nil }
+        var record: Value? = nil
+        try forEachValue(sections[0].records) { value, _ in record = value }
+        return record
+    }
+
+    /// One record, written alone as the document.
+    private func writeLone(_ record: Value, _ format: InputFormat, to out: Sink) throws(ListDiffError) {
+        if format == .yaml {
+            let text = try YAMLWriter.document(record)
+            return Array(text.utf8).withUnsafeBytes { out($0) }
+        }
+        var bytes = JSONBytes(capacity: 1 << 12)
+        bytes.appendPretty(record, level: 0)
+        bytes.append("\n")
+        out(UnsafeRawBufferPointer(bytes.bytes))
+    }
+
     /// The new document with each section's records list standing as one marker (a number
     /// whose text no reader gives), for the writers to fill in.
     private func skeleton() throws(ListDiffError) -> Value {
+        let map = side.layout.shape == .map
         let marked = sections.enumerated().map { t, section in
-            (name: section.name, header: section.header, records: [Value.number(Number(text: "<records \(t)>"))])
+            let marker = Value.number(Number(text: "<records \(t)>"))
+            // (A map's records are members: its marker is one, with no name.)
+            return (name: section.name, header: section.header, records: [map ? .object(Object([.init(key: "", value: marker)])) : marker])
         }
         return try side.layout.rebuild(try outside(), sections: marked)
     }
@@ -397,7 +445,11 @@ public final class FileApplier: @unchecked Sendable {
         for section in sections {
             var records: [Value] = []
             records.reserveCapacity(section.records.count)
-            try forEachValue(section.records) { records.append($0) }
+            let map = side.layout.shape == .map
+            try forEachValue(section.records) { (value: Value, r: Int32) throws(ListDiffError) in
+                // A map's record is given as its member, its name and itself.
+                records.append(map ? .object(Object([.init(key: try memberName(r), value: value)])) : value)
+            }
             filled.append((section.name, section.header, records))
         }
         let value = try side.layout.rebuild(root, sections: filled)
@@ -405,8 +457,15 @@ public final class FileApplier: @unchecked Sendable {
         return value
     }
 
-    private static func hole(_ items: [Value]) -> Int? {
-        guard items.count == 1, case .number(let n) = items[0], n.text.hasPrefix("<records ") else { return nil }
+    /// The section whose marker the container (a records list, or a map) holds.
+    private static func hole(_ container: Value) -> Int? {
+        let marker: Value
+        switch container {
+        case .array(let items) where items.count == 1: marker = items[0]
+        case .object(let object) where object.members.count == 1 && object.members[0].key.isEmpty: marker = object.members[0].value
+        default: return nil
+        }
+        guard case .number(let n) = marker, n.text.hasPrefix("<records ") else { return nil }
         return Int(n.text.dropFirst(9).dropLast())
     }
 
@@ -432,7 +491,7 @@ public final class FileApplier: @unchecked Sendable {
     private func firstNonFiniteNumber(_ root: Value) throws(ListDiffError) -> Number? {
         func outside(_ value: Value) -> Number? {
             switch value {
-            case .array(let items) where Self.hole(items) != nil: return nil
+            case let container where Self.hole(container) != nil: return nil
             case .array(let items): return items.lazy.compactMap(outside).first
             case .object(let object): return object.members.lazy.compactMap { outside($0.value) }.first
             default: return value.firstNonFiniteNumber
@@ -442,20 +501,20 @@ public final class FileApplier: @unchecked Sendable {
         for value in values { if let bad = value.firstNonFiniteNumber { return bad } }
         guard format == .yaml else { return nil }
         var found: Number? = nil
-        try forEachValue(Array(0..<Int32(side.count))) { value in
+        try forEachValue(Array(0..<Int32(side.count))) { value, _ in
             if found == nil { found = value.firstNonFiniteNumber }
         }
         return found
     }
 
     /// The values of `records`, in order, read in batches (for a YAML OLD).
-    private func forEachValue(_ records: [Int32], _ body: (Value) throws(ListDiffError) -> Void) throws(ListDiffError) {
+    private func forEachValue(_ records: [Int32], _ body: (Value, Int32) throws(ListDiffError) -> Void) throws(ListDiffError) {
         var start = 0
         while start < records.count {
             let batch = records[start..<min(records.count, start + 4096)]
             let old = batch.filter { $0 >= 0 }.map { Int($0) }
             let read = try side.records.values(old)
-            for r in batch { try body(r >= 0 ? read[Int(r)]! : values[Int(-1 - r)]) }
+            for r in batch { try body(r >= 0 ? read[Int(r)]! : values[Int(-1 - r)], r) }
             start += batch.count
         }
     }
@@ -465,8 +524,8 @@ public final class FileApplier: @unchecked Sendable {
         // A list's elements, or an object's members with their names.
         let elements: [(name: String?, value: Value)]
         switch value {
-        case .array(let items) where Self.hole(items) != nil:
-            return writeRecords(sections[Self.hole(items)!].records, pretty: pretty, level: level, lines: false, to: &bytes, out)
+        case let container where Self.hole(container) != nil:
+            return writeRecords(sections[Self.hole(container)!].records, pretty: pretty, level: level, lines: false, to: &bytes, out)
         case .array(let items) where !items.isEmpty: elements = items.map { (nil, $0) }
         case .object(let object) where !object.members.isEmpty: elements = object.members.map { ($0.key, $0.value) }
         default: return pretty ? bytes.appendPretty(value, level: level) : bytes.append(value: value)
@@ -500,15 +559,17 @@ public final class FileApplier: @unchecked Sendable {
     }
 
     /// A records list: `[` and `]` around the records (one per line, indented, when
-    /// `pretty`), or with `lines`, one compact record per line and no brackets. Blocks of
-    /// records are written on every core at once; OLD's pages go once written.
+    /// `pretty`), or with `lines`, one compact record per line and no brackets; a map's
+    /// records in `{` and `}`, each after its name. Blocks of records are written on every
+    /// core at once; OLD's pages go once written.
     private func writeRecords(
         _ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
         _ out: Sink
     ) {
+        let map = side.layout.shape == .map
         if !lines {
-            guard !records.isEmpty else { return bytes.append("[]") }
-            bytes.append("[")
+            guard !records.isEmpty else { return bytes.append(map ? "{}" : "[]") }
+            bytes.append(map ? "{" : "[")
         }
         let json = format != .yaml
         let source = side.records, file = side.file, values = values
@@ -543,6 +604,12 @@ public final class FileApplier: @unchecked Sendable {
                             bytes.append(",")
                         }
                         let r = Int(all[n])
+                        if map {
+                            // (A name that cannot be read again means the file changed: the
+                            // check after writing says so.)
+                            bytes.append(string: (try? memberName(Int32(r))) ?? "")
+                            bytes.append(pretty ? ": " : ":")
+                        }
                         if r < 0 {
                             let value = values[-1 - r]
                             pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
@@ -585,9 +652,9 @@ public final class FileApplier: @unchecked Sendable {
         } else if pretty {
             bytes.append("\n")
             bytes.indent(level)
-            bytes.append("]")
+            bytes.append(map ? "}" : "]")
         } else {
-            bytes.append("]")
+            bytes.append(map ? "}" : "]")
         }
     }
 
@@ -595,10 +662,13 @@ public final class FileApplier: @unchecked Sendable {
     private func writeYAML(_ root: Value, to out: Sink) throws(ListDiffError) {
         let emitter = LibYAMLEmitter()
         var failure: ListDiffError? = nil
-        /// Each record of section `t` through `body`, the bytes handed on every 64 KiB.
+        /// Each record of section `t` through `body` (a map's after its name), the bytes
+        /// handed on every 64 KiB.
         func eachRecord(_ t: Int, _ body: (Value) -> Void) {
+            let map = side.layout.shape == .map
             do throws(ListDiffError) {
-                try forEachValue(sections[t].records) { record in
+                try forEachValue(sections[t].records) { (record: Value, r: Int32) throws(ListDiffError) in
+                    if map { YAMLWriter.string(try memberName(r), to: emitter) }
                     body(record)
                     guard emitter.sink.bytes.count >= 1 << 16 else { return }
                     emitter.sink.bytes.withUnsafeBytes(out)
@@ -609,7 +679,7 @@ public final class FileApplier: @unchecked Sendable {
             }
         }
         emitter.emit(.streamStart)
-        if (side.records as? YAMLRecords)?.details.stream == true, case .array(let items) = root, let hole = Self.hole(items) {
+        if (side.records as? YAMLRecords)?.details.stream == true, case .array = root, let hole = Self.hole(root) {
             // OLD was a stream of documents: so is the result, one document per record.
             eachRecord(hole) { record in
                 emitter.emit(.documentStart)
@@ -619,8 +689,8 @@ public final class FileApplier: @unchecked Sendable {
         } else {
             emitter.emit(.documentStart)
             // The records lists are written where their markers are.
-            YAMLWriter.write(root, to: emitter) { items in
-                guard let hole = Self.hole(items) else { return false }
+            YAMLWriter.write(root, to: emitter) { container in
+                guard let hole = Self.hole(container) else { return false }
                 eachRecord(hole) { YAMLWriter.write($0, to: emitter) }
                 return true
             }
@@ -671,7 +741,7 @@ extension Changeset {
             guard case .array(let records) = try apply(to: .array(old)) else { return [] }
             return records
         }
-        return try applySections(to: [(nil, nil, old)], wrap: { $0 }, check: nil).first?.records ?? []
+        return try applySections(to: [(nil, nil, old)], wrap: { value, _ in value }, check: nil).first?.records ?? []
     }
 
     /// Applies the changes to a value held in memory: a list of records, an object of lists or

@@ -339,15 +339,15 @@ public struct Changeset: Sendable {
     /// Where a new section comes from.
     private enum SectionOrigin { case old(Int), inserted(name: Value, header: Value?) }
     /// What fills a new position: a moved old record, or an inserted value.
-    private enum Placement { case moved(from: RecordPosition), inserted(Value) }
+    private enum Placement { case moved(from: RecordPosition), inserted(Value, key: Value) }
 
     package typealias SectionContent<R> = ListDiffKit.SectionContent<R>
 
     /// The new sections from the old ones. A record is an `R`: a value, or (for the engine,
     /// which does not build OLD's values) a reference to one; `wrap` makes one of the
-    /// changeset's values.
+    /// changeset's values, given with its key (a map's record needs its member name).
     package func applySections<R>(
-        to old: [SectionContent<R>], wrap: (Value) -> R,
+        to old: [SectionContent<R>], wrap: (_ value: Value, _ key: Value) -> R,
         check: ((Int, Change, RecordPosition) throws(ListDiffError) -> Void)?
     )
         throws(ListDiffError) -> [SectionContent<R>]
@@ -436,7 +436,7 @@ public struct Changeset: Sendable {
                 if change.operation == .move { try place(n, change, .moved(from: p)) }
             case .insert:
                 guard let value = try change.value() else { throw error(change: n, "the insert has no value") }
-                try place(n, change, .inserted(value))
+                try place(n, change, .inserted(value, key: change.key))
             case .update:
                 let p = try oldPosition(n, change)
                 // The value is read once, when the record is placed.
@@ -454,7 +454,8 @@ public struct Changeset: Sendable {
         }
         func replaced(_ from: RecordPosition) throws(ListDiffError) -> R? {
             let n = replacedBy[from.section][from.index]
-            return try n < 0 ? nil : changes[Int(n)].value().map(wrap)
+            guard n >= 0, let value = try changes[Int(n)].value() else { return nil }
+            return wrap(value, changes[Int(n)].key)
         }
         for s in old.indices where sectionDeleted[s] {
             if let i = removed[s].firstIndex(of: false) {
@@ -502,8 +503,8 @@ public struct Changeset: Sendable {
                 switch placement {
                 case .moved(let from)?:
                     records.append(try replaced(from) ?? old[from.section].records[from.index])
-                case .inserted(let value)?:
-                    records.append(wrap(value))
+                case .inserted(let value, let key)?:
+                    records.append(wrap(value, key))
                 case nil:
                     // Counts reconcile: an unfilled slot always has a staying record left.
                     let source = sources[t]!

@@ -102,6 +102,9 @@ package struct ChangesetReader: Sendable {
         }
 
         let layout = try decodeLayout(fields)
+        if key.fields.isEmpty, !key.isWholeRecord, layout.shape != .map, let (_, keyAt) = fields["key"] {
+            throw keyAt.error("\"key\" must be a non-empty array of field paths")
+        }
         var sectionChanges: [SectionChange] = []
         var sectionLocations: [Int] = []
         if let (value, at) = fields["sections"] {
@@ -129,7 +132,7 @@ package struct ChangesetReader: Sendable {
         locations.reserveCapacity(items.count)
         var summary = Changeset.Summary()
         for (item, at) in changesAt.elements(of: items) {
-            let change = try decodeChange(item, at: at, identity: key)
+            let change = try decodeChange(item, at: at, identity: key, map: layout.shape == .map)
             switch change.operation {
             case .insert: summary.inserted += 1
             case .delete: summary.deleted += 1
@@ -203,9 +206,11 @@ package struct ChangesetReader: Sendable {
     /// The key and duplicates policy of a changeset's top-level members.
     func decodeKey(_ fields: Cursor.Fields, at cursor: Cursor) throws(ListDiffError) -> (IdentityKey, DuplicatePolicy) {
         let (keyValue, keyAt) = try fields.required("key")
-        guard case .array(let keyItems) = keyValue, !keyItems.isEmpty else {
+        // (Empty for a map of records, whose keys are member names: `decodeLayout` checks.)
+        guard case .array(let keyItems) = keyValue else {
             throw keyAt.error("\"key\" must be a non-empty array of field paths")
         }
+        if keyItems.isEmpty { return (IdentityKey([]), try duplicatesPolicy(fields)) }
         var keyPaths: [String] = []
         for item in keyItems {
             guard case .string(let s) = item else { throw keyAt.error("\"key\" must be a non-empty array of field paths") }
@@ -213,15 +218,15 @@ package struct ChangesetReader: Sendable {
         }
         let key: IdentityKey
         do { key = try IdentityKey(parsing: keyPaths) } catch { throw keyAt.error(error.message) }
+        return (key, try duplicatesPolicy(fields))
+    }
 
-        var duplicates = DuplicatePolicy.error
-        if let (value, at) = fields["duplicates"] {
-            guard case .string(let s) = value, let policy = DuplicatePolicy(rawValue: s) else {
-                throw at.error("\"duplicates\" must be \"error\" or \"match\"")
-            }
-            duplicates = policy
+    func duplicatesPolicy(_ fields: Cursor.Fields) throws(ListDiffError) -> DuplicatePolicy {
+        guard let (value, at) = fields["duplicates"] else { return .error }
+        guard case .string(let s) = value, let policy = DuplicatePolicy(rawValue: s) else {
+            throw at.error("\"duplicates\" must be \"error\" or \"match\"")
         }
-        return (key, duplicates)
+        return policy
     }
 
     /// The layout of a changeset's top-level members (a plain list when there is none).
@@ -274,7 +279,7 @@ package struct ChangesetReader: Sendable {
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {
         let bad = at.error(
-            "\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}"
+            "\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"map\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}"
         )
         guard case .object(let o) = value, case .string(let shape)? = o["shape"] else { throw bad }
         var path: FieldPath?
@@ -295,6 +300,7 @@ package struct ChangesetReader: Sendable {
         var layout: Layout
         switch shape {
         case "list": layout = Layout(path: path, shape: .list)
+        case "map": layout = Layout(path: path, shape: .map)
         case "object": layout = Layout(path: path, shape: .objectOfLists)
         case "sections":
             guard case .string(let key)? = o["section_key"], case .string(let items)? = o["items"] else { throw bad }
@@ -333,14 +339,15 @@ package struct ChangesetReader: Sendable {
         return count
     }
 
-    func decodeChange(_ value: Value, at: Cursor, identity: IdentityKey) throws(ListDiffError) -> Change {
+    func decodeChange(_ value: Value, at: Cursor, identity: IdentityKey, map: Bool = false) throws(ListDiffError) -> Change {
         guard case .object(let object) = value else { throw at.error("a change must be an object; this is \(value.typeName.withArticle)") }
         let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the change has no \"op\"") }
         guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
             throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
         }
-        guard let (key, _) = fields["key"] else { throw at.error("the \(opName) has no \"key\"") }
+        guard let (key, keyAt) = fields["key"] else { throw at.error("the \(opName) has no \"key\"") }
+        if map, key.typeName != "string" { throw keyAt.error("in a map of records a key is a member name, a string") }
         func position(_ name: String) throws(ListDiffError) -> RecordPosition? {
             guard let (value, c) = fields[name] else { return nil }
             guard case .array(let parts) = value, parts.count == 2,
@@ -360,7 +367,8 @@ package struct ChangesetReader: Sendable {
         if op == .insert || op == .update, record == nil { throw at.error("the \(opName) has no \"value\"") }
         // The record an insert or update brings must carry the change's key, as the record a
         // delete, move or update names in OLD must (which apply checks against OLD).
-        if let record, op == .insert || op == .update {
+        // (A map's record carries no key: its member name is the change's key.)
+        if let record, op == .insert || op == .update, !map {
             let spelled = KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
             switch identity.identify(record) {
             case .success(let (written, _)) where written == key: break
@@ -394,7 +402,7 @@ package struct ChangesetReader: Sendable {
             }
         }
         return Change(
-            op, key: key, keyedBySelf: identity.isWholeRecord || (key.isScalar && record?.isScalar == true), old: old,
+            op, key: key, keyedBySelf: !map && (identity.isWholeRecord || (key.isScalar && record?.isScalar == true)), old: old,
             new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
     }
 }

@@ -78,22 +78,24 @@ struct Engine: Sendable {
         let file: MappedFile
         let format: InputFormat
         var table: RecordTable
-        let layout: Layout
-        let sections: [Section]
+        private(set) var layout: Layout
+        private(set) var sections: [Section]
         /// The document's fingerprint (NEW's, under comparison rules: the fingerprint of the
         /// document that applying the changeset to OLD makes).
         var fingerprint: Hash128
         /// The fingerprint of this document with each section's list hash given.
-        let fingerprintOf: ([Hash128]) -> Hash128
+        private(set) var fingerprintOf: ([Hash128]) -> Hash128
         let records: RecordSource
         let recordDepth: Int
         let firstUnkeyed: Int?
         /// Where the records' container starts (the list, the object of lists, ...).
         let containerOffset: Int
         /// The first record of each section.
-        let sectionStarts: [Int]
+        private(set) var sectionStarts: [Int]
         /// Under `--duplicates match`: each record's occurrence of its key.
         var occurrences: PageBuffer<UInt32>?
+        /// A JSON object read as one record: a result of one record is written alone.
+        let lone: Bool
 
         init(
             file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
@@ -111,6 +113,7 @@ struct Engine: Sendable {
             firstUnkeyed = scanned.firstUnkeyed
             containerOffset = scanned.containerOffset
             sectionStarts = sections.map(\.records.lowerBound)
+            lone = scanned.lone
         }
 
         var count: Int { table.count }
@@ -128,6 +131,20 @@ struct Engine: Sendable {
         }
 
         func occurrence(_ r: Int) -> Int? { occurrences.map { Int($0[r]) } }
+
+        /// Whether this is an empty object (an object of lists with none), which beside a
+        /// map of records is an empty map.
+        var isEmptyObject: Bool { layout.shape == .objectOfLists && sections.isEmpty }
+
+        /// Makes this empty object an empty map of records.
+        func becomeEmptyMap() {
+            layout.shape = .map
+            sections = [Section(name: nil, header: nil, records: 0..<0, offset: containerOffset)]
+            sectionStarts = [0]
+            fingerprint = ScannedDocument.emptyMap
+            fingerprintOf = { $0.first ?? ScannedDocument.emptyMap }
+            records.names = MemberNames(capacity: 1)
+        }
 
         /// Finds the line and column of the records at some positions, in one pass over the
         /// file. It holds the records' places, not the rest of the side.
@@ -319,7 +336,8 @@ struct Engine: Sendable {
                 differ.comparison.unorderedRecords
                 ? staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: targets)
                 : staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
-        } else if differ.comparison.unorderedRecords {
+        } else if differ.comparison.unorderedRecords || oldSide.layout.shape == .map {
+            // The order means nothing (a map's members have none): nothing moves.
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
             stays = [Bool](repeating: true, count: oldSide.count)
         } else if let sequence {
@@ -342,6 +360,8 @@ struct Engine: Sendable {
                 stays: stays, kept: kept)
         else { return nil }
         if differ.comparison.hasRules { try resultFingerprint(oldSide, newSide, newToOld: newToOld, kept: kept) }
+        // A map's records are keyed by their member names, not by fields.
+        let key = oldSide.layout.shape == .map ? IdentityKey([]) : key
         var changeset = Changeset(
             algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
             changes: changes, summary: summary)
@@ -380,7 +400,14 @@ struct Engine: Sendable {
         }
         let oldHashes = try hashes(old), newHashes = try hashes(new)
         let unordered = differ.comparison.unorderedRecords
+        let names = new.records.names
         let lists = new.sections.map { section -> Hash128 in
+            if let names {
+                // A map: its members, each name with its record, in any order.
+                var map = CanonicalHash.ObjectHasher()
+                for j in section.records { map.add(key: names.hashes[j], value: kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j]) }
+                return map.finish()
+            }
             var list = CanonicalHash.ListHasher(unordered: unordered)
             for j in section.records { list.add(kept[j] ? oldHashes[Int(newToOld[j])] : newHashes[j]) }
             return list.finish()
@@ -429,7 +456,7 @@ struct Engine: Sendable {
         guard isJSON(newFormat) else { return nil }
         return OldRecords(
             bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
-            copies: isJSON(oldSide.format), depth: oldSide.recordDepth)
+            copies: isJSON(oldSide.format), depth: oldSide.recordDepth, names: oldSide.records.names?.hashes)
     }
 
     /// Scans one input and decides its layout, scanning it again when the shape its start
@@ -489,11 +516,14 @@ struct Engine: Sendable {
     }
 
     func records(_ file: MappedFile, _ format: InputFormat, _ scanned: ScannedDocument) -> RecordSource {
+        let source: RecordSource
         switch format {
         case .json, .ndjson, .csv, .tsv:
-            return JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
-        case .yaml: return YAMLRecords(file: file, scanned: scanned, reader: yaml, options: options)
+            source = JSONRecords(file: file, table: scanned.table, depth: scanned.recordDepth, maxDepth: maxDepth)
+        case .yaml: source = YAMLRecords(file: file, scanned: scanned, reader: yaml, options: options)
         }
+        source.names = scanned.names
+        return source
     }
 
     // MARK: - Errors
@@ -564,7 +594,13 @@ struct Engine: Sendable {
     /// Whether record i of `a` and record j of `b`, whose key hashes agree, have one key,
     /// read again from their values (strings by their scalars, numbers by their value).
     func sameKey(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
-        sameKey(try a.records.value(i), try b.records.value(j))
+        if a.records.names != nil { return try sameName(a, i, b, j) }
+        return sameKey(try a.records.value(i), try b.records.value(j))
+    }
+
+    /// Whether the map records i of `a` and j of `b` have one member name (by its scalars).
+    func sameName(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
+        Value.string(try a.records.memberName(i)) == Value.string(try b.records.memberName(j))
     }
 
     func sameKey(_ a: Value, _ b: Value) -> Bool {
@@ -573,6 +609,9 @@ struct Engine: Sendable {
     }
 
     func sameShape(_ old: Side, _ new: Side) throws(ListDiffError) {
+        // An empty object is an empty map beside a map.
+        if old.layout.shape == .map, new.isEmptyObject { new.becomeEmptyMap() }
+        if new.layout.shape == .map, old.isEmptyObject { old.becomeEmptyMap() }
         guard old.layout.shape == new.layout.shape else {
             throw ListDiffError(
                 .shape, "\(old.file.name) holds \(old.layout), \(new.file.name) holds \(new.layout); both must have one shape")
@@ -700,7 +739,8 @@ struct Engine: Sendable {
                         a = try old.records.value(i)
                     }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
-                    guard self.sameKey(a, b) else { return nil }  // equal key hashes, different keys
+                    // Equal key hashes, different keys: again with other hashes.
+                    guard try old.records.names == nil ? self.sameKey(a, b) : self.sameName(old, i, new, j) else { return nil }
                     // (Same under the rules or `--unordered`, and so left as OLD's by apply.)
                     if try builder.compared(i, j, stays: stays[i], a, b, significant: significant), kept.count > j {
                         kept[j] = true
@@ -762,10 +802,11 @@ struct Engine: Sendable {
                 return try records.value(i)
             },
             key: { (i: Int, value: Value?) throws(ListDiffError) -> Value in
-                if let value = value ?? values[i] { return key.written(in: value) ?? .null }
+                // (A map's record is keyed by its member name, not by anything in it.)
+                if records.names == nil, let value = value ?? values[i] { return key.written(in: value) ?? .null }
                 return try records.key(i, key)
             },
-            isScalar: { i, value in key.isWholeRecord || (value?.isScalar ?? records.isScalar(i)) },
+            isScalar: { i, value in key.isWholeRecord || (records.names == nil && (value?.isScalar ?? records.isScalar(i))) },
             occurrence: side.occurrence)
         recordSide.reference = { batches ? nil : records.reference($0, in: arena, reader: reader) }
         recordSide.error = { side.error(at: $0, $1) }

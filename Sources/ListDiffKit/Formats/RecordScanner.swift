@@ -522,6 +522,8 @@ struct OldRecords: @unchecked Sendable {
     let copies: Bool
     /// The parser depth of OLD's records list.
     let depth: Int
+    /// In a map of records: the hash of each record's member name.
+    var names: PageBuffer<Hash128>? = nil
 }
 
 extension JSONParser {

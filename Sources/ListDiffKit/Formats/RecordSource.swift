@@ -9,6 +9,8 @@ class RecordSource: @unchecked Sendable {
     let file: MappedFile
     let starts: PageBuffer<Int>
     let lengths: PageBuffer<UInt32>
+    /// In a map of records: each record's member name, its key.
+    var names: MemberNames?
 
     init(file: MappedFile, table: RecordTable) {
         name = file.name
@@ -67,9 +69,24 @@ class RecordSource: @unchecked Sendable {
     }
 
     /// The record's key as written (`IdentityKey.written(in:)`), reading no more of it than
-    /// the key needs where the format allows.
+    /// the key needs where the format allows. In a map of records: its member name.
     func key(_ record: Int, _ key: IdentityKey) throws(ListDiffError) -> Value {
-        key.written(in: try value(record)) ?? .null
+        if names != nil { return .string(try memberName(record)) }
+        return key.written(in: try value(record)) ?? .null
+    }
+
+    /// The member name of a map's record: as the scan kept it (YAML), or read again where
+    /// it is written (JSON).
+    func memberName(_ record: Int) throws(ListDiffError) -> String {
+        guard let names else { return "" }
+        if !names.texts.isEmpty { return names.texts[record] }
+        var parser = JSONParser(bytes: file.bytes, maxDepth: 1)
+        parser.index = names.starts[record]
+        do throws(JSONParseFailure) {
+            return try parser.parseString()
+        } catch {
+            throw ListDiffError(.io, file: name, "the file changed while it was being read: \(error.message)")
+        }
     }
 
     /// The record's line and column, when the input's places are known.
@@ -126,7 +143,9 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     override func key(_ record: Int, _ key: IdentityKey) throws(ListDiffError) -> Value {
         let start = starts[record]
         let bytes = file.bytes
-        guard !key.isWholeRecord, start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return try super.key(record, key) }
+        guard names == nil, !key.isWholeRecord, start < bytes.count, bytes[start] == UInt8(ascii: "{") else {
+            return try super.key(record, key)
+        }
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
         parser.index = start

@@ -2,6 +2,8 @@
 enum ContainerShape: Equatable, Sendable {
     /// A list of records.
     case list
+    /// An object whose members are records, each keyed by its member name.
+    case map
     /// An object whose members are lists of records.
     case objectOfLists
     /// A list of section objects, each holding its records in the member `items`.
@@ -16,6 +18,7 @@ extension ContainerShape {
         switch (self, container) {
         case (.list, .array(let records)): return records
         case (.list, .object): return [container]
+        case (.map, .object(let object)): return object.members.map(\.value)
         case (.objectOfLists, .object(let object)):
             return object.members.flatMap { member -> [Value] in
                 if case .array(let records) = member.value { return records }
@@ -77,7 +80,7 @@ struct LayoutProblem: Sendable, Error {
     var wrapper: String? = nil
 
     /// What was looked for where the records should be.
-    static let expected = "expected a list of records, an object of lists, or a list of section objects"
+    static let expected = "expected a list of records, a map of records, an object of lists, or a list of section objects"
 
     /// The value where the records should be holds none: `what` ("the top level") is of
     /// type `typeName`. With section options given, only a list of section objects will do.
@@ -97,6 +100,18 @@ struct LayoutProblem: Sendable, Error {
         LayoutProblem(
             offset: offset,
             message: "\(what) is an object whose member \"\(member)\" is \(typeName.withArticle), not a list; \(expected)",
+            hint: .path, wrapper: path?.pointer ?? "")
+    }
+
+    /// A map of records whose member `member` is not an object. `path`: where the map is
+    /// (nil: the top level).
+    static func memberNotARecord(_ what: String, member: String, _ typeName: String, at offset: Int, under path: FieldPath?)
+        -> LayoutProblem
+    {
+        LayoutProblem(
+            offset: offset,
+            message:
+                "\(what) is a map of records whose member \"\(member)\" is \(typeName.withArticle), not a record (an object); \(expected)",
             hint: .path, wrapper: path?.pointer ?? "")
     }
 
@@ -126,6 +141,26 @@ struct ScannedDocument: @unchecked Sendable {
     var layoutProblem: LayoutProblem?
     /// A YAML input's record details (kind, whether it reads alike anywhere; anchors).
     var yaml: YAMLDetails?
+    /// In a map of records: each record's member name.
+    var names: MemberNames?
+    /// A JSON object at the top level read as one record: a result of one record is
+    /// written as that object again.
+    var lone = false
+}
+
+/// The member names of a map's records, which are their keys: the hash of each name (as a
+/// string), and where each name is written, to read it again.
+final class MemberNames: @unchecked Sendable {
+    let hashes: PageBuffer<Hash128>
+    /// Where each name starts (JSON: its opening quote).
+    let starts: PageBuffer<Int>
+    /// The names themselves, for a YAML input (whose key may be written many ways).
+    var texts: [String] = []
+
+    init(capacity: Int) {
+        hashes = PageBuffer(capacity: capacity)
+        starts = PageBuffer(capacity: capacity)
+    }
 }
 
 /// What the layout analysis of a scan concludes.
@@ -147,6 +182,15 @@ extension ScannedDocument {
         if let layoutProblem { return .problem(layoutProblem) }
         let what = path.map { "the value at \($0.spelling)" } ?? "the top level"
         switch shape {
+        case .map:
+            if key.isWholeRecord {
+                return .problem(
+                    LayoutProblem(
+                        offset: containerOffset,
+                        message: "\(what) is a map of records, keyed by member name; a whole-record key does not apply"))
+            }
+            let section = Section(name: nil, header: nil, records: 0..<table.count, offset: containerOffset)
+            return .found(Layout(path: path, shape: .map), [section])
         case .list:
             // Every element an object without the key: the reader would try sections.
             // (A YAML stream is always a plain list.)
@@ -253,6 +297,7 @@ extension ScannedDocument {
     /// `lists`: each section's list hash, in place of the scan's (under comparison rules).
     func fingerprint(_ layout: Layout, _ found: [Section], lists: [Hash128]? = nil) -> Hash128 {
         if case .list = layout.shape { return lists?.first ?? sections.first?.listHash ?? Self.emptyList }
+        if case .map = layout.shape { return lists?.first ?? sections.first?.listHash ?? Self.emptyMap }
         let content: [SectionContent<Hash128>] = sections.indices.map { s in
             let list = lists.flatMap { $0.count == sections.count ? $0[s] : nil } ?? sections[s].listHash ?? Self.emptyList
             return (name: .string(sections[s].memberName ?? ""), header: .object(Object(sections[s].members)), records: [list])
@@ -261,4 +306,5 @@ extension ScannedDocument {
     }
 
     static let emptyList = CanonicalHash.ArrayHasher().finish()
+    static let emptyMap = CanonicalHash.ObjectHasher().finish()
 }

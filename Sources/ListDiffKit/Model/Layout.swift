@@ -35,6 +35,9 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     package enum Shape: Sendable, Hashable {
         /// A list of records: one section.
         case list
+        /// An object whose members are records, each keyed by its member name: one
+        /// section. Member order means nothing, so records never move.
+        case map
         /// An object whose members are lists: a section per member, named by its key.
         case objectOfLists
         /// A list of section objects, each named by `sectionKey` and holding its records in `items`.
@@ -52,7 +55,7 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         self.shape = shape
     }
 
-    package var isSectioned: Bool { shape != .list }
+    package var isSectioned: Bool { shape != .list && shape != .map }
 
     /// The options that find this layout again in the same document.
     package var options: LayoutOptions {
@@ -65,6 +68,7 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         let at = path.map { " at \($0.spelling)" } ?? ""
         switch shape {
         case .list: return "a list of records" + at
+        case .map: return "a map of records (keyed by member name)" + at
         case .objectOfLists: return "sections as an object of lists" + at
         case .sectionList(let key, let items):
             return "sections as a list of objects\(at), named by \"\(key)\", records in \"\(items)\""
@@ -76,12 +80,22 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         "a stream of YAML documents is read as a list of them; --path, --section-key and --items do not apply"
 
     /// The document `root` with the value at the path replaced by `sections` arranged in this
-    /// layout's shape. `sections` pairs each section's name and header with its records.
+    /// layout's shape. `sections` pairs each section's name and header with its records. In
+    /// a map each record is given as its member: an object that holds it under its name.
     package func rebuild(_ root: Value, sections: [(name: Value?, header: Value?, records: [Value])]) throws(ListDiffError) -> Value {
         let container: Value
         switch shape {
         case .list:
             container = .array(sections.first?.records ?? [])
+        case .map:
+            var object = Object()
+            for member in sections.first?.records ?? [] {
+                guard case .object(let entry) = member, entry.members.count == 1 else {
+                    throw ListDiffError(.shape, "a record of a map needs its member name")
+                }
+                object.members.append(entry.members[0])
+            }
+            container = .object(object)
         case .objectOfLists:
             var object = Object()
             for section in sections {
@@ -109,11 +123,12 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The canonical hash of the container `rebuild` makes of `sections` (the part at the
-    /// path), given how to hash each section's list. `apply` and the reference both use it
-    /// when each list is hashed as a bag (`--unordered`).
+    /// path), given how to hash each section's list (a map's records as an object's
+    /// members). `apply` and the reference both use it when each list is hashed as a bag
+    /// (`--unordered`).
     package func hash<R>(_ sections: [SectionContent<R>], list: ([R]) -> Hash128) -> Hash128 {
         switch shape {
-        case .list:
+        case .list, .map:
             return list(sections.first?.records ?? [])
         case .objectOfLists:
             var hasher = CanonicalHash.ObjectHasher()

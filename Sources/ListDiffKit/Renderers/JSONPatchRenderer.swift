@@ -4,7 +4,8 @@
 /// The order: first the field-level `replace`/`add`/`remove` of updated records, at their old
 /// positions; then `remove` of deleted records, from the last to the first; then, in order
 /// of their new positions, `add` of inserted records and one `move` per moved record. A moved
-/// record is never written as remove plus add.
+/// record is never written as remove plus add. In a map of records, each record is named
+/// by its member name, and its operations are `remove`, `add` and the field operations.
 ///
 /// - Complexity: O((n + k) log n) for n records and k changes.
 public struct JSONPatchRenderer: ChangesetRenderer {
@@ -52,13 +53,19 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         var ops: [Operation] = []
         // Under `--path`, the list sits inside the document.
         let prefix = changeset.layout.path?.pointer ?? ""
+        // A record's place: its index, or in a map its member name.
+        let map = changeset.layout.shape == .map
+        func place(_ change: Changeset.Change, _ index: Int) -> String {
+            guard map, case .string(let name) = change.key else { return prefix + "/\(index)" }
+            return prefix + "/" + FieldPath.escape(name)
+        }
         // 1. Updates, in place: old positions are still valid.
         for change in changeset.changes where change.operation == .update {
             guard let i = change.old?.index else { continue }
             for field in change.fields {
-                let path = prefix + "/\(i)" + field.path
+                let path = place(change, i) + field.path
                 if let from = field.from {
-                    ops.append(Operation(op: "move", path: path, from: prefix + "/\(i)" + from))
+                    ops.append(Operation(op: "move", path: path, from: place(change, i) + from))
                     continue
                 }
                 switch (field.old, field.new) {
@@ -68,6 +75,16 @@ public struct JSONPatchRenderer: ChangesetRenderer {
                 case (nil, nil): break
                 }
             }
+        }
+        if map {
+            // Members have no order: each deleted one goes, each inserted one comes.
+            for change in changeset.changes where change.operation == .delete {
+                ops.append(Operation(op: "remove", path: place(change, 0)))
+            }
+            for change in changeset.changes where change.operation == .insert {
+                ops.append(Operation(op: "add", path: place(change, 0), value: try change.value() ?? .null))
+            }
+            return ops
         }
         // 2. Deletes, last first; 3. inserts and moves, in order of their new positions.
         var deleted: [Int] = []

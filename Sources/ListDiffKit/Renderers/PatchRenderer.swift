@@ -36,6 +36,8 @@ public struct PatchRenderer: ChangesetRenderer {
             out.write(style.paint(SafeText.escape("# compared under \(changeset.comparison)"), .bold) + "\n")
         }
         if !changeset.layout.isSectioned {
+            // A map says so: it was found by the shape of the document, not asked for.
+            if changeset.layout.shape == .map { out.write(style.paint(SafeText.escape("# \(changeset.layout)"), .bold) + "\n") }
             for change in changeset.changes { out.write(try line(change, changeset)) }
             out.write(Self.summaryLine(changeset.summary) + "\n")
             return

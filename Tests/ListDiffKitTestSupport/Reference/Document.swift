@@ -34,6 +34,8 @@ package struct Document: Sendable {
     /// Every record, section after section.
     package let records: [Record]
     package let duplicates: DuplicatePolicy
+    /// A JSON document that is one object, read as a list of that one record.
+    package var lone = false
 
     package init(
         source: SourceText, root: Value, layout: Layout = Layout(), sections: [Section]? = nil,
@@ -48,7 +50,7 @@ package struct Document: Sendable {
     }
 
     /// A document of values built in memory, its records found and keyed as a file's are:
-    /// `root` is a list of records, an object of lists, or a list of section objects
+    /// `root` is a list of records, a map of records, an object of lists, or a list of section objects
     /// (`options` says how to find them). Errors name `name` and the record, with no line.
     ///
     /// - Throws: as `keyed(_:source:key:duplicates:options:)` does.
@@ -108,7 +110,8 @@ package struct Document: Sendable {
                 let offset = source.offset(ofValueAt: preorder) ?? 0
                 preorder += element.nodeCount
                 let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
-                switch key.identify(element) {
+                // A map's record is keyed by its member name, as a string is keyed by itself.
+                switch key.identify(list.names.map { .string($0[index]) } ?? element) {
                 case .failure(let failure):
                     var keyError = error(.key, at: offset, failure.message(place: place))
                     keyError.keyMissing = failure.isMissing
@@ -158,6 +161,8 @@ extension Layout {
         /// A section object with its records list emptied (for `.sectionList`).
         package var header: Value?
         package var elements: [Value]
+        /// In a map of records: each record's member name, its key.
+        package var names: [String]? = nil
         /// Pre-order index of the list value, and the source offset of its section.
         package var preorder: Int
         package var offset: Int
@@ -201,7 +206,7 @@ extension Layout {
             }
         }
         let what = options.path.map { "the value at \($0.spelling)" } ?? "the top level"
-        let expected = "expected a list of records, an object of lists, or a list of section objects"
+        let expected = "expected a list of records, a map of records, an object of lists, or a list of section objects"
 
         if options.sectionKey != nil || options.items != nil {
             guard case .array(let elements) = container else {
@@ -226,6 +231,25 @@ extension Layout {
             }
             let list = FoundList(name: nil, header: nil, elements: elements, preorder: preorder, offset: offset(preorder))
             return (Layout(path: options.path, shape: .list), [list])
+        case .object(let object) where object.members.first?.value.typeName == "object":
+            // A map of records: its first member an object, and so every member, each a
+            // record keyed by its name.
+            var next = preorder + 1
+            for member in object.members {
+                guard case .object = member.value else {
+                    throw error(
+                        next,
+                        "\(what) is a map of records whose member \"\(member.key)\" is \(member.value.typeName.withArticle), not a record (an object); \(expected)"
+                    ).hinting(.path)
+                }
+                next += member.value.nodeCount
+            }
+            if key.isWholeRecord {
+                throw error(preorder, "\(what) is a map of records, keyed by member name; a whole-record key does not apply")
+            }
+            var map = FoundList(name: nil, header: nil, elements: object.members.map(\.value), preorder: preorder, offset: offset(preorder))
+            map.names = object.members.map(\.key)
+            return (Layout(path: options.path, shape: .map), [map])
         case .object(let object):
             var lists: [FoundList] = []
             var next = preorder + 1
@@ -327,18 +351,20 @@ extension DocumentReader {
     package func parse(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Document {
         let format = format(for: name, bytes: bytes)
         let (root, source) = try root(bytes, format, name: name)
-        do {
-            return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
-        } catch {
-            // One YAML mapping that holds no list of records but carries the key is one
-            // record: a stream of one document, as a manifest file cut down to one object is.
-            // Without the key it is what it was, an object that is not an object of lists.
-            guard format == .yaml, error.kind == .shape, !source.isStream, layout == LayoutOptions(), case .object = root,
-                case .success = key.identify(root)
-            else { throw error }
-            let stream = SourceText(name: name, bytes: bytes, valueOffsets: [0] + source.valueOffsets, isStream: true)
-            return try Document.keyed(.array([root]), source: stream, key: key, duplicates: duplicates, options: layout)
+        // One JSON object or YAML mapping that carries the key, and is not an object of
+        // lists, is one record (whatever its members are): for YAML a stream of one
+        // document, as a manifest file cut down to one object is. Without the key it is
+        // what it is (a map of records, or an error).
+        if format == .yaml || format == .json, !source.isStream, layout == LayoutOptions(), case .object(let object) = root,
+            !object.members.allSatisfy({ $0.value.typeName == "array" }), !key.fields.isEmpty || key.isWholeRecord,
+            case .success = key.identify(root)
+        {
+            let lone = SourceText(name: name, bytes: bytes, valueOffsets: [0] + source.valueOffsets, isStream: format == .yaml)
+            var document = try Document.keyed(.array([root]), source: lone, key: key, duplicates: duplicates, options: layout)
+            document.lone = format == .json
+            return document
         }
+        return try Document.keyed(root, source: source, key: key, duplicates: duplicates, options: layout)
     }
 }
 
@@ -351,14 +377,22 @@ extension Changeset {
     /// record there, so that a changeset applied to the wrong file fails instead of
     /// scrambling it (the fingerprint check is the caller's, and can be forced; this one cannot).
     package func apply(to document: Document) throws(ListDiffError) -> Value {
+        // An empty object is an empty map, for a changeset made from a map.
+        let document = layout.shape == .map ? document.asEmptyMap() : document
         guard document.layout == layout else {
             throw ListDiffError(
                 .changeset, file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
         }
-        let grid = document.sections.map { section in
-            (name: section.name, header: section.header, records: document.records[section.records].map(\.value))
+        // A map's records are its members: each given with its name, as `rebuild` takes them.
+        let map = layout.shape == .map
+        func entry(_ value: Value, _ key: Value) -> Value {
+            guard map, case .string(let name) = key else { return value }
+            return .object(Object([Object.Member(key: name, value: value)]))
         }
-        let result = try applySections(to: grid, wrap: { $0 }) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
+        let grid = document.sections.map { section in
+            (name: section.name, header: section.header, records: document.records[section.records].map { entry($0.value, $0.key) })
+        }
+        let result = try applySections(to: grid, wrap: entry) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
             let record = document.records[document.sections[p.section].records.lowerBound + p.index]
             let numbered = duplicates == .match ? record.occurrence : nil
             try checkKey(n, change, p, found: record.key, scalar: record.value.isScalar, occurrence: numbered)

@@ -83,7 +83,10 @@ package struct ReferenceDiffer {
     /// fingerprint.
     package static func fingerprint(of changeset: Changeset, appliedTo old: Document) throws(ListDiffError) -> String {
         let result = try changeset.apply(to: old)
-        guard changeset.comparison.unorderedRecords else { return Fingerprint.of(old.layout.diffed(in: result)) }
+        // (A map's members have no order: its hash is the same either way.)
+        guard changeset.comparison.unorderedRecords, changeset.layout.shape != .map else {
+            return Fingerprint.of(old.layout.diffed(in: result))
+        }
         let document = try Document(
             result, name: old.source.name, key: changeset.key, duplicates: changeset.duplicates, options: old.layout.options)
         let sections: [Changeset.SectionContent<Value>] = document.sections.map { section in
@@ -102,6 +105,8 @@ package struct ReferenceDiffer {
     package func diff(old: Document, new: Document) throws(ListDiffError) -> Changeset {
         let key = reader.key
         let algorithm = differ.algorithm, comparison = differ.comparison
+        // An empty object is an empty map beside a map.
+        let (old, new) = (old.asEmptyMap(beside: new), new.asEmptyMap(beside: old))
         guard old.layout.shape == new.layout.shape else {
             throw ListDiffError(
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
@@ -138,7 +143,8 @@ package struct ReferenceDiffer {
             } else {
                 stays = Self.staysWithinSections(pairing: pairing, old: old, new: new, sectionTarget: sectionTarget)
             }
-        } else if comparison.unorderedRecords {
+        } else if comparison.unorderedRecords || old.layout.shape == .map {
+            // Order means nothing (a map's members have none): nothing moves.
             stays = [Bool](repeating: true, count: pairing.count)
         }
 
@@ -147,7 +153,7 @@ package struct ReferenceDiffer {
             RecordSide(
                 count: document.records.count, position: { document.records[$0].position },
                 value: { document.records[$0].value }, key: { i, _ in document.records[i].key },
-                isScalar: { i, _ in key.isWholeRecord || document.records[i].value.isScalar },
+                isScalar: { i, _ in key.isWholeRecord || (document.layout.shape != .map && document.records[i].value.isScalar) },
                 occurrence: { numbered ? document.records[$0].occurrence : nil })
         }
         let significant = differ.memberOrder == .significant
@@ -156,7 +162,7 @@ package struct ReferenceDiffer {
             return significant ? a.isIdentical(to: b) : comparison.same(a, b)
         }
         var changeset = Changeset(
-            algorithm: algorithm.name, key: key, oldCount: old.records.count,
+            algorithm: algorithm.name, key: old.layout.shape == .map ? IdentityKey([]) : key, oldCount: old.records.count,
             newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
         changeset.comparison = comparison
@@ -185,5 +191,18 @@ package struct ReferenceDiffer {
             for p in longestIncreasingSubsequence(pairedNew) { stays[pairedOld[p]] = true }
         }
         return stays
+    }
+}
+
+extension Document {
+    /// This document as an empty map, when it is an empty object and `other` is a map.
+    func asEmptyMap(beside other: Document) -> Document {
+        other.layout.shape == .map ? asEmptyMap() : self
+    }
+
+    /// This document as an empty map, when it is an empty object.
+    func asEmptyMap() -> Document {
+        guard layout.shape == .objectOfLists, sections.isEmpty else { return self }
+        return Document(source: source, root: root, layout: Layout(path: layout.path, shape: .map), records: [], duplicates: duplicates)
     }
 }

@@ -40,7 +40,9 @@ struct JSONScan {
             if let forced { probe = Probe(shape: forced) } else { probe = try self.probe() }
             var guesses: [Int] = []
             if parts > 1, bytes.count >= splitsFrom, let probe, probe.splittable {
-                guesses = Self.splitPoints(bytes, lines: lines, count: parts, after: probe.firstRecord)
+                guesses = Self.splitPoints(
+                    bytes, lines: lines, count: parts, after: probe.firstRecord,
+                    opener: probe.shape == .map ? UInt8(ascii: "\"") : UInt8(ascii: "{"))
             }
             let splits = guesses
             let shape = forced ?? probe?.shape
@@ -79,7 +81,7 @@ struct JSONScan {
             if next > 1 {
                 // Objects that spanned parts: each part saw only some of their names.
                 for section in document.sections where !section.members.isEmpty { try checkMembers(section) }
-                if case .objectOfLists = document.shape, document.containerEnd != nil {
+                if document.shape == .objectOfLists || document.shape == .map, document.containerEnd != nil {
                     try JSONParser.checkNames(&document.containerNames, objectAt: document.containerOffset, in: bytes, maxDepth: maxDepth)
                 }
             }
@@ -88,6 +90,14 @@ struct JSONScan {
                 parser.index = end
                 parser.depth = document.enclosureDepth
                 try finish(&parser, document.enclosures)
+            }
+            // An object at the top level that may be one record carrying the key (see `lone`).
+            if document.shape == .map && document.loneCandidate || document.layoutProblem?.wrapper != nil,
+                options == LayoutOptions(), !lines, !key.fields.isEmpty || key.isWholeRecord, let lone = try lone(),
+                lone.firstUnkeyed == nil
+            {
+                if release { file.release(0..<bytes.count) }
+                return lone
             }
             if release { file.release(0..<bytes.count) }
             return document.scanned
@@ -136,10 +146,50 @@ struct JSONScan {
             return Probe(shape: shape, firstRecord: first.index, recordDepth: recordDepth, splittable: true)
         case UInt8(ascii: "{"):
             guard options.items == nil, options.sectionKey == nil else { return nil }
-            return Probe(shape: .objectOfLists, firstRecord: parser.index, recordDepth: depth + 2, splittable: true)
+            let shape = decideObjectShape(parser)
+            var first = parser
+            _ = try? first.openIsEmpty(close: UInt8(ascii: "}"))
+            first.skipWhitespace()
+            return Probe(shape: shape, firstRecord: first.index, recordDepth: depth + (shape == .map ? 1 : 2), splittable: true)
         default:
             return nil
         }
+    }
+
+    /// Whether the object at the parser (at its `{`) is a map of records or an object of
+    /// lists, judged on its first member as the scan then holds every member to it: an
+    /// object makes a map, anything else (or no member) an object of lists.
+    func decideObjectShape(_ start: JSONParser) -> ContainerShape {
+        var parser = start
+        var opening = true
+        guard (try? parser.nextMember(opening: &opening)) != nil, parser.index < bytes.count,
+            bytes[parser.index] == UInt8(ascii: "{")
+        else { return .objectOfLists }
+        return .map
+    }
+
+    /// The input read as one record: an object at the top level that is not an object of
+    /// lists, and carries the key, is one (as a lone YAML mapping is). Nil when the input
+    /// is not an object.
+    func lone() throws(JSONParseFailure) -> ScannedDocument? {
+        var part = ScanPart(table: RecordTable(capacity: 1, keepsHashes: true))
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        parser.skipByteOrderMark()
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        let start = parser.index
+        let state = PartState(scan: self, table: part.table, startsList: false)
+        state.openSection(&part, ScannedSection(offset: start))
+        try state.record(&parser)
+        try finish(&parser, [])
+        state.closeList(&part)
+        state.done(&part, at: parser.index)
+        part.containerOffset = start
+        part.recordDepth = 0
+        var scanned = part.scanned
+        scanned.lone = true
+        return scanned
     }
 
     /// Whether the list at the parser (JSON: at its `[`; NDJSON: the lines) holds records or
@@ -187,20 +237,24 @@ struct JSONScan {
     }
 
     /// Up to `count - 1` guessed record starts after `after`, one near each share of the input:
-    /// in NDJSON a line's start; in JSON a `{` after a `,` and white space, preferably at a
-    /// line's start. Increasing; may be fewer.
-    static func splitPoints(_ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, count: Int, after: Int) -> [Int] {
+    /// in NDJSON a line's start; in JSON an `opener` (`{`, or a map's member name's `"`)
+    /// after a `,` and white space, preferably at a line's start. Increasing; may be fewer.
+    static func splitPoints(
+        _ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, count: Int, after: Int, opener: UInt8 = UInt8(ascii: "{")
+    ) -> [Int] {
         var points: [Int] = []
         for k in 1..<max(1, count) {
             let from = max(after + 1, bytes.count * k / count, (points.last ?? 0) + 1)
-            guard from < bytes.count, let point = splitPoint(bytes, lines: lines, from: from) else { continue }
+            guard from < bytes.count, let point = splitPoint(bytes, lines: lines, from: from, opener: opener) else { continue }
             if point > (points.last ?? after) { points.append(point) }
         }
         return points
     }
 
     /// The first likely record start from `from` on (see `splitPoints`), or nil.
-    static func splitPoint(_ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, from middle: Int) -> Int? {
+    static func splitPoint(
+        _ bytes: UnsafeBufferPointer<UInt8>, lines: Bool, from middle: Int, opener: UInt8 = UInt8(ascii: "{")
+    ) -> Int? {
         let n = bytes.count
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
         func nextToken(from k: Int) -> Int {
@@ -225,11 +279,11 @@ struct JSONScan {
         while k < window {
             if bytes[k] == 0x0A {
                 let q = nextToken(from: k + 1)
-                if q < n, bytes[q] == UInt8(ascii: "{"), precededByComma(k) { return q }
+                if q < n, bytes[q] == opener, precededByComma(k) { return q }
                 k = q
                 continue
             }
-            if comma == nil, bytes[k] == UInt8(ascii: ","), case let q = nextToken(from: k + 1), q < n, bytes[q] == UInt8(ascii: "{") {
+            if comma == nil, bytes[k] == UInt8(ascii: ","), case let q = nextToken(from: k + 1), q < n, bytes[q] == opener {
                 comma = q
             }
             k += 1
@@ -288,7 +342,7 @@ struct JSONScan {
             case UInt8(ascii: "["):
                 part.shape = shape ?? decideArrayShape(parser, lines: false)
             case UInt8(ascii: "{") where !explicit:
-                part.shape = .objectOfLists
+                part.shape = shape ?? decideObjectShape(parser)
             default:
                 let start = parser.index
                 let typeName = JSONParser.typeName(bytes[start])
@@ -298,7 +352,7 @@ struct JSONScan {
                 part.finished = true
                 return part
             }
-            part.recordDepth = parser.depth + (part.shape == .list ? 1 : part.shape == .objectOfLists ? 2 : 3)
+            part.recordDepth = parser.depth + (part.shape == .list || part.shape == .map ? 1 : part.shape == .objectOfLists ? 2 : 3)
             try openContainer(&parser, &part, state, stop: stop, lines: false)
             if part.containerEnd != nil, part.pausedAt == nil {
                 try finish(&parser, enclosures)
@@ -425,6 +479,11 @@ struct JSONScan {
             part.sections.append(ScannedSection(offset: parser.index))
             state.folds = true
             try run(&parser, from: .atList, &part, state, stop: stop, lines: lines)
+        } else if part.shape == .map {
+            part.sections.append(ScannedSection(offset: parser.index))
+            state.folds = true
+            state.beginMap(&part, head: true)
+            try run(&parser, from: .atContainer, &part, state, stop: stop, lines: false)
         } else {
             try run(&parser, from: .atContainer, &part, state, stop: stop, lines: lines)
         }
@@ -445,6 +504,7 @@ struct JSONScan {
         parser.depth = depth
         let state = PartState(scan: self, table: part.table, startsList: false, from: start)
         state.folds = false
+        if shape == .map { state.beginMap(&part, head: false) }
         do throws(JSONParseFailure) {
             try run(&parser, from: .atRecord, &part, state, stop: stop, lines: lines && shape == .list)
         } catch {
@@ -476,6 +536,25 @@ struct JSONScan {
                     position = try parser.nextElement(opening: &opening) ? .atRecord : .listClosed
                 }
                 if position == .listClosed { state.closeList(&part) }
+            case .atRecord where part.shape == .map:
+                // A map's members, each at its name's opening quote.
+                while true {
+                    if parser.index >= stop {
+                        part.pausedAt = parser.index
+                        return
+                    }
+                    try state.member(&parser, &part)
+                    var opening = false
+                    if try !parser.nextItem(opening: &opening, close: UInt8(ascii: "}"), "object") { break }
+                    parser.skipWhitespace()
+                }
+                state.closeList(&part)
+                part.containerEnd = parser.index
+                // Names in an earlier part are checked once the parts are joined.
+                if part.sections.first?.began ?? true {
+                    try JSONParser.checkNames(&part.containerNames, objectAt: part.containerOffset, in: bytes, maxDepth: maxDepth)
+                }
+                return
             case .atRecord:
                 while true {
                     if parser.index >= stop {
@@ -502,6 +581,17 @@ struct JSONScan {
                 case .list:
                     part.containerEnd = parser.index
                     return
+                case .map:
+                    // (Only at its `{`: its members are read as records, to its end.)
+                    var opening = true
+                    if try parser.nextItem(opening: &opening, close: UInt8(ascii: "}"), "object") {
+                        parser.skipWhitespace()
+                        position = .atRecord
+                    } else {
+                        state.closeList(&part)
+                        part.containerEnd = parser.index
+                        return
+                    }
                 case .objectOfLists:
                     var opening = first
                     guard let name = try parser.nextMember(opening: &opening) else {
@@ -638,6 +728,12 @@ struct ScanPart: @unchecked Sendable {
     /// In an object of lists: the names of the members that are lists (for the hint when
     /// the others are not).
     var listMembers: [String] = []
+    /// In a map of records: each record's member name, and the map's hash so far.
+    var names: MemberNames?
+    var map = CanonicalHash.ObjectHasher()
+    /// A map at the top level with a member named like the key's first field: it may be
+    /// one record that carries the key (`JSONScan.lone`).
+    var loneCandidate = false
     var firstUnkeyed: Int?
     var missingKeys = 0
     /// The head's: where the container is, what encloses it, the records' depth.
@@ -649,10 +745,12 @@ struct ScanPart: @unchecked Sendable {
     var finished = false
 
     var scanned: ScannedDocument {
-        ScannedDocument(
+        var document = ScannedDocument(
             table: table, shape: shape, sections: sections, containerOffset: containerOffset, recordDepth: recordDepth,
             firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
             layoutProblem: layoutProblem?.pointing(toTheOnlyList: listMembers))
+        document.names = names
+        return document
     }
 
     /// Takes on `later`, the part that starts where this one paused: its first section
@@ -661,8 +759,14 @@ struct ScanPart: @unchecked Sendable {
         let offset = table.count
         let first = later.sections[0]
         // The records of the section this part left open, hashed into its list (a part
-        // after the first keeps every record's hash).
-        for k in 0..<first.recordCount { table.list.add(later.table.hashes[k]) }
+        // after the first keeps every record's hash); a map's with their names.
+        if let names, let laterNames = later.names {
+            for k in 0..<first.recordCount { map.add(key: laterNames.hashes[k], value: later.table.hashes[k]) }
+            names.hashes.append(contentsOf: laterNames.hashes)
+            names.starts.append(contentsOf: laterNames.starts)
+        } else {
+            for k in 0..<first.recordCount { table.list.add(later.table.hashes[k]) }
+        }
         table.appendRecords(of: later.table)
         let s = sections.count - 1
         sections[s].recordCount += first.recordCount
@@ -670,13 +774,14 @@ struct ScanPart: @unchecked Sendable {
         if case .absent = sections[s].items { sections[s].items = first.items }
         if first.closed {
             sections[s].closed = true
-            sections[s].listHash = table.list.finish()
+            sections[s].listHash = names != nil ? map.finish() : table.list.finish()
             // The list hash of `later`'s last section, if it began there and is open.
             table.list = later.table.list
         }
         sections += later.sections.dropFirst()
         containerNames += later.containerNames
         listMembers += later.listMembers
+        loneCandidate = loneCandidate || later.loneCandidate
         pausedAt = later.pausedAt
         containerEnd = later.containerEnd
         failure = later.failure
@@ -702,6 +807,16 @@ final class PartState {
     /// Whether the list hash takes the records of the current section.
     @exclusivity(unchecked) var folds = true
     @exclusivity(unchecked) var list = CanonicalHash.ArrayHasher()
+    /// In a map of records: the current record's member name (its key), the map's hash
+    /// so far, and where the names go.
+    @exclusivity(unchecked) var mapMode = false
+    @exclusivity(unchecked) var nameHash = Hash128(a: 0, b: 0)
+    @exclusivity(unchecked) var map = CanonicalHash.ObjectHasher()
+    var names: MemberNames?
+    /// At the top level: the hashes of the key's first fields, a member named like one of
+    /// which may make the map one record (`JSONScan.lone`); every member with `--key .`.
+    var loneNames: [Hash128] = []
+    var loneAlways = false
     var elementStart = 0
     var reported = 0
     var released = 0
@@ -723,6 +838,8 @@ final class PartState {
     let oldBytes: UnsafePointer<UInt8>
     let oldStarts: UnsafeMutableBufferPointer<Int>, oldLengths: UnsafeMutableBufferPointer<UInt32>
     let oldHashes: UnsafeMutableBufferPointer<Hash128>
+    /// OLD's member names, when it is a map: a record found byte for byte must have its name.
+    let oldNames: UnsafeMutableBufferPointer<Hash128>
     let oldKeys: OldKeys?
 
     init(scan: JSONScan, table: RecordTable, startsList: Bool, from start: Int = 0) {
@@ -744,7 +861,48 @@ final class PartState {
         oldStarts = old?.table.starts.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
         oldLengths = old?.table.lengths.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
         oldHashes = old?.table.hashes.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldNames = old?.names?.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
         oldKeys = old?.keys
+    }
+
+    /// The part is in a map of records: its records are members, keyed by their names.
+    /// `head`: the part that found the map (at the top level, it looks out for a member
+    /// named like the key).
+    func beginMap(_ part: inout ScanPart, head: Bool) {
+        mapMode = true
+        names = MemberNames(capacity: max(16, scan.bytes.count / 128))
+        part.names = names
+        if head, scan.options == LayoutOptions() {
+            loneAlways = scan.key.isWholeRecord
+            loneNames = scan.key.fields.map { CanonicalHash.string($0.components[0]) }
+        }
+    }
+
+    /// One member of a map: its name, then its value, a record keyed by that name (or,
+    /// when it is not an object, the problem noted and the value read through).
+    func member(_ parser: inout JSONParser, _ part: inout ScanPart) throws(JSONParseFailure) {
+        try parser.nameStart()
+        let nameStart = parser.index
+        let name = try parser.hashString()
+        try parser.colon()
+        part.containerNames.append(name.a)
+        if loneAlways || !loneNames.isEmpty && loneNames.contains(name) { part.loneCandidate = true }
+        let bytes = parser.bytes
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+            if part.layoutProblem == nil, parser.index < bytes.count {
+                var spelled = parser
+                spelled.index = nameStart
+                part.layoutProblem = .memberNotARecord(
+                    scan.what, member: (try? spelled.parseString()) ?? "", JSONParser.typeName(bytes[parser.index]),
+                    at: parser.index, under: scan.options.path)
+            }
+            _ = try parser.hashValue()
+            return
+        }
+        nameHash = name
+        try record(&parser)
+        names?.hashes.append(name)
+        names?.starts.append(nameStart)
     }
 
     /// Counts the current section's records so far into the part.
@@ -774,7 +932,7 @@ final class PartState {
         flush(&part)
         guard !part.sections.isEmpty else { return }
         part.sections[part.sections.count - 1].closed = true
-        if folds { part.sections[part.sections.count - 1].listHash = list.finish() }
+        if folds { part.sections[part.sections.count - 1].listHash = mapMode ? map.finish() : list.finish() }
     }
 
     /// Scans the record at the parser into the table.
@@ -783,7 +941,7 @@ final class PartState {
         let start = parser.index
         let bytes = parser.bytes
         let n = bytes.count
-        if copyCheck, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n {
+        if copyCheck, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n, !mapMode || oldNames[cursor] == nameHash {
             let length = Int(oldLengths[cursor])
             let first = bytes[start]
             // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
@@ -804,7 +962,11 @@ final class PartState {
         if length > Int(UInt32.max) {
             throw parser.fail("a record of 4 GiB or more is beyond what listdiff reads", at: start, kind: .limit)
         }
-        if wholeRecord {
+        if mapMode {
+            // A map's record: keyed by its member name, as a string is keyed by itself.
+            status = .keyed
+            keyHash = memory.keyHashing.mix(nameHash)
+        } else if wholeRecord {
             // Every record is its own key: its content hash is its key's.
             status = .keyed
             keyHash = memory.keyHashing.mix(hash)
@@ -839,7 +1001,9 @@ final class PartState {
         table.starts.append(start)
         table.lengths.append(UInt32(truncatingIfNeeded: end - start))
         sectionRecords &+= 1
-        if folds { list.add(hash) }
+        if folds {
+            if mapMode { map.add(key: nameHash, value: hash) } else { list.add(hash) }
+        }
         if table.keepsHashes { table.hashes.append(hash) }
         if table.starts.count & 0xFFF == 0 { checkpoint(end) }
     }
@@ -859,6 +1023,7 @@ final class PartState {
         flush(&part)
         checkpoint(max(offset, reported))
         part.table.list = list
+        part.map = map
         if part.firstUnkeyed == nil { part.firstUnkeyed = firstUnkeyed }
         part.missingKeys += missingKeys
     }

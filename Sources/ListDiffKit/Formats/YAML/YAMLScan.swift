@@ -42,7 +42,7 @@ struct YAMLScan {
             again.stream = true
             return try again.scan()
         }
-        if !stream, state.loneMapping {
+        if !stream, state.loneMapping, !key.fields.isEmpty || key.isWholeRecord {
             // One mapping that holds no list of records but carries the key is one record:
             // a stream of one document, as a manifest file cut down to one object is.
             // Without the key it is what it was, an object that is not an object of lists.
@@ -236,12 +236,16 @@ struct YAMLScanState {
     var replaying = 0
     let memory: ScanMemory
     var list = CanonicalHash.ArrayHasher()
+    /// In a map of records: each record's member name, and the map's hash so far.
+    var names: MemberNames?
+    var map = CanonicalHash.ObjectHasher()
     var probedShape: ContainerShape?
     var stopped = false
     /// A second document began while the input was read as one (see `YAMLScan.stream`).
     var secondDocument = false
-    /// The document is a mapping that is not an object of lists (one member is no list),
-    /// with no `--path`, `--section-key` or `--items`: it may be one record alone.
+    /// The document is a mapping that is not an object of lists (one member is no list), or
+    /// a map with a member named like the key's first step, with no `--path`,
+    /// `--section-key` or `--items`: it may be one record alone.
     var loneMapping = false
     /// With `buildsValues`: each record's value, the start offset of every value node in
     /// preorder (mapping keys left out), and where each document's offsets start.
@@ -286,6 +290,7 @@ struct YAMLScanState {
             recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
             layoutProblem: layoutProblem?.pointing(toTheOnlyList: sections.compactMap(\.memberName)))
         document.yaml = details
+        document.names = names
         return document
     }
 
@@ -444,7 +449,19 @@ struct YAMLScanState {
             switch parent.role {
             case .container:
                 placement.inContainer = true
-                if kind == 1 { placement.role = .records; placement.opensSection = true }
+                if probing {
+                    // The first member decides: an object makes a map of records, anything
+                    // else an object of lists.
+                    probedShape = kind == 2 ? .map : .objectOfLists
+                    stopped = true
+                }
+                if case .map = actualShape {
+                    // A map's record, keyed by its member name (not by fields inside it).
+                    if kind == 2 { placement.isRecord = true }
+                } else if kind == 1 {
+                    placement.role = .records
+                    placement.opensSection = true
+                }
             case .sectionObject:
                 if stack[p].keyIsItems {
                     placement.isItemsValue = true
@@ -516,13 +533,21 @@ struct YAMLScanState {
             case 2:
                 if explicit {
                     noteLayout(.noRecords(what, "object", sectionOptions: true, at: placement.offset))
+                } else if case .map = shape {
+                    placement.role = .container
+                    actualShape = .map
+                    var section = ScannedSection(offset: placement.offset)
+                    section.items = .list
+                    sections.append(section)
+                    names = MemberNames(capacity: probing ? 16 : max(16, scan.bytes.count / 128))
                 } else {
                     placement.role = .container
                     actualShape = .objectOfLists
                 }
                 if probing {
+                    // (Without section options, the first member decides the shape.)
                     probedShape = .objectOfLists
-                    stopped = true
+                    stopped = explicit
                 }
             default:
                 break
@@ -644,6 +669,12 @@ struct YAMLScanState {
             placement.building || onPath || probing && placement.isRecord || placement.role == .container
             || placement.role == .sectionObject
         stack[p].keyText = needsText ? String(decoding: text, as: UTF8.self) : nil
+        if placement.role == .container, case .map = actualShape, path.isEmpty, !explicit,
+            scan.key.isWholeRecord || scan.keys.entry(0, named: text) != nil
+        {
+            // A map with a member named like the key may be one record that carries it.
+            loneMapping = true
+        }
         stack[p].keyOnPath = onPath && !stack[p].stepTaken && text.elementsEqual(path[placement.pathStep].utf8)
         stack[p].keyEntry = nil
         if placement.keyLevel >= 0, let e = scan.keys.entry(placement.keyLevel, named: text) {
@@ -682,6 +713,9 @@ struct YAMLScanState {
         case .records:
             sections[sections.count - 1].closed = true
             sections[sections.count - 1].listHash = list.finish()
+        case .container where actualShape == .map:
+            sections[0].closed = true
+            sections[0].listHash = map.finish()
         case .sectionObject:
             sections[sections.count - 1].members = frame.members
         default:
@@ -735,6 +769,11 @@ struct YAMLScanState {
                 if path.isEmpty, !explicit { loneMapping = true }
                 noteLayout(.memberNotAList(what, member: stack[p].keyText ?? "", typeName, at: placement.offset, under: scan.options.path))
             }
+            if placement.inContainer, !placement.isRecord, case .map = actualShape {
+                if path.isEmpty, !explicit { loneMapping = true }
+                noteLayout(
+                    .memberNotARecord(what, member: stack[p].keyText ?? "", typeName, at: placement.offset, under: scan.options.path))
+            }
             if probing, stack[p].placement.isRecord, kind == .array, LayoutOptions.itemsCandidates.contains(stack[p].keyText ?? "") {
                 stack[p].lists.append(stack[p].keyText ?? "")
             }
@@ -756,7 +795,15 @@ struct YAMLScanState {
         let status: KeyStatus
         var keyHash: UInt64 = 0
         let isScalar = kind.isScalar
-        if scan.key.isWholeRecord {
+        if let names, let container = stack.last {
+            // A map's record: keyed by its member name, as a string is keyed by itself.
+            status = .keyed
+            keyHash = memory.keyHashing.mix(container.keyHash)
+            names.hashes.append(container.keyHash)
+            names.starts.append(0)
+            names.texts.append(container.keyText ?? "")
+            map.add(key: container.keyHash, value: hash)
+        } else if scan.key.isWholeRecord {
             // Every record is its own key: its content hash is its key's.
             status = .keyed
             keyHash = memory.keyHashing.mix(hash)

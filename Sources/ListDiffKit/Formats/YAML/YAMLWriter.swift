@@ -14,9 +14,9 @@ package enum YAMLWriter {
         return String(decoding: emitter.sink.bytes, as: UTF8.self)
     }
 
-    /// Writes `value`. `list` is asked first at each list: when it says true, it has written
-    /// the list's elements itself (between the list's start and end).
-    static func write(_ value: Value, to emitter: LibYAMLEmitter, list: ([Value]) -> Bool = { _ in false }) {
+    /// Writes `value`. `fill` is asked first at each list and object: when it says true, it
+    /// has written the elements or members itself (between the start and the end).
+    static func write(_ value: Value, to emitter: LibYAMLEmitter, fill: (Value) -> Bool = { _ in false }) {
         switch value {
         case .null: emitter.scalar("null", style: .plain)
         case .bool(let b): emitter.scalar(b ? "true" : "false", style: .plain)
@@ -24,15 +24,17 @@ package enum YAMLWriter {
         case .string(let s): string(s, to: emitter)
         case .array(let items):
             emitter.emit(.sequenceStart)
-            if !list(items) {
-                for item in items { write(item, to: emitter, list: list) }
+            if !fill(value) {
+                for item in items { write(item, to: emitter, fill: fill) }
             }
             emitter.emit(.sequenceEnd)
         case .object(let object):
             emitter.emit(.mappingStart)
-            for member in object.members {
-                string(member.key, to: emitter)
-                write(member.value, to: emitter, list: list)
+            if !fill(value) {
+                for member in object.members {
+                    string(member.key, to: emitter)
+                    write(member.value, to: emitter, fill: fill)
+                }
             }
             emitter.emit(.mappingEnd)
         }

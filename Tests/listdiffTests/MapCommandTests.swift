@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Maps of records (objects whose members are records, keyed by name) and lone objects,
+/// through the built binary: the shipped examples against their goldens, and apply.
+@Suite struct MapCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    func golden(_ name: String) throws -> String {
+        try String(contentsOf: CommandTests.golden.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// package-lock's `packages`: each package keyed by its path, the root package `""`.
+    @Test func packageLockDiffsByPackage() throws {
+        let run = try Binary.run(["--path", "/packages", "package-lock-old.json", "package-lock-new.json"], in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        #expect(run.stdout == (try golden("package-lock.patch")))
+        let patch = try Binary.run(
+            ["-f", "jsonpatch", "--path", "/packages", "package-lock-old.json", "package-lock-new.json"], in: Self.examples)
+        #expect(patch.stdout == (try golden("package-lock.jsonpatch.json")))
+    }
+
+    /// OpenAPI's schemas, in YAML: applied, the map is NEW's, in YAML and in JSON.
+    @Test func openAPISchemasDiffAndApply() throws {
+        let args = ["--path", "/components/schemas", "openapi-old.yaml", "openapi-new.yaml"]
+        let run = try Binary.run(args, in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stdout == (try golden("openapi-schemas.patch")))
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let changes = dir.appendingPathComponent("c.json").path
+        #expect(try Binary.run(["-f", "json", "-o", changes] + args, in: Self.examples).status == 1)
+        let json = try String(contentsOfFile: changes, encoding: .utf8)
+        #expect(json.contains("\"key\": [],"))
+        #expect(json.contains("\"layout\": {\"path\": \"/components/schemas\", \"shape\": \"map\"}"))
+        for ext in ["yaml", "json"] {
+            let out = dir.appendingPathComponent("out.\(ext)").path
+            let applied = try Binary.run(["apply", "--output-format", ext, "-o", out, "openapi-old.yaml", changes], in: Self.examples)
+            #expect(applied.status == 0, "\(applied.stderr)")
+            let again = try Binary.run(["-q", "--path", "/components/schemas", out, "openapi-new.yaml"], in: Self.examples)
+            #expect(again.status == 0, "\(ext): \(again.stderr)")
+        }
+        // A map is no list: NDJSON and CSV cannot hold the result.
+        let ndjson = try Binary.run(["apply", "--output-format", "ndjson", "openapi-old.yaml", changes], in: Self.examples)
+        #expect(ndjson.status == 2 && ndjson.stdout.isEmpty)
+    }
+
+    /// A member that is not a record is an error at its place; a map and a list do not mix.
+    @Test func mapErrorsArePlaced() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "{\"a\": {\"x\": 1},\n \"b\": [1]}".write(to: dir.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        try #"{"a": {"x": 1}}"#.write(to: dir.appendingPathComponent("map.json"), atomically: true, encoding: .utf8)
+        try #"[{"id": 1}]"#.write(to: dir.appendingPathComponent("list.json"), atomically: true, encoding: .utf8)
+        let bad = try Binary.run(["bad.json", "map.json"], in: dir)
+        #expect(bad.status == 2 && bad.stdout.isEmpty)
+        #expect(
+            bad.stderr.hasPrefix(
+                #"bad.json:2:7: error: the top level is a map of records whose member "b" is an array, not a record (an object)"#),
+            "\(bad.stderr)")
+        let mixed = try Binary.run(["map.json", "list.json"], in: dir)
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("map.json holds a map of records (keyed by member name), list.json holds a list of records"))
+    }
+
+    /// One JSON object with the key is one record: diffed against a list, and applied back
+    /// as that object.
+    @Test func aLoneObjectIsOneRecord() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "{\"id\": 4,\n \"name\": \"Ada\", \"tags\": {\"a\": 1}}\n".write(
+            to: dir.appendingPathComponent("one.json"), atomically: true, encoding: .utf8)
+        try #"[{"id": 4, "name": "Ada Lovelace", "tags": {"a": 1}}]"#.write(
+            to: dir.appendingPathComponent("list.json"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["one.json", "list.json"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("~ id=4 /name: \"Ada\" → \"Ada Lovelace\"\n"), "\(run.stdout)\(run.stderr)")
+        #expect(try Binary.run(["-f", "json", "-o", "c.json", "one.json", "list.json"], in: dir).status == 1)
+        let applied = try Binary.run(["apply", "one.json", "c.json"], in: dir)
+        #expect(applied.status == 0)
+        #expect(applied.stdout == "{\n  \"id\": 4,\n  \"name\": \"Ada Lovelace\",\n  \"tags\": {\n    \"a\": 1\n  }\n}\n")
+    }
+}
