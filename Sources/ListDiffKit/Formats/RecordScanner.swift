@@ -288,7 +288,28 @@ extension JSONParser {
                 try colon()
                 i = index
             }
-            let valueHash = try keyMember(entry, keys, level: 0, at: &i, finding: &finding, key: &key, parts: &parts, memory: memory)
+            // The value. The first member of a key field's name is the key (as `Object`'s
+            // subscript has it).
+            let valueHash: Hash128
+            if let e = entry, case let bit = UInt64(1) << UInt64(keys.levels[0].ids[e]), finding.visited & bit == 0 {
+                finding.visited |= bit
+                let mask = keys.levels[0].fields[e], next = keys.levels[0].next[e]
+                let first = i < n ? p[i] : 0
+                if next >= 0 {
+                    index = i
+                    valueHash = try hashFindingKeys(keys, level: next, finding: &finding, key: &key, parts: &parts, memory: memory)
+                    i = index
+                } else if Key.keepsBytes {
+                    index = i
+                    valueHash = try hashKeyPart(mask, single: single, key: &key, parts: &parts)
+                    i = index
+                } else {
+                    valueHash = try fastValueHash(p, at: &i, count: n)
+                }
+                if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: valueHash, memory: memory) }
+            } else {
+                valueHash = try fastValueHash(p, at: &i, count: n)
+            }
             hasher.add(key: nameHash, value: valueHash)
             memory.noteName(member, nameHash.a)
             member &+= 1
@@ -360,10 +381,23 @@ extension JSONParser {
         parts: inout [[UInt8]], memory: ScanMemory
     ) throws(JSONParseFailure) -> Hash128 {
         guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        let single = keys.fieldCount == 1
         func member(_ e: Int?, _ parser: inout JSONParser) throws(JSONParseFailure) -> Hash128 {
-            var i = parser.index
-            let hash = try parser.keyMember(e, keys, level: level, at: &i, finding: &finding, key: &key, parts: &parts, memory: memory)
-            parser.index = i
+            guard let e, case let bit = UInt64(1) << UInt64(keys.levels[level].ids[e]), finding.visited & bit == 0 else {
+                return try parser.hashValue()
+            }
+            finding.visited |= bit
+            let mask = keys.levels[level].fields[e], next = keys.levels[level].next[e]
+            let first = parser.index < parser.bytes.count ? parser.bytes[parser.index] : 0
+            let hash: Hash128
+            if next >= 0 {
+                hash = try parser.hashFindingKeys(keys, level: next, finding: &finding, key: &key, parts: &parts, memory: memory)
+            } else if Key.keepsBytes {
+                hash = try parser.hashKeyPart(mask, single: single, key: &key, parts: &parts)
+            } else {
+                hash = try parser.hashValue()
+            }
+            if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: hash, memory: memory) }
             return hash
         }
         switch bytes[index] {
@@ -380,38 +414,6 @@ extension JSONParser {
         default:
             return try hashValue()
         }
-    }
-
-    /// The hash of a member's value, at `i`, whose name is the trie's entry `e` at `level`
-    /// (nil: no key field's). The first member of a key field's name is the key (as
-    /// `Object`'s subscript has it): a key path is followed into it, a key part is taken
-    /// from it; any other value is only hashed. `i` is the offset, `index` left behind.
-    @inline(__always)
-    mutating func keyMember<Key: KeyOutput>(
-        _ e: Int?, _ keys: KeyTrie, level: Int, at i: inout Int, finding: inout KeyFinding, key: inout Key,
-        parts: inout [[UInt8]], memory: ScanMemory
-    ) throws(JSONParseFailure) -> Hash128 {
-        let p = bytes.baseAddress!, n = bytes.count  // (not empty: inside a record)
-        guard let e, case let bit = UInt64(1) << UInt64(keys.levels[level].ids[e]), finding.visited & bit == 0 else {
-            return try fastValueHash(p, at: &i, count: n)
-        }
-        finding.visited |= bit
-        let mask = keys.levels[level].fields[e], next = keys.levels[level].next[e]
-        let first = i < n ? p[i] : 0
-        let hash: Hash128
-        if next >= 0 {
-            index = i
-            hash = try hashFindingKeys(keys, level: next, finding: &finding, key: &key, parts: &parts, memory: memory)
-            i = index
-        } else if Key.keepsBytes {
-            index = i
-            hash = try hashKeyPart(mask, single: keys.fieldCount == 1, key: &key, parts: &parts)
-            i = index
-        } else {
-            hash = try fastValueHash(p, at: &i, count: n)
-        }
-        if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: hash, memory: memory) }
-        return hash
     }
 
     /// A value's hash, read on the fast path when it is a plain string, a plain decimal

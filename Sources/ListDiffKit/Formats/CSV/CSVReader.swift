@@ -87,7 +87,15 @@
                     let (end, plain) = Self.unquotedEnd(base, from: start, count: bytes.count, separator: separator)
                     scanner.index = end
                     let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
-                    Self.write(text, inferring: inferTypes, plain: plain, to: &out)
+                    if !plain {
+                        Self.write(text, inferring: inferTypes, to: &out)
+                    } else if inferTypes, Self.isLiteral(text) {
+                        if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
+                    } else {
+                        out.append(byte: quote)
+                        out.append(bytes: text)
+                        out.append(byte: quote)
+                    }
                 } else {
                     let cell = try scanner.cell(scratch: &field)
                     if cell.copied {
@@ -171,16 +179,11 @@
         return (i, plain)
     }
 
-    /// A cell's value in JSON: a string (copied as it is when `plain`: nothing in it needs
-    /// escaping), or under `inferring` the literal it is.
+    /// A cell's value in JSON: a string, or under `inferring` the literal it is.
     @inline(__always)
-    static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, plain: Bool = false, to out: inout JSONBytes) {
+    static func write(_ text: UnsafeRawBufferPointer, inferring: Bool, to out: inout JSONBytes) {
         if inferring, isLiteral(text) {
             if text.isEmpty { out.append("null") } else { out.append(bytes: text) }
-        } else if plain {
-            out.append(byte: UInt8(ascii: "\""))
-            out.append(bytes: text)
-            out.append(byte: UInt8(ascii: "\""))
         } else {
             out.append(stringBytes: text)
         }
