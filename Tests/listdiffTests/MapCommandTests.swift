@@ -32,6 +32,9 @@ import Testing
         let changes = dir.appendingPathComponent("c.json").path
         #expect(try Binary.run(["-f", "json", "-o", changes] + args, in: Self.examples).status == 1)
         let json = try String(contentsOfFile: changes, encoding: .utf8)
+        // The shipped changeset is this one.
+        let shipped = try String(contentsOf: Self.examples.appendingPathComponent("openapi-changes.json"), encoding: .utf8)
+        #expect(json == shipped)
         #expect(json.contains("\"key\": [],"))
         #expect(json.contains("\"layout\": {\"path\": \"/components/schemas\", \"shape\": \"map\"}"))
         for ext in ["yaml", "json"] {

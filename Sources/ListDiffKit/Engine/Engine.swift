@@ -204,9 +204,11 @@ struct Engine: Sendable {
     /// match`, the chains of each key's records give each record its occurrence. Nil when two
     /// different keys turn out to share a hash (the caller tries again with other hashes).
     func indexed(_ side: Side) throws(ListDiffError) -> (keys: OldKeys, chains: Chains?)? {
-        let chains = duplicates == .match ? Chains(count: side.count) : nil
+        // (A map's member names never repeat: one that does is an error whatever the policy.)
+        let match = duplicates == .match && side.records.names == nil
+        let chains = match ? Chains(count: side.count) : nil
         let (keys, repeated) = OldKeys.build(side.table, chains: chains)
-        if let collision = try keyedErrors(side, repeated: duplicates == .error ? repeated : nil), collision { return nil }
+        if let collision = try keyedErrors(side, repeated: match ? nil : repeated), collision { return nil }
         if let chains {
             side.occurrences = chains.occurrence
             // Records chained by hash must share their key.
@@ -231,6 +233,12 @@ struct Engine: Sendable {
         keys.discard()
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
         try sameShape(oldSide, newSide)
+        // A map (beside an empty object) repeats no name, whatever the policy.
+        if newSide.records.names != nil,
+            let collision = try keyedErrors(newSide, repeated: Claims(new: newSide.table, oldCount: oldSide.count).repeated), collision
+        {
+            return nil
+        }
         let newCount = newSide.count, oldCount = oldSide.count
         let newToOld = PageBuffer<Int32>(zeroed: newCount), oldToNew = PageBuffer<Int32>(zeroed: oldCount)
         let occurrences = PageBuffer<UInt32>(zeroed: newCount)
@@ -323,6 +331,11 @@ struct Engine: Sendable {
         copies: PageBuffer<Bool>, stays sequence: [Bool]? = nil
     ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         progress?.enter(.comparing)
+        // A map's names are unique: its records have no occurrence numbers.
+        if oldSide.layout.shape == .map {
+            oldSide.occurrences = nil
+            newSide.occurrences = nil
+        }
         // From here on the inputs are read here and there: a fault reads one page, not ahead.
         oldSide.file.adviseRandom()
         newSide.file.adviseRandom()
@@ -365,7 +378,8 @@ struct Engine: Sendable {
         var changeset = Changeset(
             algorithm: differ.algorithm.name, key: key, oldCount: oldSide.count, newCount: newSide.count,
             changes: changes, summary: summary)
-        changeset.duplicates = duplicates
+        // (A map's names never repeat: no occurrence numbers.)
+        changeset.duplicates = oldSide.layout.shape == .map ? .error : duplicates
         changeset.comparison = differ.comparison
         changeset.layout = oldSide.layout
         if yaml.version != .v1_2, oldSide.format == .yaml || newSide.format == .yaml { changeset.layout.yamlVersion = yaml.version }
@@ -558,6 +572,11 @@ struct Engine: Sendable {
         }
         if let (first, second) = repeated, earliest.map({ (second, 1) < $0.place }) ?? true {
             guard try sameKey(side, first, side, second) else { return true }
+            // A map's name given twice: the document is not JSON listdiff reads, and its
+            // reader says where (or what comes first).
+            if side.records.names != nil, side.format != .yaml {
+                _ = try JSONReader(maxDepth: maxDepth).read(Array(side.file.bytes), name: side.file.name)
+            }
             throw try duplicateError(side, first, second)
         }
         if let earliest { throw try earliest.error() }

@@ -86,13 +86,16 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         count += other.count
     }
 
-    private func grow() {
-        let room = capacity * 2
+    /// Room for `room` elements in all, in one step (for a buffer whose size is known late).
+    func reserve(_ room: Int) {
+        guard room > capacity else { return }
         let (bigger, bytes) = Self.map(room, huge: huge)
         bigger.update(from: base, count: count)
         Self.unmap(base, mappedBytes, capacity)
         (base, mappedBytes, capacity) = (bigger, bytes, room)
     }
+
+    private func grow() { reserve(capacity * 2) }
 
     @inline(__always)
     subscript(i: Int) -> Element {

@@ -86,8 +86,9 @@ package struct Document: Sendable {
             ListDiffError(kind, file: source.name, location: source.place(offset), message)
         }
         // A record that is its own key repeats whenever it is written twice: always numbered.
-        let duplicates = key.isWholeRecord ? .match : duplicates
+        // A map's names never repeat: never numbered.
         let found = try Layout.find(in: root, source: source, key: key, options: options)
+        let duplicates = found.layout.shape == .map ? .error : key.isWholeRecord ? .match : duplicates
         var records: [Record] = []
         var sections: [Section] = []
         var firstSeen: [RecordID: Int] = [:]

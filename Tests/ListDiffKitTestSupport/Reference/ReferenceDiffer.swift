@@ -148,7 +148,8 @@ package struct ReferenceDiffer {
             stays = [Bool](repeating: true, count: pairing.count)
         }
 
-        let numbered = old.duplicates == .match || new.duplicates == .match
+        // (A map's names are unique: never numbered.)
+        let numbered = old.layout.shape != .map && (old.duplicates == .match || new.duplicates == .match)
         func side(_ document: Document) -> RecordSide {
             RecordSide(
                 count: document.records.count, position: { document.records[$0].position },

@@ -81,7 +81,7 @@ struct JSONScan {
             if next > 1 {
                 // Objects that spanned parts: each part saw only some of their names.
                 for section in document.sections where !section.members.isEmpty { try checkMembers(section) }
-                if document.shape == .objectOfLists || document.shape == .map, document.containerEnd != nil {
+                if document.shape == .objectOfLists, document.containerEnd != nil {
                     try JSONParser.checkNames(&document.containerNames, objectAt: document.containerOffset, in: bytes, maxDepth: maxDepth)
                 }
             }
@@ -548,12 +548,9 @@ struct JSONScan {
                     if try !parser.nextItem(opening: &opening, close: UInt8(ascii: "}"), "object") { break }
                     parser.skipWhitespace()
                 }
+                // (A name given twice is a key found twice: the engine's index finds it.)
                 state.closeList(&part)
                 part.containerEnd = parser.index
-                // Names in an earlier part are checked once the parts are joined.
-                if part.sections.first?.began ?? true {
-                    try JSONParser.checkNames(&part.containerNames, objectAt: part.containerOffset, in: bytes, maxDepth: maxDepth)
-                }
                 return
             case .atRecord:
                 while true {
@@ -812,11 +809,14 @@ final class PartState {
     @exclusivity(unchecked) var mapMode = false
     @exclusivity(unchecked) var nameHash = Hash128(a: 0, b: 0)
     @exclusivity(unchecked) var map = CanonicalHash.ObjectHasher()
-    var names: MemberNames?
+    /// (Made for every part, so that the hot loop reads a constant; small until used.)
+    let names: MemberNames
+    /// `names`' buffers, read without reference counting in the loop.
+    let nameHashes: PageBuffer<Hash128>, nameStarts: PageBuffer<Int>
     /// At the top level: the hashes of the key's first fields, a member named like one of
     /// which may make the map one record (`JSONScan.lone`); every member with `--key .`.
     var loneNames: [Hash128] = []
-    var loneAlways = false
+    @exclusivity(unchecked) var loneAlways = false, checksLone = false
     var elementStart = 0
     var reported = 0
     var released = 0
@@ -851,6 +851,9 @@ final class PartState {
         reported = start
         released = start
         self.table = table
+        names = MemberNames(capacity: 16)
+        nameHashes = names.hashes
+        nameStarts = names.starts
         wholeRecord = scan.key.isWholeRecord
         let old = scan.old
         against = old != nil
@@ -870,11 +873,15 @@ final class PartState {
     /// named like the key).
     func beginMap(_ part: inout ScanPart, head: Bool) {
         mapMode = true
-        names = MemberNames(capacity: max(16, scan.bytes.count / 128))
         part.names = names
+        // As much room as the part's table has.
+        let room = max(16, scan.bytes.count / (head ? 64 : 128))
+        nameHashes.reserve(room)
+        nameStarts.reserve(room)
         if head, scan.options == LayoutOptions() {
             loneAlways = scan.key.isWholeRecord
             loneNames = scan.key.fields.map { CanonicalHash.string($0.components[0]) }
+            checksLone = true
         }
     }
 
@@ -885,8 +892,7 @@ final class PartState {
         let nameStart = parser.index
         let name = try parser.hashString()
         try parser.colon()
-        part.containerNames.append(name.a)
-        if loneAlways || !loneNames.isEmpty && loneNames.contains(name) { part.loneCandidate = true }
+        if checksLone, loneAlways || loneNames.contains(name) { part.loneCandidate = true }
         let bytes = parser.bytes
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
             if part.layoutProblem == nil, parser.index < bytes.count {
@@ -901,8 +907,8 @@ final class PartState {
         }
         nameHash = name
         try record(&parser)
-        names?.hashes.append(name)
-        names?.starts.append(nameStart)
+        nameHashes.append(name)
+        nameStarts.append(nameStart)
     }
 
     /// Counts the current section's records so far into the part.
