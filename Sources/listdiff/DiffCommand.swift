@@ -142,7 +142,7 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Where the records are, inside a larger document: a JSON Pointer (/data/users) or dotted path. There, a list of records, a map of records (an object of objects, each keyed by its member name, as /packages in package-lock.json), an object of lists or a list of section objects. Default: the top level.",
+            "Where the records are, inside a larger document: a JSON Pointer (/data/users) or dotted path. There, a list of records, a map of records (an object of objects, each keyed by its member name, as /packages in package-lock.json), an object of lists or a list of section objects. A * step matches any member or index: /paths/*/get/parameters diffs every list it names, each a section named by its path, its records keyed within it. Default: the top level.",
             valueName: "pointer"))
     var path: String?
 

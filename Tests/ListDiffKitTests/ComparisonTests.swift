@@ -318,7 +318,7 @@ extension Comparison {
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
             let (oldValue, newValue) = pairs.next(c)
-            let lines = !c.atPath && shape != .objectOfLists && shape != .map && round % 3 == 1
+            let lines = !c.atPath && (shape == .list || shape == .sectionList) && round % 3 == 1
             spelling.pretty = round % 4 == 1
             let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: lines, yaml: round % 3 == 2, &spelling)
             let rules = Self.rules(&rng, tolerance: round % 2 == 0)
@@ -385,10 +385,14 @@ extension Comparison {
             }
             #expect(resultDocument.records.count == newDocument.records.count)
             // (A map's members have no order: they are compared by name.)
-            let byName = { (records: [Record]) in
-                shape == .map ? records.sorted { JSONWriter.compact($0.key) < JSONWriter.compact($1.key) } : records
+            // (The lists of a pattern are placed by their paths: compared list by list.)
+            func byName(_ document: Document) -> [Record] {
+                if shape == .map { return document.records.sorted { JSONWriter.compact($0.key) < JSONWriter.compact($1.key) } }
+                guard shape == .pattern else { return document.records }
+                return document.sections.sorted { JSONWriter.compact($0.name ?? .null) < JSONWriter.compact($1.name ?? .null) }
+                    .flatMap { document.records[$0.records] }
             }
-            for (r, n) in zip(byName(resultDocument.records), byName(newDocument.records)) where !rules.unorderedRecords {
+            for (r, n) in zip(byName(resultDocument), byName(newDocument)) where !rules.unorderedRecords {
                 #expect(r.id == n.id && rules.same(r.value, n.value), "round \(round) \(rules)")
             }
             let applier = try FileApplier(changeset: changeset, old: old.path, reader: DocumentReader(key: changeset.key))

@@ -7,7 +7,7 @@ import ListDiffKitTestSupport
 /// policies: records in a plain list, an object of lists or a list of section objects,
 /// at the top or at a `--path`, keyed by a field, a nested path or two fields.
 struct DocumentPairs {
-    enum Shape: CaseIterable { case list, objectOfLists, sectionList, map }
+    enum Shape: CaseIterable { case list, objectOfLists, sectionList, map, pattern }
     enum KeyKind: CaseIterable { case field, nested, composite }
 
     struct Case {
@@ -25,7 +25,9 @@ struct DocumentPairs {
         }
 
         var options: LayoutOptions {
-            LayoutOptions(path: atPath ? try! FieldPath("/data/users") : nil)
+            // A pattern names the `items` of every group.
+            if shape == .pattern { return LayoutOptions(path: try! FieldPath(atPath ? "/data/users/*/items" : "/groups/*/items")) }
+            return LayoutOptions(path: atPath ? try! FieldPath("/data/users") : nil)
         }
     }
 
@@ -77,7 +79,8 @@ struct DocumentPairs {
     /// Sections of records, OLD and NEW.
     mutating func sections(_ c: Case) -> ([(String, [Value])], [(String, [Value])]) {
         let names = ["A", "B", "C", "D", "E"]
-        let sectionCount = c.shape == .list || c.shape == .map ? 1 : Int.random(in: 0...4, using: &rng)
+        // (A pattern that names no list in either document is refused: it has one at least.)
+        let sectionCount = c.shape == .list || c.shape == .map ? 1 : Int.random(in: c.shape == .pattern ? 1...4 : 0...4, using: &rng)
         var next = 0
         func key() -> Int {
             // (A map's member names are its keys: they never repeat.)
@@ -144,6 +147,15 @@ struct DocumentPairs {
                     }))
         case .objectOfLists:
             container = .object(Object(sections.map { .init(key: $0.0, value: .array($0.1)) }))
+        case .pattern:
+            // Groups with a field of their own beside their records, found by `*`.
+            let groups = Object(
+                sections.map { name, records in
+                    .init(
+                        key: name,
+                        value: .object(Object([.init(key: "meta", value: .string(name)), .init(key: "items", value: .array(records))])))
+                })
+            container = c.atPath ? .object(groups) : .object(Object([.init(key: "groups", value: .object(groups))]))
         case .sectionList:
             container = .array(
                 sections.map { name, records in
@@ -285,7 +297,7 @@ struct DocumentPairs {
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
             let (oldValue, newValue) = pairs.next(c)
-            let lines = !c.atPath && shape != .objectOfLists && shape != .map && round % 3 == 1
+            let lines = !c.atPath && (shape == .list || shape == .sectionList) && round % 3 == 1
             spelling.pretty = round % 4 == 1
             let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, yaml: round % 3 == 2, &spelling)
             let algorithm: any DiffAlgorithm = [HeckelDiff(), MyersDiff(), LCSDiff()][Int.random(in: 0..<3, using: &rng)]
@@ -302,8 +314,13 @@ struct DocumentPairs {
             let reader = DocumentReader(key: changeset.key, duplicates: changeset.duplicates, layout: changeset.layout.options)
             let result = try changeset.apply(to: try reader.read(old.path))
             let expected = try reader.read(new.path).root
-            // (A map's own members have no order to keep: they are compared by name.)
+            // (A map's own members have no order to keep: they are compared by name. Under a
+            // pattern, only the lists it names are NEW's: what is around them stays OLD's.)
             func byName(_ root: Value) -> Value {
+                if shape == .pattern, case .object(var lists) = changeset.layout.diffed(in: root) {
+                    lists.members.sort { $0.key < $1.key }
+                    return .object(lists)
+                }
                 guard shape == .map, let path = c.options.path, case .object(var map)? = path.value(in: root) else {
                     guard shape == .map, case .object(var map) = root else { return root }
                     map.members.sort { $0.key < $1.key }
@@ -313,7 +330,8 @@ struct DocumentPairs {
                 return .object(map)
             }
             #expect(
-                order == .significant ? byName(result).isIdentical(to: byName(expected)) : result == expected, "round \(round)")
+                order == .significant ? byName(result).isIdentical(to: byName(expected)) : byName(result) == byName(expected),
+                "round \(round)")
             // The engine's apply writes what the reference's apply and writers write.
             let applier = try FileApplier(changeset: changeset, old: old.path, reader: DocumentReader(key: changeset.key))
             #expect(applier.fingerprint == changeset.fingerprints?.old, "round \(round)")
@@ -464,16 +482,17 @@ struct DocumentPairs {
         var spelling = RandomSpelling(rng: SplitMix64(seed: 98), pretty: false)
         for round in 0..<120 {
             let c = DocumentPairs.Case(
-                shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                shape: DocumentPairs.Shape.allCases[round % DocumentPairs.Shape.allCases.count],
+                keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 2 == 0 ? .match : .error, atPath: false)
             let (oldValue, newValue) = pairs.next(c)
             let old = dir.appendingPathComponent("old-\(round).json"), new = dir.appendingPathComponent("new-\(round).json")
             try spelling.write(oldValue).write(to: old, atomically: true, encoding: .utf8)
             try spelling.write(newValue).write(to: new, atomically: true, encoding: .utf8)
-            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates) {
+            let engine = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options) {
                 $0.keyHashing = KeyHashing(seed: 0, mask: 0xF)
             }
-            let reference = Self.run(old, new, engine: false, key: c.key, duplicates: c.duplicates)
+            let reference = Self.run(old, new, engine: false, key: c.key, duplicates: c.duplicates, options: c.options)
             #expect(engine == reference, "round \(round)")
             // The whole record as its key, its hash the record's content hash.
             if round % 4 == 0 {
@@ -494,14 +513,15 @@ struct DocumentPairs {
         var collided = 0
         for round in 0..<120 {
             let c = DocumentPairs.Case(
-                shape: DocumentPairs.Shape.allCases[round % 3], keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                shape: DocumentPairs.Shape.allCases[round % DocumentPairs.Shape.allCases.count],
+                keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 2 == 0 ? .match : .error, atPath: false)
             let file = MappedFile(name: "old", bytes: Array(spelling.write(pairs.next(c).0).utf8))
             for duplicates in DuplicatePolicy.allCases {
                 func side(_ hashing: KeyHashing) -> String {
                     do throws(ListDiffError) {
                         var engine = Engine(
-                            key: try IdentityKey(parsing: c.key), differ: Differ(), duplicates: duplicates, options: LayoutOptions())
+                            key: try IdentityKey(parsing: c.key), differ: Differ(), duplicates: duplicates, options: c.options)
                         engine.keyHashing = hashing
                         let (side, used) = try engine.keyedSide(file, .json)
                         if used.attempt > 0 { collided += 1 }
@@ -527,7 +547,7 @@ struct DocumentPairs {
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 4 == 3 ? .match : .error, atPath: round % 2 == 1)
             let (oldValue, newValue) = pairs.next(c)
-            let lines = round % 4 == 0 && !c.atPath && shape != .objectOfLists && shape != .map
+            let lines = round % 4 == 0 && !c.atPath && (shape == .list || shape == .sectionList)
             spelling.pretty = round % 3 == 0
             let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, &spelling)
             let whole = Self.run(old, new, engine: true, key: c.key, duplicates: c.duplicates, options: c.options) {

@@ -45,6 +45,8 @@ import Glibc
         case yamlOneLine
         /// A map of records, each keyed by its member name, in JSON and in YAML.
         case map, yamlMap
+        /// Lists of ten records each, named by a path with `*`.
+        case pattern
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -92,6 +94,11 @@ import Glibc
                 return try list(lined[...]) + "\n"
             case .yamlOneLine:
                 return "[" + (try records.map(line).joined(separator: ", ")) + "]\n"
+            case .pattern:
+                let groups = stride(from: 0, to: records.count, by: 10).map { records[$0..<min(records.count, $0 + 10)] }
+                return "{\"groups\": {\n"
+                    + (try groups.enumerated().map { "\"g\($0)\": {\"items\": " + (try list($1)) + "}" }
+                        .joined(separator: ",\n")) + "}}\n"
             case .map:
                 return "{\n" + (try records.map { "\"m\($0["id"]!)\": " + (try line($0)) }.joined(separator: ",\n")) + "\n}\n"
             case .yamlMap:
@@ -117,6 +124,7 @@ import Glibc
         case .duplicates: options = ["--duplicates", "match"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines: options = ["--array-key", "/lines=sku"]
+        case .pattern: options = ["--path", "/groups/*/items"]
         // Every kind of comparison rule, on records whose scores and order change.
         case .rules:
             options = [

@@ -85,3 +85,69 @@ import Testing
         #expect(applied.stdout == "{\n  \"id\": 4,\n  \"name\": \"Ada Lovelace\",\n  \"tags\": {\n    \"a\": 1\n  }\n}\n")
     }
 }
+
+/// A path with `*`: every list it names is a section, named by its path, its records keyed
+/// within it.
+@Suite struct PatternCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    /// OpenAPI's parameters, operation by operation: a parameter named in two operations
+    /// is two records, and operations that come and go are sections that come and go.
+    @Test func openAPIParametersByOperation() throws {
+        let args = ["--path", "/paths/*/get/parameters", "--key", "name", "openapi-old.yaml", "openapi-new.yaml"]
+        let run = try Binary.run(args, in: Self.examples)
+        #expect(run.status == 1)
+        #expect(run.stderr == "")
+        #expect(
+            run.stdout == (try String(contentsOf: CommandTests.golden.appendingPathComponent("openapi-parameters.patch"), encoding: .utf8)))
+        // Applied, the lists are NEW's, each at its path (what is around them stays OLD's).
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let changes = dir.appendingPathComponent("c.json").path
+        #expect(try Binary.run(["-f", "json", "-o", changes] + args, in: Self.examples).status == 1)
+        #expect(try String(contentsOfFile: changes, encoding: .utf8).contains("\"shape\": \"pattern\""))
+        for ext in ["yaml", "json"] {
+            let out = dir.appendingPathComponent("out.\(ext)").path
+            let applied = try Binary.run(["apply", "--output-format", ext, "-o", out, "openapi-old.yaml", changes], in: Self.examples)
+            #expect(applied.status == 0, "\(applied.stderr)")
+            let again = try Binary.run(
+                ["-q", "--path", "/paths/*/get/parameters", "--key", "name", out, "openapi-new.yaml"], in: Self.examples)
+            #expect(again.status == 0, "\(ext): \(again.stderr)")
+        }
+    }
+
+    /// What a pattern cannot do is refused, each with one line and status 2.
+    @Test func patternErrors() throws {
+        for (path, message) in [
+            ("/paths/*", "error: a path with * must end with a member name, as /paths/*/get/parameters does: /paths/* does not"),
+            ("/paths/*/get/params", "error: /paths/*/get/params names no list in openapi-old.yaml or in openapi-new.yaml"),
+            (
+                "/paths/*/get/summary",
+                "openapi-old.yaml:8:16: error: the value at /paths/~1orders/get/summary is a string; /paths/*/get/summary must lead to lists of records"
+            ),
+        ] {
+            let run = try Binary.run(["--path", path, "openapi-old.yaml", "openapi-new.yaml"], in: Self.examples)
+            #expect(run.status == 2 && run.stdout.isEmpty)
+            #expect(run.stderr.hasSuffix(message + "\n"), "\(path): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    /// Ten thousand lists named by one pattern: each a section, in linear time, and an
+    /// output that reads back.
+    @Test func tenThousandLists() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func document(_ changed: Int) -> String {
+            "{\"groups\": {"
+                + (0..<10_000).map { k in "\"g\(k)\": {\"n\": \(k), \"items\": [{\"id\": 1, \"v\": \(k == changed ? -1 : k)}]}" }
+                .joined(separator: ",\n") + "}}\n"
+        }
+        try document(-1).write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try document(4_321).write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["--path", "/groups/*/items", "old.json", "new.json"], in: dir)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("@ \"/groups/g4321/items\"\n~ id=1 /v: 4321 → -1\n"), "\(run.stdout.prefix(500))")
+        #expect(run.stdout.contains("0 inserted, 0 deleted, 0 moved, 1 updated, 9999 unchanged"))
+    }
+}

@@ -224,7 +224,12 @@ public final class FileApplier: @unchecked Sendable {
             let r = side.sections[p.section].records.lowerBound + p.index
             // The key hash the scan found says yes without reading the record; a record
             // is read, and the message made, only when it says no.
-            if side.table.keyHashes[r] == hashing.hash(key: change.key, fields: key.fields.count),
+            var hash = hashing.hash(key: change.key, fields: key.fields.count)
+            // (Under a path with `*`, keys are hashed within their list.)
+            if case .pattern = side.layout.shape, case .string(let list)? = side.sections[p.section].name {
+                hash = hashing.scoped(hash, in: CanonicalHash.string(list))
+            }
+            if side.table.keyHashes[r] == hash,
                 !match || side.occurrence(r) == (change.occurrence ?? 0)
             {
                 return
@@ -474,8 +479,9 @@ public final class FileApplier: @unchecked Sendable {
     private func outside() throws(ListDiffError) -> Value {
         guard side.layout.path != nil else { return .null }
         let bytes = side.file.bytes
-        if format == .yaml {
-            return try reader.root(Array(bytes), .yaml, name: name).0
+        // (A pattern's lists are many, here and there: the document is read whole.)
+        if format == .yaml || side.layout.shape == .pattern {
+            return try reader.root(Array(bytes), format, name: name).0
         }
         let start = side.containerOffset
         // The container was checked by the scan: its end is found by matching brackets.

@@ -279,7 +279,7 @@ package struct ChangesetReader: Sendable {
 
     func decodeLayout(_ value: Value, at: Cursor) throws(ListDiffError) -> Layout {
         let bad = at.error(
-            "\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"map\", \"object\" or \"sections\" (with \"section_key\" and \"items\")}"
+            "\"layout\" must be {\"path\": null or a pointer, \"shape\": \"list\", \"map\", \"object\", \"pattern\" or \"sections\" (with \"section_key\" and \"items\")}"
         )
         guard case .object(let o) = value, case .string(let shape)? = o["shape"] else { throw bad }
         var path: FieldPath?
@@ -301,6 +301,9 @@ package struct ChangesetReader: Sendable {
         switch shape {
         case "list": layout = Layout(path: path, shape: .list)
         case "map": layout = Layout(path: path, shape: .map)
+        case "pattern":
+            guard let path, path.isPattern else { throw at.error("a \"pattern\" layout needs a path with *") }
+            layout = Layout(path: path, shape: .pattern)
         case "object": layout = Layout(path: path, shape: .objectOfLists)
         case "sections":
             guard case .string(let key)? = o["section_key"], case .string(let items)? = o["items"] else { throw bad }

@@ -614,7 +614,15 @@ struct Engine: Sendable {
     /// read again from their values (strings by their scalars, numbers by their value).
     func sameKey(_ a: Side, _ i: Int, _ b: Side, _ j: Int) throws(ListDiffError) -> Bool {
         if a.records.names != nil { return try sameName(a, i, b, j) }
+        guard sameList(a, i, b, j) else { return false }
         return sameKey(try a.records.value(i), try b.records.value(j))
+    }
+
+    /// Whether two records share their list, where records are keyed within their list
+    /// (the lists a path with `*` names); true elsewhere.
+    func sameList(_ a: Side, _ i: Int, _ b: Side, _ j: Int) -> Bool {
+        guard a.layout.shape == .pattern else { return true }
+        return a.sections[a.position(i).section].name == b.sections[b.position(j).section].name
     }
 
     /// Whether the map records i of `a` and j of `b` have one member name (by its scalars).
@@ -628,6 +636,11 @@ struct Engine: Sendable {
     }
 
     func sameShape(_ old: Side, _ new: Side) throws(ListDiffError) {
+        // A pattern that names no list in either input is most likely mistyped.
+        if old.layout.shape == .pattern, new.layout.shape == .pattern, old.sections.isEmpty, new.sections.isEmpty {
+            throw ListDiffError(
+                .shape, "\(old.layout.path?.spelling ?? "") names no list in \(old.file.name) or in \(new.file.name)")
+        }
         // An empty object is an empty map beside a map.
         if old.layout.shape == .map, new.isEmptyObject { new.becomeEmptyMap() }
         if new.layout.shape == .map, old.isEmptyObject { old.becomeEmptyMap() }
@@ -759,7 +772,13 @@ struct Engine: Sendable {
                     }
                     if let value = newValues[j] { b = value } else { b = try new.records.value(j) }
                     // Equal key hashes, different keys: again with other hashes.
-                    guard try old.records.names == nil ? self.sameKey(a, b) : self.sameName(old, i, new, j) else { return nil }
+                    let sameKey: Bool
+                    if old.records.names == nil {
+                        sameKey = self.sameList(old, i, new, j) && self.sameKey(a, b)
+                    } else {
+                        sameKey = try self.sameName(old, i, new, j)
+                    }
+                    guard sameKey else { return nil }
                     // (Same under the rules or `--unordered`, and so left as OLD's by apply.)
                     if try builder.compared(i, j, stays: stays[i], a, b, significant: significant), kept.count > j {
                         kept[j] = true

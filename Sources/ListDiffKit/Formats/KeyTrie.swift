@@ -154,6 +154,13 @@ struct KeyHashing: Sendable, Equatable {
         return CanonicalHash.mum(a ^ seed, h.b ^ 0x9E37_79B9_7F4A_7C15 ^ seed)
     }
 
+    /// A key's hash within a section, for records keyed within their own list (the lists a
+    /// path with `*` names): the same key in two sections is two keys.
+    @inline(__always)
+    func scoped(_ keyHash: UInt64, in section: Hash128) -> UInt64 {
+        CanonicalHash.mum(keyHash ^ section.a, section.b ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
     /// The hash a scan gives a record whose key, as written, is `key` (a composite key's
     /// parts in an array).
     func hash(key: Value, fields: Int) -> UInt64 {

@@ -301,7 +301,16 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     func fromWhole(_ record: Int) throws(ListDiffError) -> Value {
         if let values = whole.withLock({ $0 }) { return values[record] }
         let (root, _) = try reader.read(Array(file.bytes), name: file.name)
-        let values = shape.records(in: options.path.flatMap { $0.value(in: root) } ?? root)
+        let values: [Value]
+        if case .pattern = shape, let path = options.path {
+            // The records of every list the pattern names, in order.
+            values = path.matches(in: root).flatMap { match -> [Value] in
+                if case .array(let records) = match.value { return records }
+                return []
+            }
+        } else {
+            values = shape.records(in: options.path.flatMap { $0.value(in: root) } ?? root)
+        }
         whole.withLock { $0 = values }
         guard record < values.count else { throw ListDiffError(.io, file: name, "the file changed while it was being read") }
         return values[record]

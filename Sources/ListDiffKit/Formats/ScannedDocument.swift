@@ -8,6 +8,8 @@ enum ContainerShape: Equatable, Sendable {
     case objectOfLists
     /// A list of section objects, each holding its records in the member `items`.
     case sectionList(items: String)
+    /// The lists a path with `*` names, each a section named by its JSON Pointer.
+    case pattern
 }
 
 extension ContainerShape {
@@ -19,6 +21,7 @@ extension ContainerShape {
         case (.list, .array(let records)): return records
         case (.list, .object): return [container]
         case (.map, .object(let object)): return object.members.map(\.value)
+        case (.pattern, _): return []  // (see `records(in:path:)`)
         case (.objectOfLists, .object(let object)):
             return object.members.flatMap { member -> [Value] in
                 if case .array(let records) = member.value { return records }
@@ -101,6 +104,13 @@ struct LayoutProblem: Sendable, Error {
             offset: offset,
             message: "\(what) is an object whose member \"\(member)\" is \(typeName.withArticle), not a list; \(expected)",
             hint: .path, wrapper: path?.pointer ?? "")
+    }
+
+    /// A value that a path with `*` names, at `pointer`, that is not a list.
+    static func notAList(_ pointer: String, _ typeName: String, pattern: FieldPath, at offset: Int) -> LayoutProblem {
+        LayoutProblem(
+            offset: offset, message: "the value at \(pointer) is \(typeName.withArticle); \(pattern.spelling) must lead to lists of records"
+        )
     }
 
     /// A map of records whose member `member` is not an object. `path`: where the map is
@@ -199,7 +209,8 @@ extension ScannedDocument {
             }
             let section = Section(name: nil, header: nil, records: 0..<table.count, offset: containerOffset)
             return .found(Layout(path: path, shape: .list), [section])
-        case .objectOfLists:
+        case .objectOfLists, .pattern:
+            // (A pattern's lists are named by their paths, as an object's lists by their names.)
             var start = 0
             let found = sections.map { scanned in
                 defer { start += scanned.recordCount }
@@ -207,7 +218,7 @@ extension ScannedDocument {
                     name: .string(scanned.memberName ?? ""), header: nil, records: start..<start + scanned.recordCount,
                     offset: scanned.offset)
             }
-            return .found(Layout(path: path, shape: .objectOfLists), found)
+            return .found(Layout(path: path, shape: shape == .pattern ? .pattern : .objectOfLists), found)
         case .sectionList(let items):
             return sectionLayout(items: items, key: key, options: options, path: path, what: what)
         }

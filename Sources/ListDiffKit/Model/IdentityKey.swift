@@ -73,6 +73,33 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The path as an RFC 6901 JSON Pointer (`/user/id`).
     package var pointer: String { components.map { "/" + FieldPath.escape($0) }.joined() }
 
+    /// Whether a step is `*`, which matches any member or index (a path with one names
+    /// many places).
+    package var isPattern: Bool { components.contains("*") }
+
+    /// The values this path names in `root`, as a pattern, in document order, each with its
+    /// JSON Pointer: `*` matches every member or index.
+    package func matches(in root: Value) -> [(pointer: String, value: Value)] {
+        var found: [(pointer: String, value: Value)] = []
+        func walk(_ value: Value, _ steps: ArraySlice<String>, _ pointer: String) {
+            guard let step = steps.first else { return found.append((pointer, value)) }
+            switch value {
+            case .object(let object):
+                for member in object.members where step == "*" || member.key.scalarEquals(step) {
+                    walk(member.value, steps.dropFirst(), pointer + "/" + FieldPath.escape(member.key))
+                }
+            case .array(let items):
+                for (k, item) in items.enumerated() where step == "*" || String(k) == step {
+                    walk(item, steps.dropFirst(), pointer + "/\(k)")
+                }
+            default:
+                break
+            }
+        }
+        walk(root, components[...], "")
+        return found
+    }
+
     /// Parses a path. A leading `/` makes it a JSON Pointer (`~1` is `/`, `~0` is `~`);
     /// otherwise dots separate the steps.
     public init(_ spelling: String) throws(ListDiffError) {

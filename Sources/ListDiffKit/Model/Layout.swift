@@ -42,6 +42,8 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         case objectOfLists
         /// A list of section objects, each named by `sectionKey` and holding its records in `items`.
         case sectionList(sectionKey: String, items: String)
+        /// The lists a path with `*` names: a section each, named by its JSON Pointer.
+        case pattern
     }
 
     package var path: FieldPath?
@@ -70,8 +72,23 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         case .list: return "a list of records" + at
         case .map: return "a map of records (keyed by member name)" + at
         case .objectOfLists: return "sections as an object of lists" + at
+        case .pattern: return "sections as the lists" + at + ", each named by its path"
         case .sectionList(let key, let items):
             return "sections as a list of objects\(at), named by \"\(key)\", records in \"\(items)\""
+        }
+    }
+
+    /// Refuses a path with `*` that cannot name lists of records by their paths: one that
+    /// ends in `*` or an index (the lists must be members, so that each goes back by name),
+    /// or goes with section options.
+    package static func checkPattern(_ options: LayoutOptions) throws(ListDiffError) {
+        guard let path = options.path, path.isPattern else { return }
+        guard let last = path.components.last, last != "*", Int(last) == nil else {
+            throw ListDiffError(
+                .usage, "a path with * must end with a member name, as /paths/*/get/parameters does: \(path.spelling) does not")
+        }
+        if options.sectionKey != nil || options.items != nil {
+            throw ListDiffError(.usage, "a path with * leads to lists of records; --section-key and --items do not apply")
         }
     }
 
@@ -96,6 +113,8 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
                 object.members.append(entry.members[0])
             }
             container = .object(object)
+        case .pattern:
+            container = .null  // (each section goes at its own path, below)
         case .objectOfLists:
             var object = Object()
             for section in sections {
@@ -119,7 +138,61 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
                 })
         }
         guard let path else { return container }
+        if case .pattern = shape {
+            // OLD's lists there go; each section's list is put at its path.
+            var document = Self.removing(root, path.components[...])
+            for section in sections {
+                guard case .string(let pointer)? = section.name, let place = try? FieldPath(pointer) else {
+                    throw ListDiffError(.shape, "a section of \(path.spelling) needs its path as its name")
+                }
+                document = Self.placing(document, at: place.components[...], .array(section.records))
+            }
+            return document
+        }
         return Self.replacing(root, at: path.components[...], with: container)
+    }
+
+    /// `value` without the members that `steps` (a pattern ending in a member name) names.
+    static func removing(_ value: Value, _ steps: ArraySlice<String>) -> Value {
+        guard let step = steps.first else { return value }
+        switch value {
+        case .object(var object):
+            if steps.count == 1 {
+                object.members.removeAll { $0.key.scalarEquals(step) }
+            } else {
+                for k in object.members.indices where step == "*" || object.members[k].key.scalarEquals(step) {
+                    object.members[k].value = removing(object.members[k].value, steps.dropFirst())
+                }
+            }
+            return .object(object)
+        case .array(var items):
+            for k in items.indices where step == "*" || String(k) == step { items[k] = removing(items[k], steps.dropFirst()) }
+            return .array(items)
+        default:
+            return value
+        }
+    }
+
+    /// `value` with `replacement` at `steps`, the objects on the way made where missing (and
+    /// a list too short for an index filled with empty objects).
+    static func placing(_ value: Value, at steps: ArraySlice<String>, _ replacement: Value) -> Value {
+        guard let step = steps.first else { return replacement }
+        switch value {
+        case .array(var items):
+            guard let k = Int(step), k >= 0 else { return value }
+            while items.count <= k { items.append(.object(Object())) }
+            items[k] = placing(items[k], at: steps.dropFirst(), replacement)
+            return .array(items)
+        case .object(var object):
+            if let k = object.members.firstIndex(where: { $0.key.scalarEquals(step) }) {
+                object.members[k].value = placing(object.members[k].value, at: steps.dropFirst(), replacement)
+            } else {
+                object.members.append(.init(key: step, value: placing(.object(Object()), at: steps.dropFirst(), replacement)))
+            }
+            return .object(object)
+        default:
+            return .object(Object([.init(key: step, value: placing(.object(Object()), at: steps.dropFirst(), replacement))]))
+        }
     }
 
     /// The canonical hash of the container `rebuild` makes of `sections` (the part at the
@@ -130,7 +203,8 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
         switch shape {
         case .list, .map:
             return list(sections.first?.records ?? [])
-        case .objectOfLists:
+        case .objectOfLists, .pattern:
+            // (A pattern's sections hash as an object of lists named by their paths.)
             var hasher = CanonicalHash.ObjectHasher()
             for section in sections {
                 guard case .string(let name)? = section.name else { continue }

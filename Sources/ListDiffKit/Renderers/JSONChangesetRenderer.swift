@@ -199,6 +199,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         switch layout.shape {
         case .list: out.append(", \"shape\": \"list\"}")
         case .map: out.append(", \"shape\": \"map\"}")
+        case .pattern: out.append(", \"shape\": \"pattern\"}")
         case .objectOfLists: out.append(", \"shape\": \"object\"}")
         case .sectionList(let key, let items):
             out.append(", \"shape\": \"sections\", \"section_key\": ")

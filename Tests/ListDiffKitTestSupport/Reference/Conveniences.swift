@@ -41,7 +41,23 @@ extension SourceText {
 
 extension Layout {
     /// The part of a document that is diffed: the value at the path, or the whole.
-    package func diffed(in root: Value) -> Value { path.flatMap { $0.value(in: root) } ?? root }
+    package func diffed(in root: Value) -> Value {
+        guard case .pattern = shape, let path else { return self.path.flatMap { $0.value(in: root) } ?? root }
+        // The lists a pattern names, as an object of lists named by their paths.
+        var found: [Object.Member] = []
+        func walk(_ value: Value, _ steps: ArraySlice<String>, _ pointer: String) {
+            guard let step = steps.first else { return found.append(.init(key: pointer, value: value)) }
+            if case .object(let object) = value {
+                for member in object.members where step == "*" || member.key.scalarEquals(step) {
+                    walk(member.value, steps.dropFirst(), pointer + "/" + FieldPath.escape(member.key))
+                }
+            } else if case .array(let items) = value {
+                for (k, item) in items.enumerated() where step == "*" || "\(k)" == step { walk(item, steps.dropFirst(), pointer + "/\(k)") }
+            }
+        }
+        walk(root, path.components[...], "")
+        return .object(Object(found))
+    }
 }
 
 /// The longest strictly increasing subsequence, the plain way: for each value, the longest

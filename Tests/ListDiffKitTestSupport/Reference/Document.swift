@@ -91,8 +91,14 @@ package struct Document: Sendable {
         let duplicates = found.layout.shape == .map ? .error : key.isWholeRecord ? .match : duplicates
         var records: [Record] = []
         var sections: [Section] = []
-        var firstSeen: [RecordID: Int] = [:]
-        var occurrences: [RecordID: Int] = [:]
+        // Under a path with `*`, each list keys its records on its own.
+        struct Scoped: Hashable {
+            var list: Int
+            var id: RecordID
+        }
+        let scoped = found.layout.shape == .pattern
+        var firstSeen: [Scoped: Int] = [:]
+        var occurrences: [Scoped: Int] = [:]
         var sectionNames: [String: Int] = [:]
         if duplicates == .error { firstSeen.reserveCapacity(found.lists.reduce(0) { $0 + $1.elements.count }) }
         for (s, list) in found.lists.enumerated() {
@@ -120,7 +126,7 @@ package struct Document: Sendable {
                 case .success(let (written, id)):
                     switch duplicates {
                     case .error:
-                        if let first = firstSeen.updateValue(records.count, forKey: id) {
+                        if let first = firstSeen.updateValue(records.count, forKey: Scoped(list: scoped ? s : 0, id: id)) {
                             let earlier = source.place(records[first].offset)
                             let firstPlace = records[first].position
                             let places =
@@ -138,8 +144,8 @@ package struct Document: Sendable {
                                 key: written, id: id, value: element, offset: offset, occurrence: 0,
                                 position: RecordPosition(section: s, index: index)))
                     case .match:
-                        let occurrence = occurrences[id, default: 0]
-                        occurrences[id] = occurrence + 1
+                        let occurrence = occurrences[Scoped(list: scoped ? s : 0, id: id), default: 0]
+                        occurrences[Scoped(list: scoped ? s : 0, id: id)] = occurrence + 1
                         records.append(
                             Record(
                                 key: written, id: id.numbered(occurrence), value: element, offset: offset,
@@ -178,6 +184,9 @@ extension Layout {
         }
         if source.isStream, options.path != nil || options.items != nil || options.sectionKey != nil {
             throw ListDiffError(.shape, file: source.name, location: SourceLocation(line: 1, column: 1), Layout.streamOptions)
+        }
+        if let path = options.path, path.components.contains("*") {
+            return try pattern(path, in: root, error: error, offset: offset)
         }
         // Walk to the path, counting pre-order indexes so that errors keep their places.
         var container = root
@@ -273,6 +282,45 @@ extension Layout {
         default:
             throw error(preorder, "\(what) is \(container.typeName.withArticle); \(expected)")
         }
+    }
+
+    /// The lists a path with `*` names, in document order, a section each, named by its JSON
+    /// Pointer: every place on the way is visited, counting pre-order indexes.
+    static func pattern(
+        _ path: FieldPath, in root: Value, error: (Int?, String) -> ListDiffError, offset: (Int) -> Int
+    ) throws(ListDiffError) -> (layout: Layout, lists: [FoundList]) {
+        var lists: [FoundList] = []
+        func walk(_ value: Value, _ steps: ArraySlice<String>, _ pointer: String, _ preorder: Int) throws(ListDiffError) {
+            guard let step = steps.first else {
+                guard case .array(let elements) = value else {
+                    throw error(
+                        preorder, "the value at \(pointer) is \(value.typeName.withArticle); \(path.spelling) must lead to lists of records"
+                    )
+                }
+                lists.append(
+                    FoundList(name: .string(pointer), header: nil, elements: elements, preorder: preorder, offset: offset(preorder)))
+                return
+            }
+            var next = preorder + 1
+            switch value {
+            case .object(let object):
+                for member in object.members {
+                    if step == "*" || member.key.scalarEquals(step) {
+                        try walk(member.value, steps.dropFirst(), pointer + "/" + FieldPath.escape(member.key), next)
+                    }
+                    next += member.value.nodeCount
+                }
+            case .array(let items):
+                for (k, item) in items.enumerated() {
+                    if step == "*" || "\(k)" == step { try walk(item, steps.dropFirst(), pointer + "/\(k)", next) }
+                    next += item.nodeCount
+                }
+            default:
+                break
+            }
+        }
+        try walk(root, path.components[...], "", 0)
+        return (Layout(path: path, shape: .pattern), lists)
     }
 
     /// Reads `elements` as section objects, or returns nil when they are not (with no field given).

@@ -112,22 +112,34 @@ package struct ReferenceDiffer {
                 .shape, "\(old.source.name) holds \(old.layout), \(new.source.name) holds \(new.layout); both must have one shape")
         }
         try differ.check(key: key)
+        if old.layout.shape == .pattern, old.sections.isEmpty, new.sections.isEmpty {
+            throw ListDiffError(
+                .shape, "\(old.layout.path?.spelling ?? "") names no list in \(old.source.name) or in \(new.source.name)")
+        }
         // Identities become dense symbols, equal for equal keys. A whole record as its key
         // is its own symbol, not numbered by occurrence: the algorithm pairs the repeats.
-        var symbols: [RecordID: Int] = [:]
+        // Under a path with `*`, a key is a key within its list.
+        struct Scoped: Hashable {
+            var list: String
+            var id: RecordID
+        }
+        var symbols: [Scoped: Int] = [:]
         symbols.reserveCapacity(old.records.count + new.records.count)
-        func symbol(_ id: RecordID) -> Int {
+        func symbol(_ id: Scoped) -> Int {
             if let s = symbols[id] { return s }
             let s = symbols.count
             symbols[id] = s
             return s
         }
-        func id(_ record: Record) -> RecordID {
-            guard key.isWholeRecord, case .success(let (_, id)) = key.identify(record.value) else { return record.id }
-            return id
+        func id(_ record: Record, _ document: Document) -> Scoped {
+            let list = document.layout.shape == .pattern ? Fingerprint.of(document.sections[record.position.section].name ?? .null) : ""
+            guard key.isWholeRecord, case .success(let (_, id)) = key.identify(record.value) else {
+                return Scoped(list: list, id: record.id)
+            }
+            return Scoped(list: list, id: id)
         }
-        let oldSymbols = old.records.map { symbol(id($0)) }
-        let newSymbols = new.records.map { symbol(id($0)) }
+        let oldSymbols = old.records.map { symbol(id($0, old)) }
+        let newSymbols = new.records.map { symbol(id($0, new)) }
         var (pairing, stays) = try differ.matching(
             old: oldSymbols, new: newSymbols, symbolCount: symbols.count, complete: !key.isWholeRecord)
         var sectionChanges: [SectionChange] = []

@@ -35,6 +35,16 @@ struct JSONScan {
 
     /// The scan of the input as `shape`, or as the shape its start suggests.
     func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
+        if let path = options.path, path.isPattern {
+            try Layout.checkPattern(options)
+            do throws(JSONParseFailure) {
+                let scanned = try patternScan(path)
+                if release { file.release(0..<bytes.count) }
+                return scanned
+            } catch {
+                throw file.placed(error.error(file: file.name, in: bytes))
+            }
+        }
         do throws(JSONParseFailure) {
             let probe: Probe?
             if let forced { probe = Probe(shape: forced) } else { probe = try self.probe() }
@@ -103,6 +113,102 @@ struct JSONScan {
             return document.scanned
         } catch {
             throw file.placed(error.error(file: file.name, in: bytes))
+        }
+    }
+
+    /// The lists that a path with `*` names, each a section named by its JSON Pointer, in one
+    /// pass (in one part: such documents are rarely large). A value it names that is not a
+    /// list is a layout problem; a place it does not reach is no list, not an error.
+    func patternScan(_ path: FieldPath) throws(JSONParseFailure) -> ScannedDocument {
+        var part = ScanPart(
+            table: RecordTable(capacity: max(16, bytes.count / 64), against: old != nil, keepsHashes: old == nil || keepsHashes))
+        part.shape = .pattern
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.recordsOffsets = false
+        parser.skipByteOrderMark()
+        let state = PartState(scan: self, table: part.table, startsList: true)
+        if lines {
+            // (NDJSON: the first step picks lines, as for any path.)
+            var k = 0
+            let first = path.components[0]
+            while true {
+                parser.skipWhitespace()
+                if parser.index >= bytes.count { break }
+                let start = parser.index
+                if first == "*" || String(k) == first {
+                    try walk(&parser, path.components.dropFirst(), pointer: "/\(k)", &part, state)
+                } else {
+                    _ = try parser.hashValue()
+                }
+                try parser.endOfLine(recordStart: start)
+                k += 1
+            }
+        } else {
+            try walk(&parser, path.components[...], pointer: "", &part, state)
+            parser.skipWhitespace()
+            if parser.index < bytes.count { throw parser.fail("unexpected \(parser.describe(parser.index)) after the JSON value") }
+        }
+        state.done(&part, at: parser.index)
+        part.containerOffset = part.sections.first?.offset ?? 0
+        part.recordDepth = path.components.count + (lines ? 0 : 1)
+        return part.scanned
+    }
+
+    /// The value at the parser, where `steps` of the pattern are left to match and
+    /// `pointer` says where it is: read through, with the lists the steps name scanned as
+    /// sections.
+    func walk(
+        _ parser: inout JSONParser, _ steps: ArraySlice<String>, pointer: String, _ part: inout ScanPart, _ state: PartState
+    ) throws(JSONParseFailure) {
+        parser.skipWhitespace()
+        guard parser.index < bytes.count else { throw parser.fail("expected a JSON value, found the end of the input") }
+        let start = parser.index
+        guard let step = steps.first else {
+            guard bytes[start] == UInt8(ascii: "[") else {
+                if part.layoutProblem == nil, let path = options.path {
+                    part.layoutProblem = .notAList(pointer, JSONParser.typeName(bytes[start]), pattern: path, at: start)
+                }
+                _ = try parser.hashValue()
+                return
+            }
+            state.openSection(&part, ScannedSection(memberName: pointer, offset: start))
+            state.scoped = true
+            state.sectionName = CanonicalHash.string(pointer)
+            var opening = true
+            if try parser.nextElement(opening: &opening) {
+                while true {
+                    try state.record(&parser)
+                    var next = false
+                    if try !parser.nextElement(opening: &next) { break }
+                }
+            }
+            state.closeList(&part)
+            return
+        }
+        switch bytes[start] {
+        case UInt8(ascii: "{"):
+            var names: [UInt64] = [], opening = true
+            while let name = try parser.nextMember(opening: &opening) {
+                names.append(CanonicalHash.string(name).a)
+                if step == "*" || name.scalarEquals(step) {
+                    try walk(&parser, steps.dropFirst(), pointer: pointer + "/" + FieldPath.escape(name), &part, state)
+                } else {
+                    _ = try parser.hashValue()
+                }
+            }
+            try JSONParser.checkNames(&names, objectAt: start, in: bytes, maxDepth: maxDepth)
+        case UInt8(ascii: "["):
+            var k = 0, opening = true
+            while try parser.nextElement(opening: &opening) {
+                if step == "*" || String(k) == step {
+                    try walk(&parser, steps.dropFirst(), pointer: pointer + "/\(k)", &part, state)
+                } else {
+                    _ = try parser.hashValue()
+                }
+                k += 1
+            }
+        default:
+            _ = try parser.hashValue()
         }
     }
 
@@ -575,7 +681,8 @@ struct JSONScan {
             case .listClosed, .atContainer:
                 let first = position == .atContainer
                 switch part.shape {
-                case .list:
+                case .list, .pattern:
+                    // (A pattern's lists are read by `walk`, each to its end.)
                     part.containerEnd = parser.index
                     return
                 case .map:
@@ -807,6 +914,9 @@ final class PartState {
     /// In a map of records: the current record's member name (its key), the map's hash
     /// so far, and where the names go.
     @exclusivity(unchecked) var mapMode = false
+    /// Under a path with `*`: records are keyed within their list, whose name's hash this is.
+    @exclusivity(unchecked) var scoped = false
+    @exclusivity(unchecked) var sectionName = Hash128(a: 0, b: 0)
     @exclusivity(unchecked) var nameHash = Hash128(a: 0, b: 0)
     @exclusivity(unchecked) var map = CanonicalHash.ObjectHasher()
     /// (Made for every part, so that the hot loop reads a constant; small until used.)
@@ -947,7 +1057,10 @@ final class PartState {
         let start = parser.index
         let bytes = parser.bytes
         let n = bytes.count
-        if copyCheck, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n, !mapMode || oldNames[cursor] == nameHash {
+        // (Not across the lists of a pattern: the OLD record next may be in another list.)
+        if copyCheck, !scoped, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n,
+            !mapMode || oldNames[cursor] == nameHash
+        {
             let length = Int(oldLengths[cursor])
             let first = bytes[start]
             // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
@@ -981,6 +1094,7 @@ final class PartState {
             if status == .missing { missingKeys += 1 }
             keyHash = 0
         }
+        if scoped, status == .keyed { keyHash = memory.keyHashing.scoped(keyHash, in: sectionName) }
         if against, let oldKeys {
             let match = status == .keyed ? oldKeys.lookup(keyHash) : -1
             // Its bytes may still be its match's (a record out of the order expected): seen

@@ -29,6 +29,10 @@ struct YAMLScan {
     /// stream of documents is a list of them, whatever the shape asked.
     func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
         var shape = forced
+        if options.path?.isPattern == true, !stream {
+            try Layout.checkPattern(options)
+            shape = .pattern
+        }
         if shape == nil, !stream {
             var probe = YAMLScanState(scan: self, shape: .list, probing: true)
             try probe.run()
@@ -192,6 +196,8 @@ struct YAMLScanState {
         var itemsSeen = false
         /// A path step was taken below this node.
         var stepTaken = false
+        /// Under a path with `*`: where this node is, as a JSON Pointer (on the path only).
+        var pointer = ""
         var items: [Value] = []
         var members: [Object.Member] = []
         /// A record's members that are lists named like a records list (for the probe).
@@ -236,6 +242,10 @@ struct YAMLScanState {
     var replaying = 0
     let memory: ScanMemory
     var list = CanonicalHash.ArrayHasher()
+    /// Under a path with `*`: the lists it names are sections, keyed each on its own; the
+    /// hash of the current one's name.
+    let pattern: Bool
+    var sectionName = Hash128(a: 0, b: 0)
     /// In a map of records: each record's member name, and the map's hash so far.
     var names: MemberNames?
     var map = CanonicalHash.ObjectHasher()
@@ -260,6 +270,7 @@ struct YAMLScanState {
         actualShape = shape
         path = scan.options.path?.components ?? []
         explicit = scan.options.items != nil || scan.options.sectionKey != nil
+        pattern = shape == .pattern
         marks = MarkConverter(bytes: scan.bytes)
         let capacity = probing ? 16 : max(16, scan.bytes.count / 128)
         table = RecordTable(capacity: capacity)
@@ -473,7 +484,7 @@ struct YAMLScanState {
             }
         } else {
             let index = stack[p].count
-            if parent.pathStep >= 0, parent.pathStep < path.count, String(index) == path[parent.pathStep] {
+            if parent.pathStep >= 0, parent.pathStep < path.count, path[parent.pathStep] == "*" || String(index) == path[parent.pathStep] {
                 placement.pathStep = parent.pathStep + 1
                 stack[p].stepTaken = true
             }
@@ -518,6 +529,12 @@ struct YAMLScanState {
             containerFound = true
             containerOffset = placement.offset
             switch kind {
+            case 1 where pattern:
+                // One of the lists the pattern names: a section, named by its path.
+                placement.role = .records
+                placement.opensSection = true
+            case 2 where pattern:
+                noteLayout(patternProblem(pointer(of: placement), "object", at: placement.offset))
             case 1:
                 if case .sectionList = shape {
                     placement.role = .container
@@ -562,6 +579,9 @@ struct YAMLScanState {
                 stack[p].members.append(Object.Member(key: stack[p].keyText ?? "", value: .array([])))
             } else if p >= 0, placement.inContainer {
                 section.memberName = stack[p].keyText ?? ""
+            } else if pattern {
+                section.memberName = pointer(of: placement)
+                sectionName = CanonicalHash.string(section.memberName!)
             }
             section.items = .list
             sections.append(section)
@@ -570,6 +590,19 @@ struct YAMLScanState {
         if placement.role == .sectionObject {
             sections.append(ScannedSection(offset: placement.offset))
         }
+    }
+
+    /// The JSON Pointer of the node beginning now (under a path with `*`): its parent's, and
+    /// its member name or index there.
+    func pointer(of placement: Placement) -> String {
+        guard let parent = stack.last else { return "" }
+        let step = parent.isMapping ? FieldPath.escape(parent.keyText ?? "") : String(parent.count)
+        return parent.pointer + "/" + step
+    }
+
+    /// A value a pattern names that is not a list.
+    func patternProblem(_ pointer: String, _ typeName: String, at offset: Int) -> LayoutProblem {
+        .notAList(pointer, typeName, pattern: scan.options.path!, at: offset)
     }
 
     mutating func noteLayout(_ problem: LayoutProblem) {
@@ -583,6 +616,7 @@ struct YAMLScanState {
         begin(&placement, kind: kind, event)
         var frame = Frame(isMapping: mapping, placement: placement)
         frame.anchor = event.anchor.map { String(decoding: $0, as: UTF8.self) }
+        if pattern, placement.pathStep >= 0 { frame.pointer = pointer(of: placement) }
         if mapping {
             while keySets.count <= stack.count {
                 keySets.append([])
@@ -613,10 +647,12 @@ struct YAMLScanState {
         // An empty document of a stream is no record.
         if scan.stream, !scan.buildsValues, stack.isEmpty, kind == .null { return }
         let typeName = kind.name
-        if placement.isContainer {
+        if placement.isContainer, pattern {
+            noteLayout(patternProblem(pointer(of: placement), typeName, at: placement.offset))
+        } else if placement.isContainer {
             noteLayout(.noRecords(what, typeName, sectionOptions: explicit, at: placement.offset))
             if probing { stopped = true }
-        } else if placement.pathStep >= 0, placement.pathStep < path.count {
+        } else if placement.pathStep >= 0, placement.pathStep < path.count, !pattern {
             if pathProblem == nil {
                 pathProblem = LayoutProblem(
                     offset: placement.offset,
@@ -675,7 +711,11 @@ struct YAMLScanState {
             // A map with a member named like the key may be one record that carries it.
             loneMapping = true
         }
-        stack[p].keyOnPath = onPath && !stack[p].stepTaken && text.elementsEqual(path[placement.pathStep].utf8)
+        // (A pattern's `*` takes every member; a name, its first member of that name.)
+        stack[p].keyOnPath =
+            onPath
+            && (pattern && path[placement.pathStep] == "*"
+                || !stack[p].stepTaken && text.elementsEqual(path[placement.pathStep].utf8))
         stack[p].keyEntry = nil
         if placement.keyLevel >= 0, let e = scan.keys.entry(placement.keyLevel, named: text) {
             let bit = UInt64(1) << UInt64(scan.keys.levels[placement.keyLevel].ids[e])
@@ -701,7 +741,7 @@ struct YAMLScanState {
         let value: Value? = placement.building ? (frame.isMapping ? .object(Object(frame.members)) : .array(frame.items)) : nil
         if let anchor = frame.anchor, let value { anchors[anchor] = YAMLAnchor(value: value, nodes: frame.nodes) }
         // A path step not taken below a node on the path: its member or index is not there.
-        if placement.pathStep >= 0, placement.pathStep < path.count, !frame.stepTaken, pathProblem == nil {
+        if placement.pathStep >= 0, placement.pathStep < path.count, !frame.stepTaken, pathProblem == nil, !pattern {
             let step = path[placement.pathStep]
             pathProblem = LayoutProblem(
                 offset: placement.offset,
@@ -819,6 +859,9 @@ struct YAMLScanState {
         if status != .keyed {
             if firstUnkeyed == nil { firstUnkeyed = table.count }
             if status == .missing { missingKeys += 1 }
+        } else if pattern {
+            // Under a path with `*`, a record is keyed within its own list.
+            keyHash = memory.keyHashing.scoped(keyHash, in: sectionName)
         }
         let end = marks.offset(ofIndex: endIndex)
         table.starts.append(recordStart)
