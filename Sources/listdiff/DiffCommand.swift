@@ -133,6 +133,253 @@ struct DiffOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"), completion: .file())
     var new: String
 
+    @OptionGroup var matching: MatchingOptions
+
+    @Option(
+        name: [.customShort("f"), .long],
+        help:
+            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+    )
+    var format: OutputFormat = .patch
+
+    @Flag(
+        name: [.customShort("q"), .long],
+        help: "Print nothing: report by exit status alone (0 same, 1 different, 2 trouble). Errors still go to standard error.")
+    var quiet = false
+
+    @Flag(
+        help:
+            "Counts only: per kind, per section, and the fields most often changed. With -f json, the changeset without its changes and stages."
+    )
+    var stat = false
+
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
+            valueName: "kinds"))
+    var failOn: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
+            valueName: "kinds"))
+    var show: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
+            valueName: "n"))
+    var limit: Int = 50
+
+    @Option(
+        name: .customLong("annotation-level"),
+        help: ArgumentHelp(
+            "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
+    var annotationLevel: GitHubRenderer.Level = .notice
+
+    /// Set when git runs listdiff as an external diff: the path being diffed (see `GitCall`).
+    @Option(name: .customLong("git-path"), help: .hidden)
+    var gitPath: String?
+
+    /// Under git, a renamed file's new path.
+    @Option(name: .customLong("git-new-path"), help: .hidden)
+    var gitNewPath: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
+    var color: ColorMode = .auto
+
+    @Flag(
+        help:
+            "Both inputs are NDJSON sorted by key (as jq's sort_by): diff them in one streaming pass, in memory that grows with the changes, not the inputs. An input out of order is an error."
+    )
+    var sorted = false
+
+    @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("Replay in about this many seconds in all (instead of --speed).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(
+        name: .customLong("animate-limit"),
+        help: ArgumentHelp(
+            "Above this many changes the replay does not animate: it shows the result and says so.", valueName: "changes"))
+    var animateLimit: Int = 300
+
+    @Option(
+        help: ArgumentHelp(
+            "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS x LINES, or 80x24).",
+            valueName: "file.cast"), completion: .file())
+    var record: String?
+
+    @Option(
+        name: .customLong("label"),
+        help: ArgumentHelp(
+            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
+            valueName: "name"))
+    var labels: [String] = []
+
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp(
+            "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"),
+        completion: .file())
+    var output: String?
+
+    func validate() throws {
+        if old == "-" && new == "-" {
+            throw ValidationError("only one of OLD and NEW can be standard input ('-')")
+        }
+        // Ranges, so that no arithmetic on them can overflow.
+        if !(0.01...100).contains(speed) { throw ValidationError("--speed must be a number from 0.01 to 100") }
+        if let duration, !(0.1...3600).contains(duration) { throw ValidationError("--duration must be from 0.1 to 3600 seconds") }
+        if !(0...1_000_000).contains(animateLimit) { throw ValidationError("--animate-limit must be from 0 to 1000000") }
+        if format != .replay, record != nil || duration != nil || speed != 1 {
+            throw ValidationError("--record, --speed and --duration go with --format replay")
+        }
+        if format == .replay, output != nil {
+            throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file")
+        }
+        // What else --sorted refuses (layouts, repeated keys, other formats), the library decides.
+        if sorted, format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
+        if quiet, output != nil || record != nil || stat {
+            throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
+        }
+        if stat, ![.patch, .json].contains(format) { throw ValidationError("--stat goes with -f patch or -f json") }
+        if show != nil, format == .replay { throw ValidationError("--show filters what is printed; --format replay plays every change") }
+        if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
+        for kinds in [failOn, show].compactMap({ $0 }) {
+            do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
+        }
+        if labels.count > 2 {
+            throw ValidationError("--label is given at most twice: once for OLD, then once for NEW")
+        }
+        if matching.keys.contains("auto"), old == "-" || new == "-" {
+            throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input")
+        }
+    }
+
+    /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
+    /// The inputs and the changeset come back too, so that the caller can exit without
+    /// first freeing millions of values one by one.
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        var files = try matching.files(old: old, new: new, quiet: quiet)
+        files.sorted = sorted
+        // git names the side of an added or deleted file /dev/null: an empty list.
+        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
+        let progress = ProgressBar.start()
+        defer { progress?.stop() }
+        files.progress = progress?.progress ?? Timings.progress
+        defer { Timings.report(files.progress) }
+        // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
+        let result = try files.diff(old: old, new: new)
+        if format == .jsonpatch, result.changeset.layout.isSectioned {
+            throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
+        }
+        var status: ExitStatus = result.changeset.isEmpty ? .same : .different
+        if let failOn, try !result.changeset.hasChanges(of: ChangeKinds(parsing: failOn)) { status = .same }
+        // git goes on to the next file only after an external diff that exits 0.
+        if gitPath != nil { status = .same }
+        if quiet { return (status, result as Any) }
+        let rules = result.changeset.comparison
+        if result.changeset.summary.updated > 0 {
+            // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
+            var stream = FileStream(fd: SystemCalls.standardError)
+            for key in try result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(matching.arrayKey)) {
+                stream.write(
+                    "listdiff: warning: --array-key " + SafeText.escape(key.spellings.joined(separator: " --array-key "))
+                        + " names no list in the records that changed\n")
+            }
+            stream.flush()
+        }
+        if rules.automaticArrayKeys {
+            // Nothing is keyed silently: each list --array-key auto keyed, once, escaped.
+            var stream = FileStream(fd: SystemCalls.standardError)
+            for list in result.changeset.keyedLists where !rules.arrayKeys.contains(where: { $0.path.matches(list.path.segments) }) {
+                stream.write(
+                    "listdiff: keyed " + SafeText.escape(list.path.spelling) + " by " + SafeText.escape(list.key.description) + "\n")
+            }
+            stream.flush()
+        }
+        let changeset =
+            try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
+            ?? result.changeset
+
+        if format == .replay {
+            progress?.stop()
+            let names = displayContext
+            try replay(result.replay(oldName: names.oldName, newName: names.newName, limit: animateLimit), status: status)
+            return (status, result as Any)
+        }
+        let context = displayContext
+        let renderer: any ChangesetRenderer
+        switch format {
+        case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
+        case .jsonpatch: renderer = JSONPatchRenderer()
+        case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
+        case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
+        case .patch, .replay:
+            renderer = stat ? StatRenderer(context: context) : PatchRenderer(context: context, style: TextStyle(colored: useColor))
+        }
+        progress?.stop()  // before anything reaches the terminal
+        try Output.write(to: output) { stream throws(ListDiffError) in
+            // A renderer that writes records' values throws when one cannot be read.
+            if let json = renderer as? JSONChangesetRenderer {
+                try json.render(changeset) { stream.write(bytes: $0) }
+            } else {
+                try renderer.render(changeset, to: &stream)
+            }
+        }
+        files.progress?.lap("write")
+        return (status, result as Any)
+    }
+
+    /// Plays the replay on the terminal, or records it with --record.
+    func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
+        let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
+        let colored = color != .never && (color == .always || (SystemCalls.environment("NO_COLOR") ?? "").isEmpty)
+        if let record {
+            let (width, height) = ReplayPlayer.size(of: SystemCalls.standardOutput)
+            try Output.write(to: record) { stream in
+                ReplayPlayer.record(
+                    replay, limit: animateLimit, scale: scale, width: width, height: height,
+                    style: TextStyle(colored: colored), title: SafeText.escape("listdiff \(old) \(new)"), to: &stream)
+            }
+            return
+        }
+        guard SystemCalls.isTerminal(SystemCalls.standardOutput) else {
+            throw ListDiffError(.usage, "--format replay needs a terminal on standard output; --record FILE.cast records it without one")
+        }
+        ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
+    }
+
+    /// The names output shows: as given, or under git, the path as git shows it.
+    var displayContext: RenderContext {
+        if !labels.isEmpty { return RenderContext(oldName: labels[0], newName: labels.count > 1 ? labels[1] : new) }
+        guard let gitPath else { return RenderContext(oldName: old, newName: new) }
+        return RenderContext(
+            oldName: old == "/dev/null" ? old : "a/" + gitPath,
+            newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
+    }
+
+    var useColor: Bool {
+        switch color {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if output != nil || !SystemCalls.isTerminal(SystemCalls.standardOutput) { return false }
+            if let noColor = SystemCalls.environment("NO_COLOR"), !noColor.isEmpty { return false }
+            return SystemCalls.environment("TERM") != "dumb"
+        }
+    }
+}
+
+/// How records are found, matched and compared: the key, the layout, the rules, the
+/// algorithm and the reading. The same for a diff and a merge.
+struct MatchingOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
@@ -230,57 +477,6 @@ struct DiffOptions: ParsableArguments {
     var ignoreWhitespaceAt: [String] = []
 
     @Option(
-        name: [.customShort("f"), .long],
-        help:
-            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
-    )
-    var format: OutputFormat = .patch
-
-    @Flag(
-        name: [.customShort("q"), .long],
-        help: "Print nothing: report by exit status alone (0 same, 1 different, 2 trouble). Errors still go to standard error.")
-    var quiet = false
-
-    @Flag(
-        help:
-            "Counts only: per kind, per section, and the fields most often changed. With -f json, the changeset without its changes and stages."
-    )
-    var stat = false
-
-    @Option(
-        name: .customLong("fail-on"),
-        help: ArgumentHelp(
-            "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
-            valueName: "kinds"))
-    var failOn: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
-            valueName: "kinds"))
-    var show: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
-            valueName: "n"))
-    var limit: Int = 50
-
-    @Option(
-        name: .customLong("annotation-level"),
-        help: ArgumentHelp(
-            "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
-    var annotationLevel: GitHubRenderer.Level = .notice
-
-    /// Set when git runs listdiff as an external diff: the path being diffed (see `GitCall`).
-    @Option(name: .customLong("git-path"), help: .hidden)
-    var gitPath: String?
-
-    /// Under git, a renamed file's new path.
-    @Option(name: .customLong("git-new-path"), help: .hidden)
-    var gitNewPath: String?
-
-    @Option(
         help:
             "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)*D)) or lcs (dynamic programming, O(N*M)). With a key, all give the same changes; they differ where pairing is a choice (--key ., --duplicates match)."
     )
@@ -306,87 +502,17 @@ struct DiffOptions: ParsableArguments {
             valueName: "mode"))
     var memberOrder: Differ.MemberOrder = .ignore
 
-    @Option(
-        help: ArgumentHelp(
-            "Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
-    var color: ColorMode = .auto
-
     @OptionGroup var reading: ReadingOptions
 
-    @Flag(
-        help:
-            "Both inputs are NDJSON sorted by key (as jq's sort_by): diff them in one streaming pass, in memory that grows with the changes, not the inputs. An input out of order is an error."
-    )
-    var sorted = false
-
-    @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
-    var speed: Double = 1
-
-    @Option(help: ArgumentHelp("Replay in about this many seconds in all (instead of --speed).", valueName: "seconds"))
-    var duration: Double?
-
-    @Option(
-        name: .customLong("animate-limit"),
-        help: ArgumentHelp(
-            "Above this many changes the replay does not animate: it shows the result and says so.", valueName: "changes"))
-    var animateLimit: Int = 300
-
-    @Option(
-        help: ArgumentHelp(
-            "Record the replay to this asciicast v2 file instead of playing it (no terminal needed; the size is the terminal's, or COLUMNS x LINES, or 80x24).",
-            valueName: "file.cast"), completion: .file())
-    var record: String?
-
-    @Option(
-        name: .customLong("label"),
-        help: ArgumentHelp(
-            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
-            valueName: "name"))
-    var labels: [String] = []
-
-    @Option(
-        name: [.customShort("o"), .long],
-        help: ArgumentHelp(
-            "Write the output to this file instead of standard output (atomically: never a partial file).", valueName: "file"),
-        completion: .file())
-    var output: String?
-
     func validate() throws {
-        if old == "-" && new == "-" {
-            throw ValidationError("only one of OLD and NEW can be standard input ('-')")
-        }
         // Ranges, so that no arithmetic on them can overflow.
-        if !(0.01...100).contains(speed) { throw ValidationError("--speed must be a number from 0.01 to 100") }
-        if let duration, !(0.1...3600).contains(duration) { throw ValidationError("--duration must be from 0.1 to 3600 seconds") }
-        if !(0...1_000_000).contains(animateLimit) { throw ValidationError("--animate-limit must be from 0 to 1000000") }
-        if format != .replay, record != nil || duration != nil || speed != 1 {
-            throw ValidationError("--record, --speed and --duration go with --format replay")
-        }
-        if format == .replay, output != nil {
-            throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file")
-        }
-        // What else --sorted refuses (layouts, repeated keys, other formats), the library decides.
-        if sorted, format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
-        if quiet, output != nil || record != nil || stat {
-            throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
-        }
-        if stat, ![.patch, .json].contains(format) { throw ValidationError("--stat goes with -f patch or -f json") }
-        if show != nil, format == .replay { throw ValidationError("--show filters what is printed; --format replay plays every change") }
-        if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
-        for kinds in [failOn, show].compactMap({ $0 }) {
-            do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
-        }
-        if labels.count > 2 {
-            throw ValidationError("--label is given at most twice: once for OLD, then once for NEW")
-        }
         if costLimit < 1 {
             throw ValidationError("--cost-limit must be a positive number of steps")
         }
         // The rules' spellings; what they may be combined with, the library decides.
         do { _ = try comparison() } catch { throw ValidationError(error.message) }
-        if keys.contains("auto") {
-            if keys.count > 1 { throw ValidationError("--key auto picks one field; it cannot be combined with other key fields") }
-            if old == "-" || new == "-" { throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input") }
+        if keys.contains("auto"), keys.count > 1 {
+            throw ValidationError("--key auto picks one field; it cannot be combined with other key fields")
         }
         // The key's spelling (one whole-record key alone, field paths), as the library reads it.
         if !keys.contains("auto") {
@@ -419,10 +545,9 @@ struct DiffOptions: ParsableArguments {
         return rules
     }
 
-    /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
-    /// The inputs and the changeset come back too, so that the caller can exit without
-    /// first freeing millions of values one by one.
-    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+    /// The plan: a differ that reads, keys and compares as the options say. `--key auto`
+    /// picks its key on `old` and `new`, and names it on standard error unless `quiet`.
+    func files(old: String, new: String, quiet: Bool) throws(ListDiffError) -> FileDiffer {
         let layout = LayoutOptions(
             path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
             sectionKey: sectionKey, items: items)
@@ -445,115 +570,8 @@ struct DiffOptions: ParsableArguments {
             key = try IdentityKey(parsing: keys)
         }
         reader.key = key
-        var files = FileDiffer(
+        return FileDiffer(
             reader: reader,
             differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder, comparison: try comparison()))
-        files.sorted = sorted
-        // git names the side of an added or deleted file /dev/null: an empty list.
-        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
-        let progress = ProgressBar.start()
-        defer { progress?.stop() }
-        files.progress = progress?.progress ?? Timings.progress
-        defer { Timings.report(files.progress) }
-        // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        let result = try files.diff(old: old, new: new)
-        if format == .jsonpatch, result.changeset.layout.isSectioned {
-            throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
-        }
-        var status: ExitStatus = result.changeset.isEmpty ? .same : .different
-        if let failOn, try !result.changeset.hasChanges(of: ChangeKinds(parsing: failOn)) { status = .same }
-        // git goes on to the next file only after an external diff that exits 0.
-        if gitPath != nil { status = .same }
-        if quiet { return (status, result as Any) }
-        let rules = result.changeset.comparison
-        if result.changeset.summary.updated > 0 {
-            // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
-            var stream = FileStream(fd: SystemCalls.standardError)
-            for key in try result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(arrayKey)) {
-                stream.write(
-                    "listdiff: warning: --array-key " + SafeText.escape(key.spellings.joined(separator: " --array-key "))
-                        + " names no list in the records that changed\n")
-            }
-            stream.flush()
-        }
-        if rules.automaticArrayKeys {
-            // Nothing is keyed silently: each list --array-key auto keyed, once, escaped.
-            var stream = FileStream(fd: SystemCalls.standardError)
-            for list in result.changeset.keyedLists where !rules.arrayKeys.contains(where: { $0.path.matches(list.path.segments) }) {
-                stream.write(
-                    "listdiff: keyed " + SafeText.escape(list.path.spelling) + " by " + SafeText.escape(list.key.description) + "\n")
-            }
-            stream.flush()
-        }
-        let changeset =
-            try show.map { k throws(ListDiffError) in result.changeset.showing(try ChangeKinds(parsing: k)) }
-            ?? result.changeset
-
-        if format == .replay {
-            progress?.stop()
-            let names = displayContext
-            try replay(result.replay(oldName: names.oldName, newName: names.newName, limit: animateLimit), status: status)
-            return (status, result as Any)
-        }
-        let context = displayContext
-        let renderer: any ChangesetRenderer
-        switch format {
-        case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
-        case .jsonpatch: renderer = JSONPatchRenderer()
-        case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
-        case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
-        case .patch, .replay:
-            renderer = stat ? StatRenderer(context: context) : PatchRenderer(context: context, style: TextStyle(colored: useColor))
-        }
-        progress?.stop()  // before anything reaches the terminal
-        try Output.write(to: output) { stream throws(ListDiffError) in
-            // A renderer that writes records' values throws when one cannot be read.
-            if let json = renderer as? JSONChangesetRenderer {
-                try json.render(changeset) { stream.write(bytes: $0) }
-            } else {
-                try renderer.render(changeset, to: &stream)
-            }
-        }
-        files.progress?.lap("write")
-        return (status, result as Any)
-    }
-
-    /// Plays the replay on the terminal, or records it with --record.
-    func replay(_ replay: Replay, status: ExitStatus) throws(ListDiffError) {
-        let scale = duration.map { replay.seconds > 0 ? $0 / replay.seconds : 1 } ?? 1 / speed
-        let colored = color != .never && (color == .always || (SystemCalls.environment("NO_COLOR") ?? "").isEmpty)
-        if let record {
-            let (width, height) = ReplayPlayer.size(of: SystemCalls.standardOutput)
-            try Output.write(to: record) { stream in
-                ReplayPlayer.record(
-                    replay, limit: animateLimit, scale: scale, width: width, height: height,
-                    style: TextStyle(colored: colored), title: SafeText.escape("listdiff \(old) \(new)"), to: &stream)
-            }
-            return
-        }
-        guard SystemCalls.isTerminal(SystemCalls.standardOutput) else {
-            throw ListDiffError(.usage, "--format replay needs a terminal on standard output; --record FILE.cast records it without one")
-        }
-        ReplayPlayer.play(replay, limit: animateLimit, scale: scale, style: TextStyle(colored: colored), status: status)
-    }
-
-    /// The names output shows: as given, or under git, the path as git shows it.
-    var displayContext: RenderContext {
-        if !labels.isEmpty { return RenderContext(oldName: labels[0], newName: labels.count > 1 ? labels[1] : new) }
-        guard let gitPath else { return RenderContext(oldName: old, newName: new) }
-        return RenderContext(
-            oldName: old == "/dev/null" ? old : "a/" + gitPath,
-            newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
-    }
-
-    var useColor: Bool {
-        switch color {
-        case .always: return true
-        case .never: return false
-        case .auto:
-            if output != nil || !SystemCalls.isTerminal(SystemCalls.standardOutput) { return false }
-            if let noColor = SystemCalls.environment("NO_COLOR"), !noColor.isEmpty { return false }
-            return SystemCalls.environment("TERM") != "dumb"
-        }
     }
 }
