@@ -12,7 +12,7 @@ struct ListDiff: ParsableCommand {
             changeset made by 'listdiff --format json'.
             """,
         version: ListDiffVersion.current,
-        subcommands: [DiffCommand.self, ApplyCommand.self],
+        subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self],
         defaultSubcommand: DiffCommand.self
     )
 }
@@ -20,7 +20,8 @@ struct ListDiff: ParsableCommand {
 /// The command line as the completion scripts see it: the diff's options at the top level,
 /// where `diff` is implied (`listdiff --format <TAB>`), and the subcommands.
 struct CompletionRoot: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self])
+    static let configuration = CommandConfiguration(
+        commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self])
 
     @OptionGroup var options: DiffOptions
 
@@ -33,7 +34,7 @@ struct CompletionRoot: ParsableCommand {
         let marker = "    __listdiff_offer_flags_options 2\n"
         guard let first = script.firstRange(of: marker) else { return script }
         let dispatch = """
-                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|help)$ ]]; then
+                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|help)$ ]]; then
                     local -r named="${unparsed_words[0]}"
                     unparsed_words=("${unparsed_words[@]:1}")
                     "_listdiff_${named}"

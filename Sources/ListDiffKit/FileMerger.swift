@@ -1,0 +1,686 @@
+/// A three-way merge of keyed records: BASE diffed to OURS and to THEIRS with one key, one
+/// set of rules and one reading, and the two changesets combined record by record.
+///
+/// - A record changed on one side only takes that side's change; changed on both, its
+///   values are merged member by member, so that changes to different fields both apply
+///   and the same change made on both sides is one.
+/// - Order: records neither side moved keep BASE's order; each side's moved and inserted
+///   records go after the record they follow on that side that neither side moved, in that
+///   side's order (OURS's first where both put records at one place).
+/// - Nothing is dropped silently. A conflict is reported, never guessed: a field changed to
+///   different values, a field one side removed and the other changed, a list (by index)
+///   changed differently, a record deleted on one side and changed on the other, one key
+///   inserted on both sides with different records, and a record both sides moved to
+///   different places. `prefer` resolves every conflict one way.
+///
+/// The result is a changeset from BASE, which `FileApplier` applies to BASE's file, so
+/// that BASE's untouched records are written as they are.
+package struct FileMerger: Sendable {
+    /// How the three inputs are read and compared: format, key, layout, rules.
+    package var files: FileDiffer
+    /// The side every conflict goes to; nil reports them.
+    package var prefer: Side?
+
+    package enum Side: String, Sendable, CaseIterable {
+        case ours, theirs
+    }
+
+    package init(files: FileDiffer, prefer: Side? = nil) {
+        self.files = files
+        self.prefer = prefer
+    }
+
+    /// What a merge gives: the changes from BASE, the conflicts, and which side each change
+    /// came from.
+    package struct Result: Sendable {
+        /// BASE to the merged document. An unresolved conflict's record is `Conflict.marker`
+        /// at its place, for the writer to replace with both sides.
+        package var changeset: Changeset
+        package var conflicts: [Conflict]
+        /// How many records took each side's change (both: the same change on both sides).
+        package var fromOurs = 0, fromTheirs = 0, fromBoth = 0, resolved = 0
+        /// For the merged records taken whole from one side (by their place in the merged
+        /// document): their text as that side wrote it, so that it is written as it was.
+        var texts: [Int: [UInt8]] = [:]
+    }
+
+    /// A change both sides made to one record that cannot both hold.
+    package struct Conflict: Sendable {
+        package enum Kind: String, Sendable {
+            /// A field changed on both sides to different values, or removed on one side and
+            /// changed on the other.
+            case field
+            /// The record deleted on one side and changed on the other.
+            case deleteModify = "delete/modify"
+            /// One key inserted on both sides with different records.
+            case insertInsert = "insert/insert"
+            /// The record moved by both sides to different places.
+            case order
+        }
+
+        package var kind: Kind
+        package var key: Value
+        package var occurrence: Int?
+        /// The fields at odds (JSON Pointers in the record), for `field`.
+        package var paths: [String] = []
+        /// The record in each input (nil where it is not there).
+        package var base: Value?, ours: Value?, theirs: Value?
+        /// The side that won, when a preference resolved it.
+        package var resolvedBy: Side?
+
+        /// The text of the string that stands for conflict `n` in the merged document until
+        /// the writer replaces it with both sides.
+        package static func marker(_ n: Int) -> String { "<<listdiff conflict 7d1e5f0a \(n)>>" }
+    }
+
+    // MARK: - Writing
+
+    /// The merged document, written from BASE's file in `format` (BASE's when nil), each
+    /// unresolved conflict's record between git's markers (`size` characters long): OURS's
+    /// record, then THEIRS's, each as the format writes it (none where that side deleted
+    /// it). Such a file does not read until a person chooses; every other record is merged.
+    ///
+    /// - Throws: what applying to BASE throws; a `.usage` error for conflicts in CSV or TSV,
+    ///   whose rows cannot hold the markers.
+    package func write(
+        _ result: Result, base path: String, format: InputFormat? = nil, markerSize size: Int = 7,
+        labels: (ours: String, theirs: String) = ("ours", "theirs"), to out: (UnsafeRawBufferPointer) -> Void
+    ) throws(ListDiffError) {
+        // As BASE is written, where the format allows (JSON and NDJSON): what git then shows
+        // of the merge is the records that changed, not a file written anew.
+        if format == nil, let text = try spliced(result, base: path, markerSize: size, labels: labels) {
+            return text.withUnsafeBytes(out)
+        }
+        let applier = try FileApplier(changeset: result.changeset, old: path, reader: files.reader, force: true)
+        let format = format ?? applier.format
+        let open = result.conflicts.indices.filter { result.conflicts[$0].resolvedBy == nil && result.conflicts[$0].kind != .order }
+        guard !open.isEmpty else { return try applier.write(format, bytes: out) }
+        if format == .csv || format == .tsv {
+            throw ListDiffError(
+                .usage, file: path, "a conflict cannot be marked in CSV; write the merge as JSON or YAML, or choose a side",
+                hint: .outputFormat(.json))
+        }
+        var text: [UInt8] = []
+        try applier.write(format, bytes: { text.append(contentsOf: $0) })
+        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let map = result.changeset.layout.shape == .map
+        for n in open {
+            let token = Conflict.marker(n)
+            guard let k = lines.firstIndex(where: { $0.contains(token) }) else { continue }
+            let line = lines[k]
+            let conflict = result.conflicts[n]
+            // The line as written is a prefix (indentation, a member name or `- `), the
+            // record and a suffix (a comma): each side's record is written in its place.
+            guard let found = line.firstRange(of: token) else { continue }
+            // (With its quotes, where the writer quoted it.)
+            var quoted = found
+            if quoted.lowerBound > line.startIndex, quoted.upperBound < line.endIndex,
+                case let q = line[line.index(before: quoted.lowerBound)], q == "\"" || q == "'", line[quoted.upperBound] == q
+            {
+                quoted = line.index(before: quoted.lowerBound)..<line.index(after: quoted.upperBound)
+            }
+            let prefix = String(line[..<quoted.lowerBound]), suffix = String(line[quoted.upperBound...])
+            let indent = String(line.prefix { $0 == " " })
+            func side(_ value: Value?) throws(ListDiffError) -> [String] {
+                guard let value else { return [] }
+                switch format {
+                case .yaml:
+                    // The record as a one-record list or map, indented to the line's place.
+                    var name: String? = nil
+                    if map, case .string(let member) = conflict.key { name = member }
+                    let container: Value = name.map { .object(Object([.init(key: $0, value: value)])) } ?? .array([value])
+                    let document = try YAMLWriter.document(container)
+                    return document.split(separator: "\n").map { indent + $0 }
+                case .ndjson:
+                    return [prefix + JSONWriter.compact(value) + suffix]
+                default:
+                    var pretty = ""
+                    JSONWriter.writePretty(value, to: &pretty, level: indent.count / 2)
+                    return (prefix + pretty + suffix).split(separator: "\n").map(String.init)
+                }
+            }
+            let marks = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
+            lines.replaceSubrange(
+                k...k,
+                with: ["\(marks.0) \(labels.ours)"] + (try side(conflict.ours)) + [marks.1] + (try side(conflict.theirs))
+                    + ["\(marks.2) \(labels.theirs)"])
+        }
+        Array(lines.joined(separator: "\n").utf8).withUnsafeBytes(out)
+    }
+
+    /// The conflicts as data: `{"version": 1, "conflicts": [...]}`, each with its `kind`,
+    /// `key` (and `occurrence` when numbered), `paths` (for a field conflict), the `base`,
+    /// `ours` and `theirs` records (null where absent) and `resolved` (the side a
+    /// preference chose, or null).
+    package static func writeConflicts(_ result: Result, to out: inout String) throws(ListDiffError) {
+        out += "{\"version\": 1, \"conflicts\": ["
+        for (n, c) in result.conflicts.enumerated() {
+            out += n == 0 ? "\n  " : ",\n  "
+            var members: [Object.Member] = [.init(key: "kind", value: .string(c.kind.rawValue)), .init(key: "key", value: c.key)]
+            if let occurrence = c.occurrence { members.append(.init(key: "occurrence", value: .number(Number(exactly: occurrence)))) }
+            if c.kind == .field { members.append(.init(key: "paths", value: .array(c.paths.map { .string($0) }))) }
+            members += [
+                .init(key: "base", value: c.base ?? .null), .init(key: "ours", value: c.ours ?? .null),
+                .init(key: "theirs", value: c.theirs ?? .null),
+                .init(key: "resolved", value: c.resolvedBy.map { .string($0.rawValue) } ?? .null),
+            ]
+            out += JSONWriter.compact(.object(Object(members)))
+        }
+        out += result.conflicts.isEmpty ? "]}\n" : "\n]}\n"
+    }
+
+    /// The merge for people: where the changes came from, then one line per conflict (`!`),
+    /// everything quoted from the inputs escaped.
+    package static func writeSummary(_ result: Result, name: String, to out: inout String) throws(ListDiffError) {
+        let keys = KeyFormatter(result.changeset.key)
+        let open = result.conflicts.filter { $0.resolvedBy == nil }.count
+        out += SafeText.escape(name) + ": merged \(result.fromOurs) from ours, \(result.fromTheirs) from theirs, \(result.fromBoth) on both"
+        out += open == 0 ? "" : "; \(open) conflict\(open == 1 ? "" : "s")"
+        out += result.resolved == 0 ? "" : "; \(result.resolved) resolved by --prefer"
+        out += "\n"
+        for c in result.conflicts {
+            let key = SafeText.escape(keys.format(c.key, occurrence: c.occurrence))
+            var line = "! \(c.kind.rawValue) \(key)"
+            switch c.kind {
+            case .field: line += " " + SafeText.escape(c.paths.joined(separator: ", "))
+            case .deleteModify: line += c.ours == nil ? ": deleted by ours, changed by theirs" : ": changed by ours, deleted by theirs"
+            case .insertInsert: line += ": inserted by both, differently"
+            case .order: line += ": moved by both, to different places"
+            }
+            if let side = c.resolvedBy { line += " (took \(side.rawValue))" }
+            out += line + "\n"
+        }
+    }
+
+    /// The merged document as BASE is written: BASE's text around the records and between
+    /// them, each record as the file it comes from wrote it, and a record merged from both
+    /// sides written in BASE's style (on one line, or indented). Nil where that cannot be
+    /// done: a format other than JSON or NDJSON, sections, records in BASE that do not
+    /// stand one after another on lines of their own.
+    func spliced(
+        _ result: Result, base path: String, markerSize size: Int, labels: (ours: String, theirs: String)
+    ) throws(ListDiffError) -> [UInt8]? {
+        let scan = try FileApplier.scan(FileApplier.Header(result.changeset), old: path, reader: files.reader, progress: nil)
+        let side = scan.side, records = side.records
+        guard scan.format == .json || scan.format == .ndjson, !side.layout.isSectioned, side.count >= 1 else { return nil }
+        let bytes = side.file.bytes
+        let map = side.layout.shape == .map
+        func start(_ r: Int) -> Int { map ? records.names!.starts[r] : records.starts[r] }
+        func end(_ r: Int) -> Int { records.starts[r] + Int(records.lengths[r]) }
+        func text(_ range: Range<Int>) -> [UInt8] { Array(bytes[range]) }
+        // The separator between records, and the indentation a record starts at.
+        let separator: [UInt8]
+        if side.count >= 2 {
+            separator = text(end(0)..<start(1))
+        } else {
+            let before = text(0..<start(0)).reversed().prefix { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            separator = (scan.format == .ndjson ? [] : [UInt8(ascii: ",")]) + before.reversed()
+        }
+        guard let lastBreak = separator.lastIndex(of: 0x0A) else { return nil }
+        let indent = Array(separator[(lastBreak + 1)...])
+        let comma = scan.format == .json
+        // A map member's name and what stands between it and the record (`": "`).
+        var nameGap: [UInt8] = []
+        if map {
+            var parser = JSONParser(bytes: bytes, maxDepth: 1)
+            parser.index = start(0)
+            do throws(JSONParseFailure) { _ = try parser.scanString() } catch { return nil }
+            nameGap = text(parser.index..<records.starts[0])
+        }
+        let first = text(records.starts[0]..<end(0))
+        let multiline = first.contains(0x0A), spaced = first.count > 2 && first.contains(0x20)
+        func written(_ value: Value) -> [UInt8] {
+            if multiline {
+                var pretty = ""
+                JSONWriter.writePretty(value, to: &pretty, level: indent.count / 2)
+                return Array(pretty.utf8)
+            }
+            return Array((spaced ? Self.spaced(value) : JSONWriter.compact(value)).utf8)
+        }
+        func member(_ key: Value, _ record: [UInt8]) -> [UInt8] {
+            guard map, case .string(let name) = key else { return record }
+            return Array(JSONWriter.compact(.string(name)).utf8) + nameGap + record
+        }
+        // What stands at each place of the merged list.
+        let changes = result.changeset.changes
+        var placed: [Int: Change] = [:]
+        for change in changes where change.operation != .delete { if let j = change.new?.index { placed[j] = change } }
+        var out = text(0..<start(0))
+        var next = 0
+        var afterConflict = false
+        let markers = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
+        // BASE's records that go, or that a change puts in a place of its own.
+        let deleted = Set(changes.filter { $0.operation != .insert }.compactMap { $0.old?.index })
+        let count = result.changeset.newCount
+        for j in 0..<count {
+            let last = j == count - 1
+            var item: [UInt8]
+            var conflict: Conflict? = nil
+            if let change = placed[j] {
+                let value = try change.value()
+                if case .string(let s)? = value, s.hasPrefix("<<listdiff conflict 7d1e5f0a "),
+                    let n = Int(s.dropFirst("<<listdiff conflict 7d1e5f0a ".count).dropLast(2)), n < result.conflicts.count
+                {
+                    conflict = result.conflicts[n]
+                }
+                if let copied = result.texts[j] {
+                    item = member(change.key, copied)
+                } else if change.operation == .move, let i = change.old?.index {
+                    item = text(start(i)..<end(i))
+                } else {
+                    item = member(change.key, written(value ?? .null))
+                }
+            } else {
+                while deleted.contains(next) { next += 1 }  // (skipped: placed above, or gone)
+                item = text(start(next)..<end(next))
+                next += 1
+            }
+            if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
+            afterConflict = false
+            guard let conflict else {
+                out += item
+                continue
+            }
+            // Both sides, between git's markers, each on lines of its own.
+            out.removeLast(indent.count)
+            func side(_ value: Value?) -> [UInt8] {
+                guard let value else { return [] }
+                return indent + member(conflict.key, written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
+            }
+            out += Array("\(markers.0) \(labels.ours)\n".utf8) + side(conflict.ours) + Array("\(markers.1)\n".utf8)
+            out += side(conflict.theirs) + Array("\(markers.2) \(labels.theirs)".utf8)
+            afterConflict = true
+        }
+        out += text(end(side.count - 1)..<bytes.count)
+        return out
+    }
+
+    /// A value on one line with a space after each `:` and `,`, as people write JSON.
+    static func spaced(_ value: Value) -> String {
+        switch value {
+        case .array(let items): return "[" + items.map(spaced).joined(separator: ", ") + "]"
+        case .object(let object):
+            return "{" + object.members.map { JSONWriter.compact(.string($0.key)) + ": " + spaced($0.value) }.joined(separator: ", ") + "}"
+        default: return JSONWriter.compact(value)
+        }
+    }
+
+    // MARK: - Merging
+
+    /// Merges OURS and THEIRS, each a changed BASE, into one document's changes from BASE.
+    ///
+    /// - Throws: what diffing either pair throws; a `.usage` error for inputs in sections,
+    ///   which this merge does not handle yet.
+    package func merge(base: String, ours: String, theirs: String) throws(ListDiffError) -> Result {
+        let a = try files.diff(old: base, new: ours)
+        let b = try files.diff(old: base, new: theirs)
+        guard !a.changeset.layout.isSectioned, !b.changeset.layout.isSectioned else {
+            throw ListDiffError(.usage, "merge handles a plain list or a map of records; records in sections are not merged yet")
+        }
+        let read = a.oldRecords
+        return try combine(
+            a.changeset, b.changeset,
+            base: { (r: Int) throws(ListDiffError) -> Value in
+                guard let (value, _) = read?.record(r) else {
+                    throw ListDiffError(.io, file: base, "the file changed while it was being read")
+                }
+                return value
+            })
+    }
+
+    /// One side's changes by BASE record, and its order of records.
+    struct SideChanges {
+        var deleted: [Bool]
+        var moved: [Bool]
+        /// Each updated BASE record's change.
+        var updated: [Int: Change] = [:]
+        /// Each inserted record's change, by identity.
+        var inserted: [String: Change] = [:]
+        /// The side's records, in order.
+        var order: [Ref] = []
+
+        init(_ changeset: Changeset) {
+            let n = changeset.oldCount
+            deleted = [Bool](repeating: false, count: n)
+            moved = [Bool](repeating: false, count: n)
+            var slots = [Ref?](repeating: nil, count: changeset.newCount)
+            var placed = [Bool](repeating: false, count: n)
+            for change in changeset.changes {
+                switch change.operation {
+                case .delete:
+                    if let i = change.old?.index { deleted[i] = true }
+                case .insert:
+                    let id = FileMerger.identity(change)
+                    inserted[id] = change
+                    if let j = change.new?.index, j < slots.count { slots[j] = .inserted(id) }
+                case .move, .update:
+                    guard let i = change.old?.index else { continue }
+                    if change.operation == .move { moved[i] = true } else { updated[i] = change }
+                    if let j = change.new?.index, j < slots.count {
+                        slots[j] = .base(i)
+                        placed[i] = true
+                    }
+                }
+            }
+            // The slots no change names hold the records that stayed, in BASE's order.
+            var next = 0
+            order = slots.map { slot in
+                if let slot { return slot }
+                while next < n, deleted[next] || placed[next] { next += 1 }
+                defer { next += 1 }
+                return .base(next)
+            }
+        }
+    }
+
+    /// A record of a merged list: BASE's record `i`, or a record a side inserted.
+    enum Ref: Hashable {
+        case base(Int)
+        case inserted(String)
+    }
+
+    /// A record's identity across the inputs: its key and, when numbered, its occurrence.
+    static func identity(_ change: Change) -> String {
+        Fingerprint.of(.array([change.key, .number(Number(exactly: change.occurrence ?? 0))]))
+    }
+
+    /// The changes of both sides, combined into changes from BASE.
+    func combine(_ a: Changeset, _ b: Changeset, base: (Int) throws(ListDiffError) -> Value) throws(ListDiffError) -> Result {
+        let ours = SideChanges(a), theirs = SideChanges(b)
+        let n = a.oldCount
+        var result = Result(changeset: a, conflicts: [])
+        // What each record becomes: deleted (nil), a value, or kept as BASE has it.
+        enum Outcome {
+            case kept
+            case deleted
+            case value(Value)
+        }
+        var outcome = [Outcome](repeating: .kept, count: n)
+        // The text of each record taken whole from a side (BASE's records, by number, and
+        // inserted ones, by identity).
+        var texts: [Int: [UInt8]] = [:], insertedTexts: [String: [UInt8]] = [:]
+        func text(_ change: Change?) -> [UInt8]? { change?.reference?.withBytes { Array($0) } }
+        /// A BASE record's key (and occurrence), from whichever side changed it.
+        var keys: [Int: (key: Value, occurrence: Int?)] = [:]
+        for changeset in [a, b] {
+            for change in changeset.changes where change.operation != .insert {
+                if let i = change.old?.index { keys[i] = (change.key, change.occurrence) }
+            }
+        }
+        let comparison = files.differ.comparison
+        func conflict(
+            _ kind: Conflict.Kind, _ i: Int?, key: Value, occurrence: Int?, paths: [String] = [], base: Value?, ours: Value?, theirs: Value?
+        )
+            -> Value?
+        {
+            var c = Conflict(kind: kind, key: key, occurrence: occurrence, paths: paths, base: base, ours: ours, theirs: theirs)
+            if let prefer {
+                c.resolvedBy = prefer
+                result.resolved += 1
+                result.conflicts.append(c)
+                return prefer == .ours ? ours : theirs
+            }
+            result.conflicts.append(c)
+            return .string(Conflict.marker(result.conflicts.count - 1))
+        }
+
+        // Records BASE holds.
+        for i in 0..<n {
+            let changedA = ours.deleted[i] || ours.updated[i] != nil, changedB = theirs.deleted[i] || theirs.updated[i] != nil
+            if !changedA && !changedB { continue }
+            let (key, occurrence) = keys[i] ?? (.null, nil)
+            switch (changedA, changedB) {
+            case (true, false):
+                outcome[i] = ours.deleted[i] ? .deleted : .value(try ours.updated[i]!.value() ?? .null)
+                texts[i] = text(ours.updated[i])
+                result.fromOurs += 1
+            case (false, true):
+                outcome[i] = theirs.deleted[i] ? .deleted : .value(try theirs.updated[i]!.value() ?? .null)
+                texts[i] = text(theirs.updated[i])
+                result.fromTheirs += 1
+            default:
+                if ours.deleted[i] && theirs.deleted[i] {
+                    outcome[i] = .deleted
+                    result.fromBoth += 1
+                } else if ours.deleted[i] || theirs.deleted[i] {
+                    let mine = try ours.updated[i]?.value(), yours = try theirs.updated[i]?.value()
+                    let kept = conflict(.deleteModify, i, key: key, occurrence: occurrence, base: try base(i), ours: mine, theirs: yours)
+                    outcome[i] = kept.map { .value($0) } ?? .deleted
+                } else {
+                    let mine = try ours.updated[i]!.value() ?? .null, yours = try theirs.updated[i]!.value() ?? .null
+                    if comparison.same(mine, yours) {
+                        outcome[i] = .value(mine)
+                        texts[i] = text(ours.updated[i])
+                        result.fromBoth += 1
+                        continue
+                    }
+                    var clashes: [String] = []
+                    let merged = Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &clashes)
+                    if clashes.isEmpty {
+                        outcome[i] = .value(merged ?? .null)
+                        result.fromBoth += 1
+                    } else {
+                        let chosen = conflict(
+                            .field, i, key: key, occurrence: occurrence, paths: clashes, base: try base(i), ours: mine, theirs: yours)
+                        // (Resolved: the preferred side's value where they clash, both elsewhere.)
+                        if let prefer, chosen != nil {
+                            var unused: [String] = []
+                            outcome[i] = .value(
+                                Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &unused, prefer: prefer)
+                                    ?? .null)
+                        } else {
+                            outcome[i] = .value(chosen ?? .null)
+                        }
+                    }
+                }
+            }
+        }
+
+        // Records only the sides hold.
+        var inserted: [String: Value] = [:]
+        for (id, change) in ours.inserted {
+            let mine = try change.value() ?? .null
+            if let other = theirs.inserted[id] {
+                let yours = try other.value() ?? .null
+                if comparison.same(mine, yours) {
+                    inserted[id] = mine
+                    insertedTexts[id] = text(change)
+                    result.fromBoth += 1
+                } else {
+                    inserted[id] =
+                        conflict(.insertInsert, nil, key: change.key, occurrence: change.occurrence, base: nil, ours: mine, theirs: yours)
+                        ?? mine
+                }
+            } else {
+                inserted[id] = mine
+                insertedTexts[id] = text(change)
+                result.fromOurs += 1
+            }
+        }
+        for (id, change) in theirs.inserted where ours.inserted[id] == nil {
+            inserted[id] = try change.value() ?? .null
+            insertedTexts[id] = text(change)
+            result.fromTheirs += 1
+        }
+
+        // The order.
+        let order = try mergedOrder(
+            ours, theirs, n: n, outcome: { i in if case .deleted = outcome[i] { return false } else { return true } }
+        ) {
+            ref throws(ListDiffError) in
+            // A record both sides moved, or inserted, to different places.
+            let (key, occurrence): (Value, Int?)
+            switch ref {
+            case .base(let i): (key, occurrence) = keys[i] ?? (.null, nil)
+            case .inserted(let id):
+                let change = ours.inserted[id] ?? theirs.inserted[id]!
+                (key, occurrence) = (change.key, change.occurrence)
+            }
+            let value: Value? =
+                switch ref {
+                case .base(let i): if case .value(let v) = outcome[i] { v } else { try base(i) }
+                case .inserted(let id): inserted[id]
+                }
+            _ = conflict(.order, nil, key: key, occurrence: occurrence, base: nil, ours: value, theirs: value)
+        }
+
+        // The changes from BASE that make the merged document.
+        var changes: [Change] = []
+        var summary = Changeset.Summary()
+        var newIndex = [Int](repeating: -1, count: n)
+        for (j, ref) in order.enumerated() { if case .base(let i) = ref { newIndex[i] = j } }
+        // The records neither side moved stay, in BASE's order; the others move.
+        let stays = (0..<n).map { !ours.moved[$0] && !theirs.moved[$0] }
+        for i in 0..<n where newIndex[i] < 0 {
+            let (key, occurrence) = keys[i] ?? (.null, nil)
+            changes.append(Change(.delete, key: key, old: RecordPosition(index: i), value: try base(i), occurrence: occurrence))
+            summary.deleted += 1
+        }
+        for (j, ref) in order.enumerated() {
+            switch ref {
+            case .inserted(let id):
+                let change = ours.inserted[id] ?? theirs.inserted[id]!
+                result.texts[j] = insertedTexts[id]
+                changes.append(
+                    Change(
+                        .insert, key: change.key, keyedBySelf: change.keyedBySelf, new: RecordPosition(index: j), value: inserted[id],
+                        occurrence: change.occurrence))
+                summary.inserted += 1
+            case .base(let i):
+                // (A record no side changed or moved stays as it is.)
+                guard let (key, occurrence) = keys[i] else {
+                    summary.unchanged += 1
+                    continue
+                }
+                if !stays[i] {
+                    changes.append(
+                        Change(.move, key: key, old: RecordPosition(index: i), new: RecordPosition(index: j), occurrence: occurrence))
+                    summary.moved += 1
+                }
+                if case .value(let value) = outcome[i] {
+                    result.texts[j] = texts[i]
+                    changes.append(
+                        Change(
+                            .update, key: key, old: RecordPosition(index: i), new: RecordPosition(index: j), value: value,
+                            occurrence: occurrence))
+                    summary.updated += 1
+                } else if stays[i] {
+                    summary.unchanged += 1
+                }
+            }
+        }
+        var changeset = Changeset(
+            algorithm: "merge", key: a.key, oldCount: n, newCount: order.count, changes: changes, summary: summary)
+        changeset.layout = a.layout
+        changeset.duplicates = a.duplicates
+        changeset.comparison = a.comparison
+        result.changeset = changeset
+        return result
+    }
+
+    /// The merged order: the records neither side moved, in BASE's order; then each side's
+    /// moved and inserted records after the record they follow on that side among those
+    /// (OURS's first at one place). `clash` is told of a record both sides put at
+    /// different places, which then goes where OURS put it (or the preferred side).
+    func mergedOrder(
+        _ ours: SideChanges, _ theirs: SideChanges, n: Int, outcome isKept: (Int) -> Bool,
+        clash: (Ref) throws(ListDiffError) -> Void
+    ) throws(ListDiffError) -> [Ref] {
+        func stable(_ ref: Ref) -> Bool {
+            guard case .base(let i) = ref else { return false }
+            return isKept(i) && !ours.moved[i] && !theirs.moved[i]
+        }
+        func kept(_ ref: Ref) -> Bool {
+            guard case .base(let i) = ref else { return true }
+            return isKept(i)
+        }
+        /// Each record a side places (moved or inserted), with the stable record it follows
+        /// (-1: the start), in the side's order.
+        func placements(_ side: SideChanges) -> [(ref: Ref, after: Int)] {
+            var anchor = -1
+            var out: [(ref: Ref, after: Int)] = []
+            for ref in side.order {
+                if stable(ref), case .base(let i) = ref {
+                    anchor = i
+                } else if kept(ref), !stable(ref) {
+                    // (A record the other side moved, but this side did not, follows the
+                    // other side: it is not placed here.)
+                    if case .base(let i) = ref, !(side.moved[i]) { continue }
+                    out.append((ref, anchor))
+                }
+            }
+            return out
+        }
+        let mine = placements(ours), yours = placements(theirs)
+        var anchorOf: [Ref: Int] = [:]
+        for (ref, after) in mine { anchorOf[ref] = after }
+        var theirsPlaced: [(ref: Ref, after: Int)] = []
+        for (ref, after) in yours {
+            if let other = anchorOf[ref] {
+                if other != after {
+                    try clash(ref)
+                    if prefer == .theirs { anchorOf[ref] = after }
+                }
+                continue
+            }
+            theirsPlaced.append((ref, after))
+        }
+        // After each stable record (and at the start), OURS's records, then THEIRS's.
+        var after: [Int: [Ref]] = [:]
+        for (ref, _) in mine { after[anchorOf[ref]!, default: []].append(ref) }
+        for (ref, anchor) in theirsPlaced { after[anchor, default: []].append(ref) }
+        if prefer == .theirs {
+            // A clash won by THEIRS: placed among THEIRS's, not OURS's.
+            for (ref, anchor) in yours where anchorOf[ref] == anchor && !theirsPlaced.contains(where: { $0.ref == ref }) {
+                if let k = after[anchor]?.firstIndex(of: ref) { after[anchor]!.remove(at: k) }
+                after[anchor, default: []].append(ref)
+            }
+        }
+        var order: [Ref] = after[-1] ?? []
+        for i in 0..<n where stable(.base(i)) {
+            order.append(.base(i))
+            order += after[i] ?? []
+        }
+        return order
+    }
+
+    /// The merge of a value changed on both sides: members merged one by one, the rest
+    /// taken from the side that changed it. Where both changed a value differently (a
+    /// list, changed by index, counts as one value), its path joins `clashes` and OURS's
+    /// value stands in (or the preferred side's). Paths the comparison leaves out take
+    /// OURS's value.
+    static func merge(
+        _ base: Value?, _ ours: Value?, _ theirs: Value?, at path: [String], comparison: Comparison, clashes: inout [String],
+        prefer: Side? = nil
+    ) -> Value? {
+        func same(_ x: Value?, _ y: Value?) -> Bool {
+            switch (x, y) {
+            case (nil, nil): return true
+            case (let x?, let y?): return comparison.same(x, y)
+            default: return false
+            }
+        }
+        if same(ours, theirs) || comparison.isLeftOut(path) { return ours }
+        if same(base, ours) { return theirs }
+        if same(base, theirs) { return ours }
+        if case .object(let b)? = base, case .object(let o)? = ours, case .object(let t)? = theirs {
+            var merged = Object()
+            // The preferred side's members in its order (OURS's when none is), then the
+            // other side's others, then those only BASE has.
+            let (first, second) = prefer == .theirs ? (t, o) : (o, t)
+            var names: [String] = first.members.map(\.key)
+            for member in second.members where first[member.key] == nil { names.append(member.key) }
+            for member in b.members where o[member.key] == nil && t[member.key] == nil { names.append(member.key) }
+            for name in names {
+                if let value = merge(
+                    b[name], o[name], t[name], at: path + [name], comparison: comparison, clashes: &clashes, prefer: prefer)
+                {
+                    merged.members.append(.init(key: name, value: value))
+                }
+            }
+            return .object(merged)
+        }
+        clashes.append(path.map { "/" + FieldPath.escape($0) }.joined())
+        return prefer == .theirs ? theirs : ours
+    }
+}

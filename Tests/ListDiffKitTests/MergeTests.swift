@@ -1,0 +1,188 @@
+import Foundation
+import ListDiffKitTestSupport
+import Testing
+
+@testable import ListDiffKit
+
+/// Random edits of one BASE on two sides, merged: disjoint edits merge cleanly into both
+/// sides' edits, overlapping ones are each a conflict, and the merge is symmetric.
+@Suite struct MergeTests {
+    /// One side's edits of BASE: records deleted, fields changed (nil: removed), records
+    /// inserted at places, records moved to places.
+    struct Edits {
+        var deletes: Set<Int> = []
+        var changes: [Int: [String: Value?]] = [:]
+        var inserts: [(record: Value, at: Int)] = []
+        var moves: [(id: Int, to: Int)] = []
+
+        func applied(to base: [Value]) -> [Value] {
+            var list = base.filter { !deletes.contains(MergeTests.id($0)) }
+            list = list.map { record in
+                guard let fields = changes[MergeTests.id(record)], case .object(var object) = record else { return record }
+                for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                    if let value {
+                        if let k = object.members.firstIndex(where: { $0.key == name }) {
+                            object.members[k].value = value
+                        } else {
+                            object.members.append(.init(key: name, value: value))
+                        }
+                    } else {
+                        object.members.removeAll { $0.key == name }
+                    }
+                }
+                return .object(object)
+            }
+            for (id, to) in moves {
+                guard let k = list.firstIndex(where: { MergeTests.id($0) == id }) else { continue }
+                let record = list.remove(at: k)
+                list.insert(record, at: min(to, list.count))
+            }
+            for (record, at) in inserts { list.insert(record, at: min(at, list.count)) }
+            return list
+        }
+    }
+
+    static func id(_ record: Value) -> Int {
+        if case .object(let object) = record, case .number(let n)? = object["id"] { return Int(n.text) ?? -1 }
+        return -1
+    }
+
+    static func record(_ id: Int, _ rng: inout SplitMix64) -> Value {
+        .object(
+            Object(
+                ["a", "b", "c"].map { .init(key: $0, value: .number(Number(exactly: Int.random(in: 0..<5, using: &rng)))) } + [
+                    .init(key: "id", value: .number(Number(exactly: id)))
+                ]))
+    }
+
+    /// Edits of the records in `ids` only (and new records numbered from `fresh`).
+    static func edits(_ base: [Value], ids: [Int], fresh: Int, moves: Bool, _ rng: inout SplitMix64) -> Edits {
+        var edits = Edits()
+        for id in ids {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0: edits.deletes.insert(id)
+            case 1:
+                let field = ["a", "b", "c", "d"][Int.random(in: 0..<4, using: &rng)]
+                edits.changes[id] = [
+                    field: Int.random(in: 0..<4, using: &rng) == 0 ? nil : .string("v\(Int.random(in: 0..<3, using: &rng))")
+                ]
+            case 2 where moves: edits.moves.append((id, Int.random(in: 0...base.count, using: &rng)))
+            default: break
+            }
+        }
+        for k in 0..<Int.random(in: 0..<3, using: &rng) {
+            edits.inserts.append((record(fresh + k, &rng), Int.random(in: 0...base.count, using: &rng)))
+        }
+        return edits
+    }
+
+    /// Merges the three lists, written as JSON files, and reads the result back.
+    static func merge(
+        _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, in dir: URL
+    ) throws -> (result: FileMerger.Result, merged: [Value]?) {
+        var paths: [String] = []
+        for (name, list) in [("base", base), ("ours", ours), ("theirs", theirs)] {
+            let url = dir.appendingPathComponent("\(name).json")
+            try JSONWriter.compact(.array(list)).write(to: url, atomically: true, encoding: .utf8)
+            paths.append(url.path)
+        }
+        let merger = FileMerger(files: FileDiffer(key: try IdentityKey(parsing: ["id"])), prefer: prefer)
+        let result = try merger.merge(base: paths[0], ours: paths[1], theirs: paths[2])
+        var bytes: [UInt8] = []
+        try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
+        guard case .array(let merged)? = try? JSONReader().read(bytes, name: "merged").0 else { return (result, nil) }
+        return (result, merged)
+    }
+
+    /// Records by key, as a dictionary of their compact text (for order-free comparisons).
+    static func content(_ list: [Value]) -> [Int: String] {
+        Dictionary(list.map { (id($0), JSONWriter.compact($0)) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    @Test func disjointEditsMergeCleanly() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var rng = SplitMix64(seed: 320)
+        for round in 0..<150 {
+            let base = (0..<Int.random(in: 0..<12, using: &rng)).map { Self.record($0, &rng) }
+            let ids = base.map(Self.id)
+            // Each record is edited by one side at most; only one side moves records.
+            let mineIDs = ids.filter { $0 % 2 == 0 }, yoursIDs = ids.filter { $0 % 2 == 1 }
+            let oursMoves = round % 2 == 0
+            let mine = Self.edits(base, ids: mineIDs, fresh: 100, moves: oursMoves, &rng)
+            let yours = Self.edits(base, ids: yoursIDs, fresh: 200, moves: !oursMoves, &rng)
+            let ours = mine.applied(to: base), theirs = yours.applied(to: base)
+            let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+            #expect(result.conflicts.isEmpty, "round \(round): \(result.conflicts.map(\.kind))")
+            guard let merged else {
+                Issue.record("round \(round): the merge does not read")
+                continue
+            }
+            // Each record as the side that edited it has it.
+            var expected = Self.content(base)
+            for id in ids where mine.deletes.contains(id) || yours.deletes.contains(id) { expected[id] = nil }
+            for (id, text) in Self.content(ours) where mine.changes[id] != nil || id >= 100 { expected[id] = text }
+            for (id, text) in Self.content(theirs) where yours.changes[id] != nil || id >= 200 { expected[id] = text }
+            #expect(Self.content(merged) == expected, "round \(round)")
+            // The side that moved records keeps its order, among the records it holds.
+            let mover = oursMoves ? ours : theirs
+            let kept = Set(merged.map(Self.id)), held = Set(mover.map(Self.id))
+            #expect(
+                merged.map(Self.id).filter(held.contains) == mover.map(Self.id).filter(kept.contains), "round \(round): order")
+            // Ours and theirs swapped: the same records.
+            let (_, swapped) = try Self.merge(base, theirs, ours, in: dir)
+            #expect(swapped.map(Self.content) == Self.content(merged), "round \(round): swapped")
+        }
+    }
+
+    @Test func oneSidedAndEqualMergesAreThatSide() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var rng = SplitMix64(seed: 321)
+        for round in 0..<80 {
+            let base = (0..<Int.random(in: 0..<10, using: &rng)).map { Self.record($0, &rng) }
+            let x = Self.edits(base, ids: base.map(Self.id), fresh: 100, moves: true, &rng).applied(to: base)
+            for (ours, theirs) in [(x, x), (base, x), (x, base)] {
+                let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+                #expect(result.conflicts.isEmpty, "round \(round)")
+                #expect(merged.map { JSONWriter.compact(.array($0)) } == JSONWriter.compact(.array(x)), "round \(round)")
+            }
+        }
+    }
+
+    /// Each kind of overlapping edit is a conflict, none is lost, and a preference takes
+    /// that side's record whole where the sides clash.
+    @Test func overlappingEditsAreConflicts() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value {
+            var members: [Object.Member] = [.init(key: "id", value: .number(Number(exactly: id)))]
+            if let a { members.append(.init(key: "a", value: a)) }
+            members.append(.init(key: "b", value: b))
+            return .object(Object(members))
+        }
+        let base = [r(1, 0), r(2, 0), r(3, 0), r(4, 0)]
+        let ours = [r(1, 1), r(3, 1), r(4, nil, 0), r(5, 1), r(2, 0, 9)]
+        let theirs = [r(1, 2), r(2, 0), r(3, 0), r(4, 3), r(5, 2)]
+        let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+        #expect(merged == nil, "markers: the file does not read")
+        // 1: `a` changed to 1 and to 2; 4: `a` removed and changed; 5: inserted twice,
+        // differently. Records 2 and 3 only ours changed (2 it moved too): no conflict.
+        let kinds = result.conflicts.map { "\($0.kind.rawValue) \(JSONWriter.compact($0.key))" }.sorted()
+        #expect(kinds == ["field 1", "field 4", "insert/insert 5"], "\(kinds)")
+        for side in FileMerger.Side.allCases {
+            let (resolved, list) = try Self.merge(base, ours, theirs, prefer: side, in: dir)
+            #expect(resolved.conflicts.allSatisfy { $0.resolvedBy == side })
+            let winner = Self.content(side == .ours ? ours : theirs)
+            let got = Self.content(list ?? [])
+            for id in [1, 4, 5] { #expect(got[id] == winner[id], "\(side) \(id)") }
+        }
+        // A record deleted on one side and changed on the other.
+        let (deleted, _) = try Self.merge(base, [r(1, 0), r(2, 0), r(3, 0)], [r(1, 0), r(2, 0), r(3, 0), r(4, 7)], in: dir)
+        #expect(deleted.conflicts.map(\.kind) == [.deleteModify])
+        #expect(deleted.conflicts.first?.ours == nil && deleted.conflicts.first?.theirs == r(4, 7))
+        // Both sides the same change: one change, no conflict.
+        let (same, list) = try Self.merge(base, [r(1, 5)] + base.dropFirst(), [r(1, 5)] + base.dropFirst(), in: dir)
+        #expect(same.conflicts.isEmpty && list?.first == r(1, 5))
+    }
+}

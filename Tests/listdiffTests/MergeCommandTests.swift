@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `listdiff merge` through the built binary: the shipped example, exit statuses, markers,
+/// preferences, the conflicts as data, and git's merge driver in a real repository.
+@Suite struct MergeCommandTests {
+    static let examples = Binary.repository.appendingPathComponent("Examples")
+
+    /// The example: records changed on either side merge, one field changed on both is a
+    /// conflict, written between markers around that record alone.
+    @Test func theExampleMergesWithOneConflict() throws {
+        let run = try Binary.run(["merge", "people-base.json", "people-ours.json", "people-theirs.json"], in: Self.examples)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(
+            run.stderr
+                == "people-ours.json: merged 2 from ours, 2 from theirs, 1 on both; 1 conflict\n! field id=3 /email\n")
+        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("people-merge.json"), encoding: .utf8)
+        #expect(run.stdout == golden)
+        // Only the conflicting record is between markers.
+        #expect(run.stdout.components(separatedBy: "<<<<<<< ours\n").count == 2)
+        // Resolved one way: a document that reads, exit 0, the conflicts as data.
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("merged.json").path, data = dir.appendingPathComponent("conflicts.json").path
+        let theirs = try Binary.run(
+            ["merge", "--prefer", "theirs", "-o", out, "--conflicts", data, "people-base.json", "people-ours.json", "people-theirs.json"],
+            in: Self.examples)
+        #expect(theirs.status == 0, "\(theirs.stderr)")
+        #expect(try Binary.run(["-q", out, out], in: Self.examples).status == 0, "the merge reads")
+        let conflicts = try String(contentsOfFile: data, encoding: .utf8)
+        #expect(conflicts.hasPrefix(#"{"version": 1, "conflicts": ["#))
+        #expect(conflicts.contains(#""kind":"field","key":3,"paths":["/email"]"#))
+        #expect(conflicts.contains(#""resolved":"theirs""#))
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains(#""email": "grace@navy.mil""#))
+    }
+
+    /// A clean merge exits 0; trouble exits 2 with one line and writes nothing.
+    @Test func statusesAndErrors() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #"[{"id": 1, "a": 0}, {"id": 2, "a": 0}]"#.write(to: dir.appendingPathComponent("base.json"), atomically: true, encoding: .utf8)
+        try #"[{"id": 1, "a": 1}, {"id": 2, "a": 0}]"#.write(to: dir.appendingPathComponent("ours.json"), atomically: true, encoding: .utf8)
+        try #"[{"id": 1, "a": 0}, {"id": 2, "a": 2}]"#.write(
+            to: dir.appendingPathComponent("theirs.json"), atomically: true, encoding: .utf8)
+        try #"[{"id": 1}, {"id": 1}]"#.write(to: dir.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        let clean = try Binary.run(["merge", "-q", "base.json", "ours.json", "theirs.json"], in: dir)
+        #expect(clean.status == 0 && clean.stderr.isEmpty)
+        #expect(try Binary.run(["-q", "-", "ours.json"], stdin: clean.stdout, in: dir).status == 1)
+        let bad = try Binary.run(["merge", "-o", "out.json", "base.json", "bad.json", "theirs.json"], in: dir)
+        #expect(bad.status == 2 && bad.stdout.isEmpty)
+        #expect(bad.stderr.hasPrefix("bad.json:1:13: error: duplicate key id=1"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.json").path))
+    }
+
+    /// git merges two branches that change neighbouring records of one JSON list: by lines
+    /// a conflict, through the driver a clean merge. A field changed on both branches is a
+    /// conflict whose markers hold that record only, and git's view names the path.
+    @Test func gitMergesThroughTheDriver() throws {
+        _ = try Programs.require("git", package: "git")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func bash(_ script: String) throws -> Run {
+            try Binary.run(
+                ["-c", "set -e\n" + script],
+                environment: ["HOME": dir.path, "GIT_CONFIG_NOSYSTEM": "1", "LISTDIFF": Binary.url.path, "GIT_EDITOR": "true"],
+                in: dir, executable: "/bin/bash")
+        }
+        let setup = try bash(
+            """
+            git init -q -b main .
+            git config user.email test@example.com; git config user.name test
+            printf '[\\n  {"id": 1, "v": 0},\\n  {"id": 2, "v": 0},\\n  {"id": 3, "v": 0}\\n]\\n' > data.json
+            git add data.json && git commit -q -m base
+            git checkout -q -b left
+            printf '[\\n  {"id": 1, "v": 1},\\n  {"id": 2, "v": 0},\\n  {"id": 3, "v": 0}\\n]\\n' > data.json
+            git commit -q -am left
+            git checkout -q main
+            printf '[\\n  {"id": 1, "v": 0},\\n  {"id": 2, "v": 2},\\n  {"id": 3, "v": 0}\\n]\\n' > data.json
+            git commit -q -am right
+            """)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        // By lines: the changed lines touch, and git stops.
+        let plain = try bash("git merge -q left >/dev/null 2>&1 || echo \"status $?\"; git merge --abort")
+        #expect(plain.stdout.contains("status 1"), "\(plain.stdout)\(plain.stderr)")
+        // Through the driver: merged.
+        let driven = try bash(
+            """
+            git config merge.listdiff.driver '"$LISTDIFF" merge %O %A %B %L %P'
+            echo '*.json merge=listdiff' > .gitattributes
+            git merge -q -m merged left
+            cat data.json
+            """)
+        #expect(driven.status == 0, "\(driven.stdout)\(driven.stderr)")
+        // Written as the branches write it, each record on its line.
+        #expect(
+            driven.stdout.hasSuffix("\n[\n  {\"id\": 1, \"v\": 1},\n  {\"id\": 2, \"v\": 2},\n  {\"id\": 3, \"v\": 0}\n]\n"),
+            "\(driven.stdout)")
+        // The same field on both branches: a conflict, in markers around that record.
+        let conflict = try bash(
+            """
+            git add .gitattributes && git commit -q -m attributes
+            git checkout -q -b one
+            sed -i 's/"id": 3, "v": 0/"id": 3, "v": 31/' data.json && git commit -q -am one
+            git checkout -q main
+            sed -i 's/"id": 3, "v": 0/"id": 3, "v": 32/' data.json && git commit -q -am two
+            git merge -q -m both one || echo "conflict"
+            cat data.json
+            """)
+        #expect(conflict.stdout.contains("conflict"), "\(conflict.stdout)\(conflict.stderr)")
+        #expect(conflict.stderr.contains("data.json: merged 0 from ours, 0 from theirs, 0 on both; 1 conflict"), "\(conflict.stderr)")
+        let markers = conflict.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("<<<<<<<") || $0.hasPrefix(">>>>>>>") }
+        #expect(markers == ["<<<<<<< ours", ">>>>>>> theirs"], "\(conflict.stdout)")
+        #expect(conflict.stdout.contains(#""v": 32"#) && conflict.stdout.contains(#""v": 31"#))
+    }
+}
