@@ -241,57 +241,81 @@ package struct FileMerger: Sendable {
             guard map, case .string(let name) = key else { return record }
             return Array(JSONWriter.compact(.string(name)).utf8) + nameGap + record
         }
-        // What stands at each place of the merged list.
+        // What stands at each place of the merged list; BASE's records that go, or that a
+        // change puts in a place of its own.
         let changes = result.changeset.changes
-        var placed: [Int: Change] = [:]
-        for change in changes where change.operation != .delete { if let j = change.new?.index { placed[j] = change } }
-        var out = text(0..<start(0))
+        let count = result.changeset.newCount
+        var placed = [Int32](repeating: -1, count: count)
+        var taken = [Bool](repeating: false, count: side.count)
+        for (k, change) in changes.enumerated() {
+            if change.operation != .delete, let j = change.new?.index, j < count { placed[j] = Int32(k) }
+            if change.operation != .insert, let i = change.old?.index, i < side.count { taken[i] = true }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        // BASE's text from `run.lowerBound` on is written as it is, up to where a record
+        // that does not follow in BASE comes (so that most of it is copied in long runs).
+        var run = 0..<start(0)
+        var lastBase = -2
         var next = 0
         var afterConflict = false
         let markers = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
-        // BASE's records that go, or that a change puts in a place of its own.
-        let deleted = Set(changes.filter { $0.operation != .insert }.compactMap { $0.old?.index })
-        let count = result.changeset.newCount
+        func flush() {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run]))
+            run = run.upperBound..<run.upperBound
+        }
         for j in 0..<count {
             let last = j == count - 1
-            var item: [UInt8]
-            var conflict: Conflict? = nil
-            if let change = placed[j] {
-                let value = try change.value()
-                if case .string(let s)? = value, s.hasPrefix("<<listdiff conflict 7d1e5f0a "),
-                    let n = Int(s.dropFirst("<<listdiff conflict 7d1e5f0a ".count).dropLast(2)), n < result.conflicts.count
-                {
-                    conflict = result.conflicts[n]
-                }
-                if let copied = result.texts[j] {
-                    item = member(change.key, copied)
-                } else if change.operation == .move, let i = change.old?.index {
-                    item = text(start(i)..<end(i))
-                } else {
-                    item = member(change.key, written(value ?? .null))
-                }
-            } else {
-                while deleted.contains(next) { next += 1 }  // (skipped: placed above, or gone)
-                item = text(start(next)..<end(next))
+            if placed[j] < 0 {
+                while next < side.count, taken[next] { next += 1 }
+                let i = next
                 next += 1
+                if i == lastBase + 1, !afterConflict {
+                    // The record after the one before, in BASE: its separator and itself.
+                    run = run.lowerBound..<end(i)
+                } else {
+                    flush()
+                    if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
+                    run = start(i)..<end(i)
+                }
+                lastBase = i
+                afterConflict = false
+                continue
+            }
+            flush()
+            lastBase = -2
+            let change = changes[Int(placed[j])]
+            let value = try change.value()
+            var conflict: Conflict? = nil
+            if case .string(let s)? = value, s.hasPrefix("<<listdiff conflict 7d1e5f0a "),
+                let n = Int(s.dropFirst("<<listdiff conflict 7d1e5f0a ".count).dropLast(2)), n < result.conflicts.count
+            {
+                conflict = result.conflicts[n]
             }
             if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
             afterConflict = false
             guard let conflict else {
-                out += item
+                if let copied = result.texts[j] {
+                    out += member(change.key, copied)
+                } else if change.operation == .move, let i = change.old?.index {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start(i)..<end(i)]))
+                } else {
+                    out += member(change.key, written(value ?? .null))
+                }
                 continue
             }
             // Both sides, between git's markers, each on lines of its own.
             out.removeLast(indent.count)
-            func side(_ value: Value?) -> [UInt8] {
+            func lines(_ value: Value?) -> [UInt8] {
                 guard let value else { return [] }
                 return indent + member(conflict.key, written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
             }
-            out += Array("\(markers.0) \(labels.ours)\n".utf8) + side(conflict.ours) + Array("\(markers.1)\n".utf8)
-            out += side(conflict.theirs) + Array("\(markers.2) \(labels.theirs)".utf8)
+            out += Array("\(markers.0) \(labels.ours)\n".utf8) + lines(conflict.ours) + Array("\(markers.1)\n".utf8)
+            out += lines(conflict.theirs) + Array("\(markers.2) \(labels.theirs)".utf8)
             afterConflict = true
         }
-        out += text(end(side.count - 1)..<bytes.count)
+        flush()
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[end(side.count - 1)...]))
         return out
     }
 
