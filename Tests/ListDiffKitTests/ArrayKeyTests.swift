@@ -302,10 +302,13 @@ import ListDiffKitTestSupport
         var rules = Comparison()
         rules.arrayKeys = try Comparison.ArrayKey.parsing(["/env=name"])
         let good = try json(#"{"env": [{"name": "A"}]}"#)
-        #expect(throws: NestedKeyProblem(inOld: false, message: "the list at /env holds the key name=\"A\" twice (elements 0 and 1)")) {
+        #expect(
+            throws: NestedKeyProblem(
+                inOld: false, message: "the list at /env holds the key name=\"A\" twice (elements 0 and 1)", path: ["env", 1])
+        ) {
             try rules.changes(old: good, new: try json(#"{"env": [{"name": "A"}, {"name": "A"}]}"#))
         }
-        #expect(throws: NestedKeyProblem(inOld: true, message: "element 1 of the list at /env has no key field 'name'")) {
+        #expect(throws: NestedKeyProblem(inOld: true, message: "element 1 of the list at /env has no key field 'name'", path: ["env", 1])) {
             try rules.changes(old: try json(#"{"env": [{"name": "B"}, {"value": 1}]}"#), new: good)
         }
         for bad in ["env=name", "/env", "/env=", "/env=.", "/=name"] {
@@ -397,6 +400,7 @@ import ListDiffKitTestSupport
                     continue
                 }
                 #expect(error.inOld == refusal.inOld)
+                #expect(error.path == refusal.path, "\(error) \(refusal)")
                 #expect(error.message.hasPrefix(refusal.message), "\(error) \(refusal)")
             }
         }

@@ -162,7 +162,9 @@ import Testing
         #expect(run.stderr == "listdiff: warning: --array-key /*/x=name names no list in the records that changed\n")
     }
 
-    /// A nested key found twice is an error at its record, in its file.
+    /// A nested key found twice is an error at the second element that holds it, in its
+    /// file; an element without its key, at that element. An element of a keyed list above
+    /// is found by its key, wherever it moved.
     @Test func aNestedKeyFoundTwiceIsAnError() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -173,10 +175,42 @@ import Testing
         let run = try Binary.run(["--array-key", "/env=name", old.path, new.path])
         #expect(run.status == 2)
         #expect(run.stdout == "")
-        #expect(run.stderr == "\(new.path):2:3: error: in record 0, the list at /env holds the key name=\"A\" twice (elements 0 and 1)\n")
+        #expect(run.stderr == "\(new.path):2:44: error: in record 0, the list at /env holds the key name=\"A\" twice (elements 0 and 1)\n")
         let bad = try Binary.run(["--array-key", "/env", old.path, new.path])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("write POINTER=FIELD"))
+
+        // YAML, the lists inside the elements of a keyed list that moved: in OLD, an element
+        // without its key; in NEW (OLD fixed), a key twice.
+        let oldYAML = dir.appendingPathComponent("old.yaml"), newYAML = dir.appendingPathComponent("new.yaml")
+        let keys = ["--array-key", "/containers=name", "--array-key", "/containers/*/env=name"]
+        func writeOld(_ more: String) throws {
+            try "- id: 1\n  containers:\n    - name: web\n      env:\n        - name: A\n\(more)    - name: log\n".write(
+                to: oldYAML, atomically: true, encoding: .utf8)
+        }
+        try writeOld("        - value: \"1\"\n")
+        try """
+        - id: 1
+          containers:
+            - name: log
+            - name: web
+              env:
+                - name: A
+                - name: B
+                - name: A
+        """.write(to: newYAML, atomically: true, encoding: .utf8)
+        let missing = try Binary.run(keys + [oldYAML.path, newYAML.path])
+        #expect(missing.status == 2)
+        #expect(
+            missing.stderr
+                == "\(oldYAML.path):6:11: error: in record 0, element 1 of the list at /containers/0/env has no key field 'name'\n")
+        try writeOld("")
+        let twice = try Binary.run(keys + [oldYAML.path, newYAML.path])
+        #expect(twice.status == 2)
+        #expect(
+            twice.stderr
+                == "\(newYAML.path):8:11: error: in record 0, the list at /containers/0/env holds the key name=\"A\" twice"
+                + " (elements 0 and 2)\n")
     }
 
     @Test func applyWritesAStreamThatDiffsTheSameAsNew() throws {

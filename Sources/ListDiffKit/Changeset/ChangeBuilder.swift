@@ -15,8 +15,9 @@ package struct RecordSide {
     var occurrence: (Int) -> Int?
     /// The record, for a change whose value is read later; nil to read it now.
     var reference: (Int) -> RecordReference? = { _ in nil }
-    /// An error about the record, with its place when the side knows it.
-    var error: (Int, String) -> ListDiffError = { _, message in ListDiffError(.key, message) }
+    /// An error about the record, or about the value at a path in it (`RecordPlace.path`),
+    /// with its place when the side knows it.
+    var error: (Int, [Value], String) -> ListDiffError = { _, _, message in ListDiffError(.key, message) }
 
     package init(
         count: Int, position: @escaping (Int) -> RecordPosition, value: @escaping (Int) throws(ListDiffError) -> Value,
@@ -105,13 +106,13 @@ struct ChangeBuilder {
     }
 
     /// The fields that changed between old record i and new record j, under the rules and
-    /// the array keys; a keyed list that cannot be matched is an error at its record.
+    /// the array keys; a keyed list that cannot be matched is an error at the element at fault.
     func fieldChanges(_ i: Int, _ j: Int, old before: Value, new after: Value) throws(ListDiffError) -> [FieldChange] {
         do throws(NestedKeyProblem) {
             return try comparison.changes(old: before, new: after)
         } catch {
             let message = "in record \(error.inOld ? i : j), " + error.message
-            throw error.inOld ? old.error(i, message) : new.error(j, message)
+            throw error.inOld ? old.error(i, error.path, message) : new.error(j, error.path, message)
         }
     }
 

@@ -31,10 +31,19 @@ extension Value {
 }
 
 /// A keyed list inside a record whose elements cannot be matched: an element without a
-/// usable key, or two with the same one. `inOld` says which version of the record holds it.
+/// usable key, or two with the same one. `inOld` says which version of the record holds it,
+/// and `path` the element at fault (the second of two with one key), in the steps of
+/// `FieldChange.keyedPath`: an element of a keyed list above it is named by its key.
 package struct NestedKeyProblem: Error, Equatable {
     package var inOld: Bool
     package var message: String
+    package var path: [Value]
+
+    package init(inOld: Bool, message: String, path: [Value]) {
+        self.inOld = inOld
+        self.message = message
+        self.path = path
+    }
 }
 
 /// `FieldDiff.collect` with the rules and the array keys at each step. It is kept apart
@@ -209,13 +218,14 @@ private struct FieldWalk {
                         throw NestedKeyProblem(
                             inOld: inOld,
                             message:
-                                "the list at \(pointer) holds the key \(KeyFormatter(key).format(identity.written, selfKeyed: item.isScalar)) twice (elements \(first) and \(index))"
-                        )
+                                "the list at \(pointer) holds the key \(KeyFormatter(key).format(identity.written, selfKeyed: item.isScalar)) twice (elements \(first) and \(index))",
+                            path: keyed + [.number(Number(exactly: index))])
                     }
                     out.append(identity)
                 case .failure(let failure):
                     throw NestedKeyProblem(
-                        inOld: inOld, message: failure.message(place: "element \(index) of the list at \(pointer)"))
+                        inOld: inOld, message: failure.message(place: "element \(index) of the list at \(pointer)"),
+                        path: keyed + [.number(Number(exactly: index))])
                 }
             }
             return out

@@ -160,8 +160,13 @@ struct Engine: Sendable {
             }
         }
 
-        func error(at record: Int, _ message: String) -> ListDiffError {
-            ListDiffError(.key, file: file.name, location: records.location(record), message)
+        /// An error about record `record`, at the value `path` leads to in it (the record
+        /// itself when the path is empty).
+        func error(at record: Int, path: [Value] = [], _ message: String) -> ListDiffError {
+            let location =
+                path.isEmpty || file.placesHidden
+                ? records.location(record) : records.file.location(of: records.offsets(of: [path], in: record)[0])
+            return ListDiffError(.key, file: file.name, location: location, message)
         }
     }
 
@@ -847,7 +852,7 @@ struct Engine: Sendable {
             isScalar: { i, value in key.isWholeRecord || (records.names == nil && (value?.isScalar ?? records.isScalar(i))) },
             occurrence: side.occurrence)
         recordSide.reference = { batches ? nil : records.reference($0, in: arena, reader: reader) }
-        recordSide.error = { side.error(at: $0, $1) }
+        recordSide.error = { side.error(at: $0, path: $1, $2) }
         return recordSide
     }
 }

@@ -50,7 +50,7 @@ package struct SortedMerge: Sendable {
                 },
                 isScalar: { _, value in value?.isScalar ?? ((try? stream.value())?.isScalar ?? false) },
                 occurrence: { _ in nil })
-            side.error = { _, message in stream.error(.key, at: stream.current?.start ?? 0, message) }
+            side.error = { _, _, message in stream.error(.key, at: stream.current?.start ?? 0, message) }
             return side
         }
         var builder = ChangeBuilder(old: side(old), new: side(new), comparison: comparison)

@@ -94,6 +94,14 @@ class RecordSource: @unchecked Sendable {
         file.location(of: starts[record])
     }
 
+    /// For each request, a record and paths into it (steps as `PathTrie` reads them): where
+    /// the value each path leads to starts in the input, or the nearest value above it that
+    /// the record holds (a field removed here: its parent; the record itself at the least).
+    /// Each record asked about is read once for all its paths; no other is read.
+    func offsets(_ requests: [(record: Int, paths: [[Value]])]) -> [[Int]] {
+        requests.map { record, paths in paths.map { _ in starts[record] } }
+    }
+
     /// Whether record `i` is byte for byte record `j` of `other`, read alike (so that the
     /// two are one value without reading either).
     func sameBytes(_ i: Int, as other: RecordSource, _ j: Int) -> Bool {
@@ -179,6 +187,10 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             return try super.key(record, key)
         }
         return key.written(in: .object(Object(members))) ?? .null
+    }
+
+    override func offsets(_ requests: [(record: Int, paths: [[Value]])]) -> [[Int]] {
+        offsetsInText(requests)
     }
 
     override func isScalar(_ record: Int) -> Bool {
@@ -322,13 +334,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     /// A record whose document does not give its hash is read alone (and, failing that,
     /// from the whole document).
     override func values(_ records: [Int]) throws(ListDiffError) -> [Int: Value] {
-        var stream: [UInt8] = []
-        for r in records {
-            stream += Array("--- ".utf8)
-            stream += text(r).drop { $0 == 0x20 }.isEmpty ? [] : [0x0A]
-            stream += text(r)
-            stream.append(0x0A)
-        }
+        let stream = stream(records).bytes
         var values: [Int: Value] = [:]
         if let walked = try? reader.walk(MappedFile(name: name, bytes: stream), anchors: details.anchors),
             walked.values.count == records.count
@@ -337,6 +343,25 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
         }
         for r in records where values[r] == nil { values[r] = try value(r) }
         return values
+    }
+
+    /// The records' texts as the documents of one stream, and where each record's own bytes
+    /// (after the indentation `text(_:)` adds) start in it.
+    func stream(_ records: [Int]) -> (bytes: [UInt8], starts: [Int]) {
+        var stream: [UInt8] = [], at: [Int] = []
+        for r in records {
+            let text = text(r)
+            stream += Array("--- ".utf8)
+            stream += text.drop { $0 == 0x20 }.isEmpty ? [] : [0x0A]
+            at.append(stream.count + text.count - Int(lengths[r]))
+            stream += text
+            stream.append(0x0A)
+        }
+        return (stream, at)
+    }
+
+    override func offsets(_ requests: [(record: Int, paths: [[Value]])]) -> [[Int]] {
+        offsetsInStream(requests)
     }
 
     override func isScalar(_ record: Int) -> Bool { details.scalars[record] }

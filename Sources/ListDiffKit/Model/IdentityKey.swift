@@ -270,6 +270,11 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         // A key of no fields keys every object alike.
         if fields.isEmpty, !isWholeRecord, case .object = element { return .success((.array([]), RecordID.Encoder().id)) }
         guard let written = written(in: element) else { return .failure(failure(in: element)) }
+        return .success((written, id(ofWritten: written)))
+    }
+
+    /// The canonical identity of a key as written (as `written(in:)` gives it).
+    package func id(ofWritten written: Value) -> RecordID {
         var encoder = RecordID.Encoder()
         // A composite key's identity is that of its parts, one after another.
         if !isWholeRecord, fields.count > 1, case .array(let parts) = written {
@@ -277,7 +282,7 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         } else {
             encoder.append(written)
         }
-        return .success((written, encoder.id))
+        return encoder.id
     }
 
     /// Why `written(in:)` finds no key in `element`.

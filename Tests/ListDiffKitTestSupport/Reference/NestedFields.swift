@@ -30,6 +30,8 @@ package enum NestedFields {
     package struct Failure: Error, Equatable {
         package var inOld: Bool
         package var message: String
+        /// The element at fault (the second of two with one key), as keyed paths name it.
+        package var path: [Value]
     }
 
     struct Walk {
@@ -141,16 +143,17 @@ package enum NestedFields {
             func keys(_ items: [Value], inOld: Bool) -> [Value]? {
                 var out: [Value] = []
                 for (index, item) in items.enumerated() {
+                    let element = named + [.number(Value.Number(exactly: index))]
                     guard let k = key(of: item, listKey) else {
-                        failure = Failure(inOld: inOld, message: "element \(index) of the list at \(pointer)")
+                        failure = Failure(inOld: inOld, message: "element \(index) of the list at \(pointer)", path: element)
                         return nil
                     }
                     if let first = out.firstIndex(of: k) {
                         failure = Failure(
                             inOld: inOld,
                             message:
-                                "the list at \(pointer) holds the key \(KeyFormatter(identity).format(k, selfKeyed: item.isScalar)) twice (elements \(first) and \(index))"
-                        )
+                                "the list at \(pointer) holds the key \(KeyFormatter(identity).format(k, selfKeyed: item.isScalar)) twice (elements \(first) and \(index))",
+                            path: element)
                         return nil
                     }
                     out.append(k)
