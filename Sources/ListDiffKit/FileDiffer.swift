@@ -62,18 +62,19 @@ public struct FileDiffer: Sendable {
         /// OLD's records, read again when asked for (from the engine's scan).
         package var oldRecords: Replay.Records?
 
-        /// Finds where records are in the files: in NEW when `new`, else in OLD.
-        package var locator: (@Sendable (_ positions: [RecordPosition], _ new: Bool) -> [SourceLocation?])?
+        /// Finds where places in records are in the files: in NEW when `new`, else in OLD.
+        package var locator: (@Sendable (_ places: [RecordPlace], _ new: Bool) -> [SourceLocation?])?
 
         package init(changeset: Changeset, oldRecords: Replay.Records? = nil) {
             self.changeset = changeset
             self.oldRecords = oldRecords
         }
 
-        /// The line and column of the records at `positions`, in NEW when `new`, else in OLD;
-        /// nil where that is not known (a streaming diff keeps no records).
-        package func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
-            locator?(positions, new) ?? positions.map { _ in nil }
+        /// The line and column of each place (a record, or the value a path leads to in it),
+        /// in NEW when `new`, else in OLD; nil where that is not known (a streaming diff keeps
+        /// no records).
+        package func locations(of places: [RecordPlace], new: Bool) -> [SourceLocation?] {
+            locator?(places, new) ?? places.map { _ in nil }
         }
 
         /// The replay of the changeset, OLD's records read only as its frames show them.
@@ -228,7 +229,7 @@ public struct FileDiffer: Sendable {
                 return (value, side.occurrence(r) ?? 0)
             })
         let locateOld = side.locator, locateNew = newSide.locator
-        result.locator = { positions, new in new ? locateNew(positions) : locateOld(positions) }
+        result.locator = { places, new in new ? locateNew(places) : locateOld(places) }
         return result
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ListDiffKit
 import ListDiffKitTestSupport
@@ -371,6 +372,20 @@ import ListDiffKitTestSupport
             }
             return .object(Object(members))
         }
+
+        /// OLD and NEW lists of `count` records, each kept free of unmatchable lists (those
+        /// are errors, tested on their own).
+        mutating func lists(_ count: Int) -> ([Value], [Value]) {
+            var old: [Value] = [], new: [Value] = []
+            for id in 0..<count {
+                var a = record(id), b = record(id)
+                while case .failure = NestedFields.changes(old: a, new: a, keys: NestedFieldsDifferentialTests.listKeys) { a = record(id) }
+                while case .failure = NestedFields.changes(old: b, new: b, keys: NestedFieldsDifferentialTests.listKeys) { b = record(id) }
+                old.append(a)
+                new.append(b)
+            }
+            return (old, new)
+        }
     }
 
     static var rules: Comparison {
@@ -412,15 +427,7 @@ import ListDiffKitTestSupport
     @Test(arguments: ["json", "yaml"]) func theEngineMatchesTheReference(format: String) throws {
         var g = Records(rng: SplitMix64(seed: format == "json" ? 11 : 12))
         for _ in 0..<25 {
-            var old: [Value] = [], new: [Value] = []
-            for id in 0..<30 {
-                var a = g.record(id), b = g.record(id)
-                // Keep the files free of unmatchable lists: those are errors, tested above.
-                while case .failure = NestedFields.changes(old: a, new: a, keys: Self.listKeys) { a = g.record(id) }
-                while case .failure = NestedFields.changes(old: b, new: b, keys: Self.listKeys) { b = g.record(id) }
-                old.append(a)
-                new.append(b)
-            }
+            let (old, new) = g.lists(30)
             let text: (Value) throws -> String = { format == "json" ? JSONWriter.compact($0) : try YAMLWriter.document($0) }
             let differ = FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: Differ(comparison: Self.rules))
             let changeset = try differ.diff(
@@ -433,5 +440,36 @@ import ListDiffKitTestSupport
             }
             #expect(try changeset.apply(to: old) == new)
         }
+    }
+
+    /// The places of keyed fields, removed ones and moved elements, from the engine and from
+    /// the reference, in files written indented (JSON) and in block style (YAML).
+    @Test(arguments: ["json", "yaml"]) func theEnginePlacesFieldsAsTheReference(format: String) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var g = Records(rng: SplitMix64(seed: format == "json" ? 21 : 22))
+        var annotations = 0
+        for round in 0..<20 {
+            let (old, new) = g.lists(20)
+            func text(_ value: Value) throws -> String {
+                guard format == "json" else { return try YAMLWriter.document(value) }
+                var out = ""
+                JSONWriter.writePretty(value, to: &out)
+                return out
+            }
+            let oldURL = dir.appendingPathComponent("old-\(round).\(format)"), newURL = dir.appendingPathComponent("new-\(round).\(format)")
+            try text(.array(old)).write(to: oldURL, atomically: true, encoding: .utf8)
+            try text(.array(new)).write(to: newURL, atomically: true, encoding: .utf8)
+            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: Differ(comparison: Self.rules))
+            let engine = try files.diff(old: oldURL.path, new: newURL.path)
+            let reference = try ReferenceDiffer(files).diff(old: oldURL.path, new: newURL.path)
+            // (The engine's fields, found in both: the walk is checked against the reference above.)
+            let places = engine.changeset.changes.filter { $0.operation == .update }.flatMap { change in
+                change.fields.map { RecordPlace(change.new!, path: $0.steps) }
+            }
+            #expect(engine.locations(of: places, new: true) == reference.locations(of: places, new: true), "round \(round)")
+            annotations += places.count
+        }
+        #expect(annotations > 300)
     }
 }

@@ -380,6 +380,50 @@ struct DocumentPairs {
         #expect(films > 30)
     }
 
+    /// The places `-f github` points at, from the engine (each updated record walked once,
+    /// for all its changed fields) are the reference's (each field found by walking the
+    /// record's value, counting values), in JSON, NDJSON and YAML, indented or not.
+    @Test(arguments: DocumentPairs.Shape.allCases) func sameAnnotationsAsTheReference(shape: DocumentPairs.Shape) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: UInt64(DocumentPairs.Shape.allCases.firstIndex(of: shape)!) &+ 31)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 7), pretty: false)
+        var fields = 0
+        for round in 0..<120 {
+            let c = DocumentPairs.Case(
+                shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 4 == 3 ? .match : .error, atPath: round % 5 == 4)
+            let (oldValue, newValue) = pairs.next(c)
+            let lines = !c.atPath && shape != .objectOfLists && shape != .map && round % 3 == 1
+            spelling.pretty = round % 2 == 0
+            let (old, new) = try Self.write(oldValue, newValue, in: dir, round: round, lines: lines, yaml: round % 3 == 2, &spelling)
+            func annotations(engine: Bool) -> String {
+                do throws(ListDiffError) {
+                    let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
+                    let files = FileDiffer(reader: reader)
+                    let changeset: Changeset
+                    let locate: ([RecordPlace], Bool) -> [ListDiffError.Location?]
+                    if engine {
+                        let result = try files.diff(old: old.path, new: new.path)
+                        (changeset, locate) = (result.changeset, result.locations)
+                    } else {
+                        let result = try ReferenceDiffer(files).diff(old: old.path, new: new.path)
+                        (changeset, locate) = (result.changeset, result.locations)
+                    }
+                    var out = StringStream()
+                    GitHubRenderer(context: RenderContext(oldName: "old", newName: "new"), locate: locate).render(changeset, to: &out)
+                    return out.text
+                } catch {
+                    return "error: \(error)"
+                }
+            }
+            let engine = annotations(engine: true)
+            #expect(engine == annotations(engine: false), "round \(round) \(c)")
+            fields += engine.split(separator: "\n").filter { $0.contains("%3A updated") && $0.contains("line=") }.count
+        }
+        #expect(fields > 40)
+    }
+
     /// `FileApplier.open` scans OLD with the key and layout read before the changes, at once
     /// with the rest: a changeset whose later members say otherwise (a second "key") is
     /// refused, as any object with a name given twice is, and so is a broken changeset.

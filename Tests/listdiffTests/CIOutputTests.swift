@@ -260,6 +260,102 @@ import Testing
         #expect(level.stdout == "::error file=people-new.json,line=7,col=3,title=listdiff%3A inserted id=8::inserted id=8 at #5\n")
     }
 
+    /// An update points at its changed fields in NEW, one annotation per line that holds
+    /// some: in an indented JSON record and a block YAML one, several lines below the
+    /// record's start; a removed field at the value that held it; an element of a keyed
+    /// list found by its key where it moved to (with its own changed field on one line).
+    @Test func githubPointsAtTheChangedFields() throws {
+        let dir = try folder([
+            "old.json": """
+            [
+              {
+                "id": 1,
+                "name": "web",
+                "spec": {
+                  "replicas": 2,
+                  "labels": {"tier": "front", "team": "a"},
+                  "containers": [
+                    {"name": "web", "image": "web:1"},
+                    {"name": "log", "image": "log:1"}
+                  ]
+                }
+              }
+            ]
+            """,
+            "new.json": """
+            [
+              {
+                "id": 1,
+                "name": "web",
+                "spec": {
+                  "replicas": 3,
+                  "labels": {"tier": "front"},
+                  "containers": [
+                    {"name": "log", "image": "log:1"},
+                    {"name": "web", "image": "web:2"}
+                  ]
+                }
+              }
+            ]
+            """,
+            "old.yaml": """
+            - id: 1
+              name: web
+              spec:
+                replicas: 2
+                labels:
+                  tier: front
+                  team: a
+                containers:
+                  - name: web
+                    image: web:1
+                  - name: log
+                    image: log:1
+            """,
+            "new.yaml": """
+            - id: 1
+              name: web
+              spec:
+                replicas: 3
+                labels:
+                  tier: front
+                containers:
+                  - name: log
+                    image: log:1
+                  - name: web
+                    image: web:2
+            """,
+            "old.ndjson": #"{"id": 1, "a": {"b": 1, "c": [1, 2]}}"# + "\n",
+            "new.ndjson": #"{"id": 1, "a": {"b": 2, "c": [1]}}"# + "\n",
+        ])
+        let title = "title=listdiff%3A updated id=1::"
+        let json = try Binary.run(["-f", "github", "--array-key", "/spec/containers=name", "old.json", "new.json"], in: dir)
+        #expect(json.status == 1)
+        #expect(
+            json.stdout == """
+                ::notice file=new.json,line=6,col=19,\(title)/spec/replicas: 2 → 3
+                ::notice file=new.json,line=7,col=17,\(title)/spec/labels/team: "a" → (none)
+                ::notice file=new.json,line=10,col=9,\(title)/spec/containers[name=web]/image: "web:1" → "web:2"%0A/spec/containers[name=web]: moved #0 → #1
+
+                """)
+        let yaml = try Binary.run(["-f", "github", "--array-key", "/spec/containers=name", "old.yaml", "new.yaml"], in: dir)
+        #expect(
+            yaml.stdout == """
+                ::notice file=new.yaml,line=4,col=15,\(title)/spec/replicas: 2 → 3
+                ::notice file=new.yaml,line=6,col=7,\(title)/spec/labels/team: "a" → (none)
+                ::notice file=new.yaml,line=11,col=16,\(title)/spec/containers[name=web]/image: "web:1" → "web:2"
+                ::notice file=new.yaml,line=10,col=9,\(title)/spec/containers[name=web]: moved #0 → #1
+
+                """)
+        // Without the array key, the elements compare by index, each field at its line.
+        let byIndex = try Binary.run(["-f", "github", "old.yaml", "new.yaml"], in: dir)
+        #expect(byIndex.stdout.contains("line=9,col=16,\(title)/spec/containers/0/image: \"web:1\" → \"log:1\"\n"))
+        #expect(byIndex.stdout.contains("line=11,col=16,\(title)/spec/containers/1/image: \"log:1\" → \"web:2\"\n"))
+        // NDJSON: a field on the record's line, and an element removed at its list.
+        let lines = try Binary.run(["-f", "github", "old.ndjson", "new.ndjson"], in: dir)
+        #expect(lines.stdout == "::notice file=new.ndjson,line=1,col=22,\(title)/a/b: 1 → 2%0A/a/c/1: 2 → (none)\n")
+    }
+
     @Test func githubEscapesPropertiesAndMessages() throws {
         let dir = try folder([
             "a,b:c.json": #"[{"id": "x,y:z%", "v": 1}]"#,
@@ -269,7 +365,7 @@ import Testing
         let run = try Binary.run(["-f", "github", "a,b:c.json", "new.json"], in: dir)
         #expect(
             run.stdout
-                == #"::notice file=new.json,line=2,col=3,title=listdiff%3A updated id="x%2Cy%3Az%25"::/v: 1 → "50%25\r\n::error::forged""#
+                == #"::notice file=new.json,line=2,col=25,title=listdiff%3A updated id="x%2Cy%3Az%25"::/v: 1 → "50%25\r\n::error::forged""#
                 + "\n")
         let deleted = try Binary.run(["-f", "github", "a,b:c.json", "empty.json"], in: dir)
         #expect(

@@ -30,6 +30,19 @@ extension Changeset {
     }
 }
 
+/// A place in one side's records, for an annotation or an error: a record, and the steps of
+/// a path inside it (`FieldChange.steps`), none for the record itself. A path that this side
+/// does not hold all of leads to the nearest value above it that it holds.
+package struct RecordPlace: Sendable {
+    package var position: RecordPosition
+    package var path: [Value]
+
+    package init(_ position: RecordPosition, path: [Value] = []) {
+        self.position = position
+        self.path = path
+    }
+}
+
 /// `Changeset.FieldChange` under its short name inside the package.
 package typealias FieldChange = Changeset.FieldChange
 
@@ -135,6 +148,12 @@ extension Changeset.FieldChange {
             }
         }
         return text
+    }
+
+    /// The path's steps, as a record's places are found by them (`RecordPlace`): `keyedPath`
+    /// when there is one, else the pointer's tokens as strings.
+    package var steps: [Value] {
+        keyedPath ?? ((try? FieldPath.pointerComponents(path)) ?? []).map(Value.string)
     }
 
     static func keyText(_ value: Value) -> String {

@@ -146,15 +146,30 @@ struct Engine: Sendable {
             records.names = MemberNames(capacity: 1)
         }
 
-        /// Finds the line and column of the records at some positions, in one pass over the
-        /// file. It holds the records' places, not the rest of the side.
-        var locator: @Sendable ([RecordPosition]) -> [SourceLocation?] {
+        /// Finds the line and column of places in records (a record, or a value inside one),
+        /// in one pass over the file; each record with a path is read once for all its paths,
+        /// and no other is read. It holds the records' places, not the rest of the side.
+        var locator: @Sendable ([RecordPlace]) -> [SourceLocation?] {
             let records = records, starts = sectionStarts, count = count
-            return { positions in
-                let offsets = positions.map { p -> Int? in
+            return { places in
+                let indexes = places.map { place -> Int? in
+                    let p = place.position
                     let start = starts.isEmpty ? (p.section == 0 ? 0 : nil) : p.section < starts.count ? starts[p.section] : nil
                     guard let start, p.index >= 0, start + p.index < count else { return nil }
-                    return records.starts[start + p.index]
+                    return start + p.index
+                }
+                var offsets = indexes.map { $0.map { records.starts[$0] } }
+                // The places with a path, by record, so that each record is walked once.
+                var paths: [Int: [Int]] = [:]
+                for (k, place) in places.enumerated() where !place.path.isEmpty {
+                    if let r = indexes[k] { paths[r, default: []].append(k) }
+                }
+                if !paths.isEmpty, !records.file.placesHidden {
+                    let order = paths.keys.sorted()
+                    let found = records.offsets(order.map { r in (r, paths[r]!.map { places[$0].path }) })
+                    for (r, inRecord) in zip(order, found) {
+                        for (k, offset) in zip(paths[r]!, inRecord) { offsets[k] = offset }
+                    }
                 }
                 return records.file.locations(of: offsets)
             }

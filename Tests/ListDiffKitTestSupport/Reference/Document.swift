@@ -15,6 +15,8 @@ package struct Record: Sendable {
     package let value: Value
     /// Byte offset of the record in its source.
     package let offset: Int
+    /// The record's pre-order index among the values of its source (`SourceText.valueOffsets`).
+    package let preorder: Int
     /// Under `DuplicatePolicy.match`, how many earlier records of the same file share this
     /// key (0 for the first); always 0 otherwise.
     package let occurrence: Int
@@ -114,7 +116,8 @@ package struct Document: Sendable {
             }
             var preorder = list.preorder + 1  // the list itself is value `list.preorder`
             for (index, element) in list.elements.enumerated() {
-                let offset = source.offset(ofValueAt: preorder) ?? 0
+                let at = preorder
+                let offset = source.offset(ofValueAt: at) ?? 0
                 preorder += element.nodeCount
                 let place = list.name == nil ? "record \(index)" : "record \(index) of section \(JSONWriter.compact(list.name!))"
                 // A map's record is keyed by its member name, as a string is keyed by itself.
@@ -141,14 +144,14 @@ package struct Document: Sendable {
                         }
                         records.append(
                             Record(
-                                key: written, id: id, value: element, offset: offset, occurrence: 0,
+                                key: written, id: id, value: element, offset: offset, preorder: at, occurrence: 0,
                                 position: RecordPosition(section: s, index: index)))
                     case .match:
                         let occurrence = occurrences[Scoped(list: scoped ? s : 0, id: id), default: 0]
                         occurrences[Scoped(list: scoped ? s : 0, id: id)] = occurrence + 1
                         records.append(
                             Record(
-                                key: written, id: id.numbered(occurrence), value: element, offset: offset,
+                                key: written, id: id.numbered(occurrence), value: element, offset: offset, preorder: at,
                                 occurrence: occurrence, position: RecordPosition(section: s, index: index)))
                     }
                 }

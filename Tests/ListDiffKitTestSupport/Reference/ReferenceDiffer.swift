@@ -40,16 +40,78 @@ package struct ReferenceDiffer {
                 old: Replay.Records { r in r < records.count ? (records[r].value, records[r].occurrence) : nil })
         }
 
-        /// The line and column of the records at `positions`, in NEW when `new`, else in OLD.
-        package func locations(of positions: [RecordPosition], new: Bool) -> [SourceLocation?] {
+        /// The line and column of each place, in NEW when `new`, else in OLD: a record, or
+        /// the value a path leads to in it (`RecordPlace`).
+        package func locations(of places: [RecordPlace], new: Bool) -> [SourceLocation?] {
             let document = new ? self.new : old
-            let offsets = positions.map { p -> Int? in
+            let offsets = places.map { place -> Int? in
+                let p = place.position
                 guard p.section < document.sections.count else { return nil }
                 let records = document.sections[p.section].records
                 guard p.index >= 0, p.index < records.count else { return nil }
-                return document.records[records.lowerBound + p.index].offset
+                let record = document.records[records.lowerBound + p.index]
+                return document.source.offset(ofValueAt: Self.preorder(of: place.path, in: record.value, from: record.preorder))
             }
             return offsets.map { offset in offset.map { document.source.location(ofOffset: $0) } }
+        }
+
+        /// The pre-order index of the value `path` leads to in `value` (whose own is `start`),
+        /// found the plain way: each step looked for among the members or elements in order,
+        /// counting the values passed over; an element of a keyed list is the first whose key
+        /// fields hold the step's values. Where a step is not there, the value before it.
+        static func preorder(of path: [Value], in value: Value, from start: Int) -> Int {
+            var here = value, index = start
+            for step in path {
+                // The children with their pre-order indexes, and the one the step names.
+                var next = index + 1
+                var found: (Value, Int)?
+                switch here {
+                case .object(let object):
+                    guard case .string(let name) = step else { return index }
+                    for member in object.members {
+                        if Array(member.key.unicodeScalars) == Array(name.unicodeScalars) {
+                            found = (member.value, next)
+                            break
+                        }
+                        next += member.value.nodeCount
+                    }
+                case .array(let items):
+                    for (k, item) in items.enumerated() {
+                        if names(step, element: item, at: k) {
+                            found = (item, next)
+                            break
+                        }
+                        next += item.nodeCount
+                    }
+                default:
+                    return index
+                }
+                guard let found else { return index }
+                (here, index) = found
+            }
+            return index
+        }
+
+        /// Whether `step` names the element `item` at index `k` of a list: by its index
+        /// (a number, or a string of digits), or by the values of its key fields (each absent
+        /// one null in a composite key), or, for a scalar, by itself.
+        static func names(_ step: Value, element item: Value, at k: Int) -> Bool {
+            switch step {
+            case .number(let n): return n.text == String(k)
+            case .string(let s): return s == String(k)
+            case .object(let fields):
+                if item.isScalar { return fields.members.count == 1 && item == fields.members[0].value }
+                if fields.members.count == 1 {
+                    guard let path = try? FieldPath(fields.members[0].key), let part = path.value(in: item) else { return false }
+                    return part.isScalar && part == fields.members[0].value
+                }
+                guard case .object = item else { return false }
+                return fields.members.allSatisfy { field in
+                    guard let path = try? FieldPath(field.key) else { return false }
+                    return (path.value(in: item) ?? .null) == field.value
+                }
+            default: return false
+            }
         }
     }
 
