@@ -47,6 +47,10 @@ import Glibc
         case map, yamlMap
         /// Lists of ten records each, named by a path with `*`.
         case pattern
+        /// `-f github`: an annotation for each change of the list; and one record, indented
+        /// JSON or block YAML, holding a mapping of N members and a keyed list of N elements,
+        /// a tenth of each changed, each change annotated at its own line.
+        case githubList, githubWide, githubWideYAML
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -108,12 +112,22 @@ import Glibc
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
-            case .list, .nested, .composite, .apply, .rules:
+            case .githubWide:
+                return "[\n  {\n    \"id\": 0,\n    \"members\": {\n"
+                    + records.map { "      \"k\($0["id"]!)\": \($0["score"]!)" }.joined(separator: ",\n")
+                    + "\n    },\n    \"lines\": [\n"
+                    + records.map { "      {\"sku\": \"s\($0["id"]!)\", \"qty\": \($0["score"]!)}" }.joined(separator: ",\n")
+                    + "\n    ]\n  }\n]\n"
+            case .githubWideYAML:
+                return "- id: 0\n  members:\n" + records.map { "    k\($0["id"]!): \($0["score"]!)\n" }.joined() + "  lines:\n"
+                    + records.map { "    - sku: s\($0["id"]!)\n      qty: \($0["score"]!)\n" }.joined()
+            case .list, .nested, .composite, .apply, .rules, .githubList:
                 return try list(records[...]) + "\n"
             }
         }
         let ext =
-            shape == .ndjson ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap].contains(shape) ? "yaml" : "json"
+            shape == .ndjson
+            ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)
@@ -123,7 +137,7 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .path: options = ["--path", "/data/users"]
-        case .keyedLines: options = ["--array-key", "/lines=sku"]
+        case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]
         // Every kind of comparison rule, on records whose scores and order change.
         case .rules:
@@ -139,7 +153,8 @@ import Glibc
             #expect(made.status == 1, "\(made.stderr)")
             return ["apply", oldURL.path, changes.path]
         }
-        return options + ["-f", "json", oldURL.path, newURL.path]
+        let format = [.githubList, .githubWide, .githubWideYAML].contains(shape) ? "github" : "json"
+        return options + ["-f", format, oldURL.path, newURL.path]
     }
 
     /// The CPU seconds (user and system) the binary takes, the lesser of two runs; its
