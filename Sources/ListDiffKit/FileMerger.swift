@@ -636,34 +636,36 @@ package struct FileMerger: Sendable {
             return out
         }
         let mine = placements(ours), yours = placements(theirs)
-        var anchorOf: [Ref: Int] = [:]
-        for (ref, after) in mine { anchorOf[ref] = after }
-        var theirsPlaced: [(ref: Ref, after: Int)] = []
-        for (ref, after) in yours {
-            if let other = anchorOf[ref] {
-                if other != after {
+        // Each placed record's stable record (its anchor), its side's group (OURS's first)
+        // and its rank in that side's order. A record both sides placed goes where OURS put
+        // it, unless the two differ and THEIRS is preferred.
+        var placed: [Ref: (anchor: Int, group: Int, rank: Int)] = [:]
+        for (rank, (ref, anchor)) in mine.enumerated() { placed[ref] = (anchor, 0, rank) }
+        for (rank, (ref, anchor)) in yours.enumerated() {
+            if let earlier = placed[ref] {
+                if earlier.anchor != anchor {
                     try clash(ref)
-                    if prefer == .theirs { anchorOf[ref] = after }
+                    if prefer == .theirs { placed[ref] = (anchor, 1, rank) }
                 }
                 continue
             }
-            theirsPlaced.append((ref, after))
+            placed[ref] = (anchor, 1, rank)
         }
-        // After each stable record (and at the start), OURS's records, then THEIRS's.
-        var after: [Int: [Ref]] = [:]
-        for (ref, _) in mine { after[anchorOf[ref]!, default: []].append(ref) }
-        for (ref, anchor) in theirsPlaced { after[anchor, default: []].append(ref) }
-        if prefer == .theirs {
-            // A clash won by THEIRS: placed among THEIRS's, not OURS's.
-            for (ref, anchor) in yours where anchorOf[ref] == anchor && !theirsPlaced.contains(where: { $0.ref == ref }) {
-                if let k = after[anchor]?.firstIndex(of: ref) { after[anchor]!.remove(at: k) }
-                after[anchor, default: []].append(ref)
-            }
+        // After each stable record (and at the start), in that order.
+        let sorted = placed.sorted { ($0.value.anchor, $0.value.group, $0.value.rank) < ($1.value.anchor, $1.value.group, $1.value.rank) }
+        var order: [Ref] = []
+        order.reserveCapacity(n + sorted.count)
+        var k = 0
+        while k < sorted.count, sorted[k].value.anchor < 0 {
+            order.append(sorted[k].key)
+            k += 1
         }
-        var order: [Ref] = after[-1] ?? []
         for i in 0..<n where stable(.base(i)) {
             order.append(.base(i))
-            order += after[i] ?? []
+            while k < sorted.count, sorted[k].value.anchor == i {
+                order.append(sorted[k].key)
+                k += 1
+            }
         }
         return order
     }

@@ -47,6 +47,8 @@ import Glibc
         case map, yamlMap
         /// Lists of ten records each, named by a path with `*`.
         case pattern
+        /// A three-way merge: NEW as OURS, and THEIRS renaming other records and moving some.
+        case merge
         /// `-f github`: an annotation for each change of the list; and one record, indented
         /// JSON or block YAML, holding a mapping of N members and a keyed list of N elements,
         /// a tenth of each changed, each change annotated at its own line.
@@ -121,7 +123,7 @@ import Glibc
             case .githubWideYAML:
                 return "- id: 0\n  members:\n" + records.map { "    k\($0["id"]!): \($0["score"]!)\n" }.joined() + "  lines:\n"
                     + records.map { "    - sku: s\($0["id"]!)\n      qty: \($0["score"]!)\n" }.joined()
-            case .list, .nested, .composite, .apply, .rules, .githubList:
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge:
                 return try list(records[...]) + "\n"
             }
         }
@@ -146,6 +148,18 @@ import Glibc
                 "--ignore-whitespace",
             ]
         default: break
+        }
+        if shape == .merge {
+            var theirs = old
+            var k = 1
+            while k + 10 <= theirs.count {
+                theirs[k]["name"] = "renamed \(k)"
+                theirs.swapAt(k + 1, k + 7)
+                k += 10
+            }
+            let theirsURL = dir.appendingPathComponent("theirs-\(count).json")
+            try text(theirs).write(to: theirsURL, atomically: true, encoding: .utf8)
+            return ["merge", "-q", "-o", dir.appendingPathComponent("merged.json").path, oldURL.path, newURL.path, theirsURL.path]
         }
         if shape == .apply {
             let changes = dir.appendingPathComponent("changes-\(count).json")
