@@ -128,6 +128,8 @@ package struct ReferenceDiffer {
             formatted.format = newFormat
             let newDocument = try formatted.parse(Array(newFile.bytes), name: newFile.name)
             var changeset = try diff(old: oldDocument, new: newDocument)
+            // A YAML input read otherwise than as 1.2 is read so again by apply.
+            if reader.yaml.version != .v1_2, oldFormat == .yaml || newFormat == .yaml { changeset.layout.yamlVersion = reader.yaml.version }
             changeset.fingerprints = Changeset.Fingerprints(
                 old: Fingerprint.of(oldDocument.diffed),
                 new: differ.comparison.isEmpty
