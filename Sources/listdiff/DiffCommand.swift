@@ -41,7 +41,7 @@ struct ReadingOptions: ParsableArguments {
     @Option(
         name: .customLong("yaml-version"),
         help: ArgumentHelp(
-            "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans) or 1.1 (yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60), as Kubernetes reads them but for base 60. apply must read them as the diff did.",
+            "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans), 1.1 (yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60) or kubernetes (as Kubernetes reads them: as 1.1, but 1:30 is a string, 1e3 a number and numbers are 64-bit; mapping keys are read so too, so on: names the member true). A JSON changeset records it, and apply reads OLD as it says.",
             valueName: "version"))
     var yamlVersion: YAMLVersion?
 
@@ -408,7 +408,7 @@ struct MatchingOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Settings for a kind of document. kubernetes: records keyed by kind, metadata.namespace and metadata.name, and the lists the Kubernetes API merges by key (containers, env, ports, volumeMounts, volumes, ...) keyed as the API keys them, and YAML read as 1.1, as Kubernetes reads it. --key, --array-key and --yaml-version given too take precedence.",
+            "Settings for a kind of document. kubernetes: records keyed by kind, metadata.namespace and metadata.name, and the lists the Kubernetes API merges by key (containers, env, ports, volumeMounts, volumes, ...) keyed as the API keys them, and YAML read as Kubernetes reads it (--yaml-version kubernetes). --key, --array-key and --yaml-version given too take precedence.",
             valueName: "name"))
     var preset: Preset?
 

@@ -165,19 +165,27 @@ import ListDiffKitTestSupport
     /// The engine hashes what the reader reads: two files equal under 1.1 diff as the same,
     /// and one that 1.2 reads otherwise differs only under 1.2.
     @Test func theEngineReadsAsTheReaderDoes() throws {
-        let old = Self.cases.enumerated().map { "- id: \($0.offset)\n  v: \($0.element.0)" }.joined(separator: "\n") + "\n"
-        let new =
-            Self.cases.enumerated().map { "- id: \($0.offset)\n  v: \(JSONWriter.compact($0.element.1))" }
-            .joined(separator: "\n") + "\n"
-        var differ = FileDiffer(key: try IdentityKey(parsing: ["id"]))
-        differ.reader.yaml.version = .v1_1
-        let same = try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
+        let old = Self.records(Self.cases.map(\.0))
+        let new = Self.records(Self.cases.map { JSONWriter.compact($0.1) })
+        let same = try Self.diff(old, new, .v1_1)
         #expect(same.isEmpty, "\(same.changes.map(\.key))")
         #expect(same.layout.yamlVersion == .v1_1)
-        differ.reader.yaml.version = .v1_2
-        let other = try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
+        let other = try Self.diff(old, new, .v1_2)
         #expect(other.summary.updated > 10)
         #expect(other.layout.yamlVersion == nil)
+    }
+
+    /// A YAML list of records `{id, v}`, each `v` one of `values` and its `id` its index,
+    /// written by `id`.
+    static func records(_ values: [String], id: (Int) -> String = { String($0) }) -> String {
+        values.enumerated().map { "- id: \(id($0.offset))\n  v: \($0.element)" }.joined(separator: "\n") + "\n"
+    }
+
+    /// The engine's diff of two YAML texts keyed by `id`, read as `version`.
+    static func diff(_ old: String, _ new: String, _ version: YAMLVersion) throws -> Changeset {
+        var differ = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        differ.reader.yaml.version = version
+        return try differ.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.yaml", newName: "new.yaml")
     }
 
     /// A string either version would read as another type is written quoted.

@@ -117,26 +117,40 @@ import Testing
         #expect(quiet.stderr == "")
     }
 
-    /// The Kubernetes preset reads YAML as 1.1, as Kubernetes does: a file mode written in
-    /// octal is the same number in decimal. The changeset says so, and apply reads OLD so.
-    @Test func theKubernetesPresetReadsYAML11() throws {
+    /// The Kubernetes preset reads YAML as Kubernetes does: a file mode written in octal is
+    /// the same number in decimal, `12:30` the same string quoted or not (YAML 1.1 reads it
+    /// in base 60), and `on` names the member `true`. The changeset says so, and apply reads
+    /// OLD so.
+    @Test func theKubernetesPresetReadsYAMLAsKubernetesDoes() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let manifest = "kind: ConfigMap\nmetadata:\n  name: a\nspec:\n  mode: %@\n  enabled: %@\n  replicas: %@\n"
+        let manifest = "kind: ConfigMap\nmetadata:\n  name: a\nspec:\n  mode: %@\n  enabled: %@\n  time: %@\n  %@: x\n  replicas: %@\n"
         let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
-        try String(format: manifest, "0644", "yes", "1").write(to: old, atomically: true, encoding: .utf8)
-        try String(format: manifest, "420", "true", "2").write(to: new, atomically: true, encoding: .utf8)
+        try String(format: manifest, "0644", "yes", "12:30", "on", "1").write(to: old, atomically: true, encoding: .utf8)
+        try String(format: manifest, "420", "true", "\"12:30\"", "\"true\"", "2").write(to: new, atomically: true, encoding: .utf8)
         let run = try Binary.run(["--preset", "kubernetes", old.path, new.path])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stdout.contains("/spec/replicas: 1 → 2") && !run.stdout.contains("/spec/mode"), "\(run.stdout)")
+        #expect(run.stdout.contains("/spec/replicas: 1 → 2"), "\(run.stdout)")
+        for path in ["/spec/mode", "/spec/enabled", "/spec/time", "/spec/true", "/spec/on"] {
+            #expect(!run.stdout.contains(path), "\(run.stdout)")
+        }
+        // The same without the preset's keys.
+        let plain = try Binary.run(["--yaml-version", "kubernetes", "--key", "metadata.name", old.path, new.path])
+        #expect(
+            plain.stdout.hasSuffix("~ metadata.name=\"a\" /spec/replicas: 1 → 2\n0 inserted, 0 deleted, 0 moved, 1 updated, 0 unchanged\n"),
+            "\(plain.stdout)")
+        let yaml11 = try Binary.run(["--preset", "kubernetes", "--yaml-version", "1.1", old.path, new.path])
+        #expect(yaml11.stdout.contains(#"/spec/time: 750 → "12:30""#) && yaml11.stdout.contains("/spec/on"), "\(yaml11.stdout)")
         let strict = try Binary.run(["--preset", "kubernetes", "--yaml-version", "1.2", old.path, new.path])
         #expect(strict.stdout.contains(#"/spec/mode: 644 → 420"#), "\(strict.stdout)")
         let changes = dir.appendingPathComponent("c.json").path
         _ = try Binary.run(["--preset", "kubernetes", "-f", "json", "-o", changes, old.path, new.path])
-        #expect(try String(contentsOfFile: changes, encoding: .utf8).contains(#""yaml_version": "1.1""#))
+        #expect(try String(contentsOfFile: changes, encoding: .utf8).contains(#""yaml_version": "kubernetes""#))
         let applied = try Binary.run(["apply", old.path, changes])
         #expect(applied.status == 0, "\(applied.stderr)")
-        #expect(applied.stdout.contains("mode: 420") && applied.stdout.contains("replicas: 2"), "\(applied.stdout)")
+        #expect(
+            applied.stdout.contains("mode: 420") && applied.stdout.contains("time: \"12:30\"") && applied.stdout.contains("\"true\": x")
+                && applied.stdout.contains("replicas: 2"), "\(applied.stdout)")
     }
 
     /// An --array-key that keys no list in the records that changed is a warning, not silence.

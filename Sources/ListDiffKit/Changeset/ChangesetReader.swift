@@ -7,7 +7,8 @@ package struct ChangesetReader: Sendable {
     /// `from` and `keyed_path` in fields) and `yaml_version` in `layout`. A changeset with
     /// none of them is written as version 1, which older readers read; a version 1 reader
     /// would show a moved element as a field with no values, or read a YAML 1.1 OLD as 1.2,
-    /// so a changeset with them is version 2, which they refuse.
+    /// so a changeset with them is version 2, which they refuse. (A version 2 reader from
+    /// before `kubernetes` refuses that `yaml_version` by name.)
     package static let schemaVersion = 2
     package static let versions = 1...schemaVersion
 
@@ -293,7 +294,9 @@ package struct ChangesetReader: Sendable {
         switch o["yaml_version"] {
         case nil: break
         case .string(let v)?:
-            guard let version = YAMLVersion(rawValue: v) else { throw at.error("\"yaml_version\" must be \"1.1\" or \"1.2\"") }
+            guard let version = YAMLVersion(rawValue: v) else {
+                throw at.error("\"yaml_version\" must be \"1.1\", \"1.2\" or \"kubernetes\"")
+            }
             yamlVersion = version
         default: throw bad
         }

@@ -3,7 +3,7 @@
 public enum Preset: String, Sendable, CaseIterable {
     /// Kubernetes objects: each keyed by kind, namespace and name, the lists the Kubernetes
     /// API merges by key (its `patchMergeKey` and `listMapKey` markers) keyed as the API
-    /// keys them, and YAML read as 1.1, as Kubernetes reads it.
+    /// keys them, and YAML read as Kubernetes reads it.
     case kubernetes
 
     /// The key of the records.
@@ -13,10 +13,10 @@ public enum Preset: String, Sendable, CaseIterable {
         }
     }
 
-    /// How YAML inputs are read: Kubernetes reads YAML 1.1.
+    /// How YAML inputs are read: as Kubernetes reads them.
     package var yamlVersion: YAMLVersion {
         switch self {
-        case .kubernetes: return .v1_1
+        case .kubernetes: return .kubernetes
         }
     }
 

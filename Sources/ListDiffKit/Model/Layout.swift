@@ -28,6 +28,10 @@ package enum YAMLVersion: String, Sendable, CaseIterable {
     case v1_1 = "1.1"
     /// YAML 1.2's core schema (2009): only `true` and `false` are booleans, `0o644` octal.
     case v1_2 = "1.2"
+    /// YAML as Kubernetes reads it: go-yaml v2's resolution (a dialect of 1.1: `yes` is
+    /// true and `0644` octal, but `1:30` is a string, `1e3` a number, numbers are 64-bit),
+    /// and mapping keys resolved too, as sigs.k8s.io/yaml turns a manifest into JSON.
+    case kubernetes
 }
 
 /// Where a document's records are and how they are grouped.

@@ -1,6 +1,7 @@
 /// A YAML reader built on the system libyaml's event API.
 ///
-/// - Scalars resolve by the YAML 1.2 core schema: `null`/`~`/empty, `true`/`false` (three
+/// - Scalars resolve by the YAML 1.2 core schema (or by YAML 1.1, or as Kubernetes reads
+///   them: `version`): `null`/`~`/empty, `true`/`false` (three
 ///   spellings each), decimal, `0o` octal and `0x` hexadecimal integers (written back in
 ///   decimal; beyond 4096 digits, strings), floats, `.inf`, `.nan`; `yes`, `no`, `on` and `off` stay strings. Quoted
 ///   scalars are strings. `!!str`, `!!int`, `!!float`, `!!bool` and `!!null` are honoured;
@@ -13,8 +14,8 @@
 /// - Deliberate refusals: a mapping key that is a mapping or a sequence (records are
 ///   string-keyed), and an alias to an anchor not yet defined.
 package struct YAMLReader: Sendable {
-    /// How plain scalars resolve: YAML 1.2's core schema (the default), or YAML 1.1's
-    /// types, as Kubernetes and other older readers resolve them.
+    /// How plain scalars resolve: YAML 1.2's core schema (the default), YAML 1.1's types,
+    /// as older readers resolve them, or as Kubernetes reads them (`GoYAML`).
     package var version = YAMLVersion.v1_2
     package var maxDepth: Int
     var maxAliasExpansion: Int
@@ -88,7 +89,13 @@ extension YAMLScalar {
         throws(ListDiffError) -> Value
     {
         /// A plain scalar's value in `version`.
-        func plain(_ text: String) -> Value { version == .v1_1 ? yaml11(text) : coreSchema(text) }
+        func plain(_ text: String) -> Value {
+            switch version {
+            case .v1_2: return coreSchema(text)
+            case .v1_1: return yaml11(text)
+            case .kubernetes: return kubernetes(text)
+            }
+        }
         guard let tag else {
             return isPlain ? plain(text) : .string(text)
         }
@@ -106,6 +113,11 @@ extension YAMLScalar {
             guard case .bool = plain(text) else { throw bad("boolean") }
             return plain(text)
         case tagPrefix + "int", tagPrefix + "float":
+            if version == .kubernetes {
+                let float = tag == tagPrefix + "float"
+                guard let number = kubernetesNumber(text, float: float) else { throw bad(float ? "number" : "integer") }
+                return number
+            }
             guard case .number = plain(text) else { throw bad("number") }
             return plain(text)
         default:
@@ -151,9 +163,10 @@ extension YAMLScalar {
         }
     }
 
-    /// Whether YAML 1.1 may read a plain scalar otherwise than the core schema does: it
-    /// starts with a digit, a sign, a dot or one of `yYnNoO`. (The rest read alike.)
-    static func mayDifferIn11(_ text: UnsafeRawBufferPointer) -> Bool {
+    /// Whether YAML 1.1 or Kubernetes may read a plain scalar otherwise than the core
+    /// schema does: it starts with a digit, a sign, a dot or one of `yYnNoO`. (The rest read
+    /// alike.)
+    static func mayDifferFromCore(_ text: UnsafeRawBufferPointer) -> Bool {
         guard let first = text.first else { return false }
         switch first {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "y"),

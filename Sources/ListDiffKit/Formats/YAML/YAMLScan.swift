@@ -633,11 +633,20 @@ struct YAMLScanState {
         if placement.isKey {
             // A tagged key is checked against its tag, as the reader checks it; an anchored
             // key can be aliased later, as a key or as a value.
+            var tagged: Value? = nil
             if event.tag != nil || event.anchor != nil {
-                let value = try resolve(event, build: true).2
-                if let anchor = event.anchor, let value {
-                    anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: value, nodes: 1)
+                tagged = try resolve(event, build: true).2
+                if let anchor = event.anchor, let tagged {
+                    anchors[String(decoding: anchor, as: UTF8.self)] = YAMLAnchor(value: tagged, nodes: 1)
                 }
+            }
+            if scan.reader.version == .kubernetes, let name = try kubernetesKeyName(event, tagged: tagged) {
+                var renamed = event
+                try Array(name.utf8).withUnsafeBufferPointer { (buffer: UnsafeBufferPointer<UInt8>) throws(ListDiffError) in
+                    renamed.value = UnsafeRawBufferPointer(buffer)
+                    try mappingKey(renamed)
+                }
+                return
             }
             try mappingKey(event)
             return
@@ -667,6 +676,32 @@ struct YAMLScanState {
         finish(
             hash: hash, kind: kind, value: value, nodes: 1, placement: placement, endIndex: event.end.index)
         if probing, placement.isRecord { decide(nil) }
+    }
+
+    /// The name Kubernetes reads a mapping key as, when it is not the key's text (nil): a
+    /// plain key resolves as a value does (`yes` is `true`, `0x10` is `16`), a tagged one as
+    /// its tag says; a quoted key, a string, keeps its text.
+    func kubernetesKeyName(_ event: YAMLRawEvent, tagged: Value?) throws(ListDiffError) -> String? {
+        let key: YAMLScalar.KubernetesKey?
+        if let tag = event.tag {
+            if tag.elementsEqual((YAMLScalar.tagPrefix + "merge").utf8) {
+                key = YAMLScalar.kubernetesKey(event.value)
+            } else if let tagged, case .string = tagged {
+                return nil
+            } else {
+                // A boolean, number or null names the key as its plain spelling would.
+                var text = tagged.flatMap(YAMLScalar.keyText) ?? ""
+                key = text.withUTF8 { YAMLScalar.kubernetesKey(UnsafeRawBufferPointer($0)) } ?? .name(text)
+            }
+        } else {
+            guard event.plain, GoYAML.mayResolve(event.value) || event.value.first == UInt8(ascii: "<") else { return nil }
+            key = YAMLScalar.kubernetesKey(event.value)
+        }
+        switch key {
+        case nil: return nil
+        case .name(let name)?: return name
+        case .refused(let why)?: throw rules.error(.shape, place(event), why)
+        }
     }
 
     /// A scalar's hash, kind and (when `build`) value; an error names the file.
@@ -876,14 +911,14 @@ struct YAMLScanState {
 }
 
 /// Resolution of a scalar on its bytes, with its hash, without making a string for a plain
-/// value (tags, unusual spellings and, in YAML 1.1, whatever 1.1 may read otherwise go the
-/// reader's way).
+/// value (tags, unusual spellings and, in YAML 1.1 and for Kubernetes, whatever they may
+/// read otherwise go the reader's way).
 enum YAMLScalar {
     static func resolve(_ event: YAMLRawEvent, build: Bool, version: YAMLVersion) throws(ListDiffError) -> (Hash128, NodeKind, Value?) {
         let text = event.value
         if event.tag == nil {
             if !event.plain { return (CanonicalHash.string(text), .string, build ? .string(String(decoding: text, as: UTF8.self)) : nil) }
-            if version == .v1_2 || !mayDifferIn11(text), let (hash, kind) = quick(text) {
+            if version == .v1_2 || !mayDifferFromCore(text) || isPlainInteger(text, version), let (hash, kind) = quick(text) {
                 let value: Value? = build ? YAMLScalar.coreSchema(String(decoding: text, as: UTF8.self)) : nil
                 return (hash, kind, value)
             }
@@ -894,6 +929,21 @@ enum YAMLScalar {
             string, tag: tag, plain: event.plain,
             at: SourceLocation(line: event.start.line + 1, column: event.start.column + 1), version: version)
         return (CanonicalHash.of(value), NodeKind(value), value)
+    }
+
+    /// Whether a plain scalar is an integer that YAML 1.1 and Kubernetes read as the core
+    /// schema does: `-?[1-9][0-9]*` or `0`, for Kubernetes in 18 digits at most (within
+    /// 64 bits).
+    static func isPlainInteger(_ text: UnsafeRawBufferPointer, _ version: YAMLVersion) -> Bool {
+        var i = text.first == UInt8(ascii: "-") ? 1 : 0
+        guard i < text.count else { return false }
+        if text[i] == UInt8(ascii: "0") { return text.count == 1 }
+        if version == .kubernetes, text.count - i > 18 { return false }
+        while i < text.count {
+            guard text[i] &- UInt8(ascii: "0") < 10 else { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The hash and kind of a plain scalar whose resolution needs no string: null, booleans,

@@ -1,7 +1,7 @@
-/// Writes values as block-style YAML through libyaml's emitter, so that `YAMLReader`
-/// (YAML 1.2 core schema) reads back the same values: strings that would read as
-/// something else (`"true"`, `"1.5"`, `"null"`, `""`) are quoted, numbers keep their
-/// exact text, members keep their order.
+/// Writes values as block-style YAML through libyaml's emitter, so that `YAMLReader` reads
+/// back the same values in every `YAMLVersion`: strings that would read as something else
+/// (`"true"`, `"1.5"`, `"null"`, `""`, `"yes"`) are quoted, numbers keep their exact text,
+/// members keep their order.
 package enum YAMLWriter {
     package static func document(_ value: Value) throws(ListDiffError) -> String {
         let emitter = LibYAMLEmitter()
@@ -40,10 +40,13 @@ package enum YAMLWriter {
         }
     }
 
-    /// A string, quoted when YAML 1.2 or 1.1 would read it plain as another type (`yes`,
-    /// `0644`), so that a reader of either version reads it back as a string.
+    /// A string, quoted when YAML 1.2, YAML 1.1 or Kubernetes would read it plain as
+    /// another type (`yes`, `0644`, `1e3`, `0X1F`), or as a merge key (`<<`), so that each
+    /// reads it back as a string.
     static func string(_ s: String, to emitter: LibYAMLEmitter) {
-        if case .string = YAMLScalar.coreSchema(s), case .string = YAMLScalar.yaml11(s) {
+        if case .string = YAMLScalar.coreSchema(s), case .string = YAMLScalar.yaml11(s), case .string = YAMLScalar.kubernetes(s),
+            s != "<<"
+        {
             emitter.scalar(s, style: .any)
         } else {
             emitter.scalar(s, style: .doubleQuoted)
