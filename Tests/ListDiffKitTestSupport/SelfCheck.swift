@@ -5,10 +5,19 @@ import ListDiffKit
 /// fuzzer once found wrong (Fuzz/Regressions). Each returns what disagreed, or nil.
 package enum SelfCheck {
     /// The reference reader and the engine's scan agree on whether `bytes` hold a list of
-    /// records, and on the error's place when they do not.
+    /// records, and on the error's place when they do not; YAML in each version.
     package static func read(_ bytes: [UInt8], _ format: InputFormat) -> String? {
+        guard format == .yaml else { return read(bytes, format, yaml: .v1_2) }
+        for version in YAMLVersion.allCases {
+            if let problem = read(bytes, format, yaml: version) { return "YAML \(version.rawValue): " + problem }
+        }
+        return nil
+    }
+
+    static func read(_ bytes: [UInt8], _ format: InputFormat, yaml version: YAMLVersion) -> String? {
         guard let key = try? IdentityKey(parsing: []) else { return "no default key" }
-        let reader = DocumentReader(format: format, key: key, duplicates: .match, layout: LayoutOptions())
+        var reader = DocumentReader(format: format, key: key, duplicates: .match, layout: LayoutOptions())
+        reader.yaml.version = version
         let reference = Result { () throws(ListDiffError) in try reader.parse(bytes, name: "a") }
         let file = MappedFile(name: "a", bytes: bytes)
         let scanned = Result { () throws(ListDiffError) in
