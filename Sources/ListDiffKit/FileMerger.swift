@@ -363,6 +363,13 @@ package struct FileMerger: Sendable {
         /// The side's records, in order.
         var order: [Ref] = []
 
+        /// A list's order and which of BASE's elements it moved (a keyed list inside a record).
+        init(order: [Ref], moved: [Bool]) {
+            deleted = []
+            self.moved = moved
+            self.order = order
+        }
+
         init(_ changeset: Changeset) {
             let n = changeset.oldCount
             deleted = [Bool](repeating: false, count: n)
@@ -484,6 +491,9 @@ package struct FileMerger: Sendable {
                         outcome[i] = .value(merged ?? .null)
                         result.fromBoth += 1
                     } else {
+                        // (An element's content and its place may clash at one path.)
+                        var seen = Set<String>()
+                        clashes.removeAll { !seen.insert($0).inserted }
                         let chosen = conflict(
                             .field, i, key: key, occurrence: occurrence, paths: clashes, base: try base(i), ours: mine, theirs: yours)
                         // (Resolved: the preferred side's value where they clash, both elsewhere.)
@@ -528,8 +538,8 @@ package struct FileMerger: Sendable {
         }
 
         // The order.
-        let order = try mergedOrder(
-            ours, theirs, n: n, outcome: { i in if case .deleted = outcome[i] { return false } else { return true } }
+        let order = try Self.mergedOrder(
+            ours, theirs, n: n, prefer: prefer, outcome: { i in if case .deleted = outcome[i] { return false } else { return true } }
         ) {
             ref throws(ListDiffError) in
             // A record both sides moved, or inserted, to different places.
@@ -606,10 +616,10 @@ package struct FileMerger: Sendable {
     /// moved and inserted records after the record they follow on that side among those
     /// (OURS's first at one place). `clash` is told of a record both sides put at
     /// different places, which then goes where OURS put it (or the preferred side).
-    func mergedOrder(
-        _ ours: SideChanges, _ theirs: SideChanges, n: Int, outcome isKept: (Int) -> Bool,
-        clash: (Ref) throws(ListDiffError) -> Void
-    ) throws(ListDiffError) -> [Ref] {
+    static func mergedOrder<E: Error>(
+        _ ours: SideChanges, _ theirs: SideChanges, n: Int, prefer: Side?, outcome isKept: (Int) -> Bool,
+        clash: (Ref) throws(E) -> Void
+    ) throws(E) -> [Ref] {
         func stable(_ ref: Ref) -> Bool {
             guard case .base(let i) = ref else { return false }
             return isKept(i) && !ours.moved[i] && !theirs.moved[i]
@@ -671,13 +681,15 @@ package struct FileMerger: Sendable {
     }
 
     /// The merge of a value changed on both sides: members merged one by one, the rest
-    /// taken from the side that changed it. Where both changed a value differently (a
-    /// list, changed by index, counts as one value), its path joins `clashes` and OURS's
-    /// value stands in (or the preferred side's). Paths the comparison leaves out take
-    /// OURS's value.
+    /// taken from the side that changed it. A keyed list (`--array-key`) merges element by
+    /// element, matched by key, in an order that keeps what each side moved
+    /// (`keyedList`). Where both changed a value differently (another list counts as one
+    /// value), its path (`steps`, written as `readablePath` writes it) joins `clashes`
+    /// and OURS's value stands in (or the preferred side's). Paths the comparison leaves
+    /// out take OURS's value.
     static func merge(
-        _ base: Value?, _ ours: Value?, _ theirs: Value?, at path: [String], comparison: Comparison, clashes: inout [String],
-        prefer: Side? = nil
+        _ base: Value?, _ ours: Value?, _ theirs: Value?, at path: [String], steps: [Value] = [], comparison: Comparison,
+        clashes: inout [String], prefer: Side? = nil
     ) -> Value? {
         func same(_ x: Value?, _ y: Value?) -> Bool {
             switch (x, y) {
@@ -689,7 +701,8 @@ package struct FileMerger: Sendable {
         if same(ours, theirs) || comparison.isLeftOut(path) { return ours }
         if same(base, ours) { return theirs }
         if same(base, theirs) { return ours }
-        if case .object(let b)? = base, case .object(let o)? = ours, case .object(let t)? = theirs {
+        switch (base, ours, theirs) {
+        case (.object(let b)?, .object(let o)?, .object(let t)?):
             var merged = Object()
             // The preferred side's members in its order (OURS's when none is), then the
             // other side's others, then those only BASE has.
@@ -699,14 +712,109 @@ package struct FileMerger: Sendable {
             for member in b.members where o[member.key] == nil && t[member.key] == nil { names.append(member.key) }
             for name in names {
                 if let value = merge(
-                    b[name], o[name], t[name], at: path + [name], comparison: comparison, clashes: &clashes, prefer: prefer)
+                    b[name], o[name], t[name], at: path + [name], steps: steps + [.string(name)], comparison: comparison,
+                    clashes: &clashes, prefer: prefer)
                 {
                     merged.members.append(.init(key: name, value: value))
                 }
             }
             return .object(merged)
+        case (.array(let b)?, .array(let o)?, .array(let t)?):
+            let key = comparison.arrayKey(path)?.key ?? (comparison.automaticArrayKeys ? Comparison.automaticKey(o, t) : nil)
+            if let key,
+                let merged = keyedList(
+                    b, o, t, key: key, at: path, steps: steps, comparison: comparison, clashes: &clashes, prefer: prefer)
+            {
+                return .array(merged)
+            }
+        default: break
         }
-        clashes.append(path.map { "/" + FieldPath.escape($0) }.joined())
+        clashes.append(Changeset.FieldChange.readable(steps))
         return prefer == .theirs ? theirs : ours
+    }
+
+    /// The merge of a keyed list that both sides changed: each element merged as a value
+    /// (matched by `key`: one side's insert, delete or change taken, both sides' changes
+    /// to one element merged), in the order `mergedOrder` gives records. An element both
+    /// sides moved to different places is a clash at its path. Nil when an element of
+    /// any version lacks the key or repeats it: the list is then one value.
+    static func keyedList(
+        _ base: [Value], _ ours: [Value], _ theirs: [Value], key: IdentityKey, at path: [String], steps: [Value],
+        comparison: Comparison, clashes: inout [String], prefer: Side?
+    ) -> [Value]? {
+        // Each element's identity, BASE's numbered by index and the others by name.
+        var baseIndex: [RecordID: Int] = [:], names: [RecordID: String] = [:], written: [RecordID: Value] = [:]
+        var insertedIDs: [RecordID] = []
+        func identities(_ items: [Value]) -> [RecordID]? {
+            var seen = Set<RecordID>()
+            var out: [RecordID] = []
+            for item in items {
+                guard case .success(let identity) = key.identify(item), seen.insert(identity.id).inserted else { return nil }
+                written[identity.id] = identity.written
+                out.append(identity.id)
+            }
+            return out
+        }
+        guard let b = identities(base), let o = identities(ours), let t = identities(theirs) else { return nil }
+        for (i, id) in b.enumerated() { baseIndex[id] = i }
+        func ref(_ id: RecordID) -> Ref {
+            if let i = baseIndex[id] { return .base(i) }
+            if let name = names[id] { return .inserted(name) }
+            let name = String(insertedIDs.count)
+            names[id] = name
+            insertedIDs.append(id)
+            return .inserted(name)
+        }
+        // A side's order, and the BASE elements it moved: those off a longest increasing
+        // run of BASE indexes, as the diff finds moves (none in an unordered list).
+        let moves = !comparison.isUnorderedArray(path)
+        func side(_ ids: [RecordID]) -> SideChanges {
+            let order = ids.map(ref)
+            var moved = [Bool](repeating: false, count: base.count)
+            let kept = order.compactMap { ref -> Int? in if case .base(let i) = ref { i } else { nil } }
+            if moves {
+                var stays = [Bool](repeating: false, count: base.count)
+                visitLongestIncreasingSubsequence(count: kept.count, value: { kept[$0] }) { stays[kept[$0]] = true }
+                for i in kept where !stays[i] { moved[i] = true }
+            }
+            return SideChanges(order: order, moved: moved)
+        }
+        let mine = side(o), yours = side(t)
+
+        // Each element's merged value: nil when it is gone.
+        var byID: [RecordID: (ours: Value?, theirs: Value?)] = [:]
+        for (id, item) in zip(o, ours) { byID[id, default: (nil, nil)].ours = item }
+        for (id, item) in zip(t, theirs) { byID[id, default: (nil, nil)].theirs = item }
+        func step(_ id: RecordID) -> Value { key.step(written[id]!) }
+        var merged = [Value?](repeating: nil, count: base.count)
+        for (i, id) in b.enumerated() {
+            let sides = byID[id] ?? (nil, nil)
+            merged[i] = merge(
+                base[i], sides.ours, sides.theirs, at: path + [String(i)], steps: steps + [step(id)], comparison: comparison,
+                clashes: &clashes, prefer: prefer)
+        }
+        var inserted: [String: Value] = [:]
+        // (In OURS's order, then THEIRS's, each at its index on the side that has it.)
+        for (index, id) in Array(o.enumerated()) + Array(t.enumerated()) where baseIndex[id] == nil {
+            let name = names[id]!
+            guard inserted[name] == nil, let sides = byID[id] else { continue }
+            inserted[name] = merge(
+                nil, sides.ours, sides.theirs, at: path + [String(index)], steps: steps + [step(id)], comparison: comparison,
+                clashes: &clashes, prefer: prefer)
+        }
+        let order = Self.mergedOrder(mine, yours, n: base.count, prefer: prefer, outcome: { merged[$0] != nil }) { (ref: Ref) in
+            let id =
+                switch ref {
+                case .base(let i): b[i]
+                case .inserted(let name): insertedIDs[Int(name)!]
+                }
+            clashes.append(Changeset.FieldChange.readable(steps + [step(id)]))
+        }
+        return order.compactMap { ref in
+            switch ref {
+            case .base(let i): merged[i]
+            case .inserted(let name): inserted[name]
+            }
+        }
     }
 }

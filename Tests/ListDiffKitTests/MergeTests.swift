@@ -78,7 +78,8 @@ import Testing
 
     /// Merges the three lists, written as JSON files, and reads the result back.
     static func merge(
-        _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, in dir: URL
+        _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, comparison: Comparison = Comparison(),
+        in dir: URL
     ) throws -> (result: FileMerger.Result, merged: [Value]?) {
         var paths: [String] = []
         for (name, list) in [("base", base), ("ours", ours), ("theirs", theirs)] {
@@ -86,7 +87,8 @@ import Testing
             try JSONWriter.compact(.array(list)).write(to: url, atomically: true, encoding: .utf8)
             paths.append(url.path)
         }
-        let merger = FileMerger(files: FileDiffer(key: try IdentityKey(parsing: ["id"])), prefer: prefer)
+        let differ = Differ(comparison: comparison)
+        let merger = FileMerger(files: FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: differ), prefer: prefer)
         let result = try merger.merge(base: paths[0], ours: paths[1], theirs: paths[2])
         var bytes: [UInt8] = []
         try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
@@ -97,6 +99,20 @@ import Testing
     /// Records by key, as a dictionary of their compact text (for order-free comparisons).
     static func content(_ list: [Value]) -> [Int: String] {
         Dictionary(list.map { (id($0), JSONWriter.compact($0)) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Checks a clean merge of disjoint edits: each record as the side that edited it has
+    /// it, and the side that moved records keeps its order among the records it holds.
+    static func expectDisjoint(_ merged: [Value], base: [Value], mine: Edits, yours: Edits, oursMoves: Bool, round: Int) {
+        let ours = mine.applied(to: base), theirs = yours.applied(to: base)
+        var expected = content(base)
+        for id in base.map(id) where mine.deletes.contains(id) || yours.deletes.contains(id) { expected[id] = nil }
+        for (id, text) in content(ours) where mine.changes[id] != nil || id >= 100 { expected[id] = text }
+        for (id, text) in content(theirs) where yours.changes[id] != nil || id >= 200 { expected[id] = text }
+        #expect(content(merged) == expected, "round \(round)")
+        let mover = oursMoves ? ours : theirs
+        let kept = Set(merged.map(id)), held = Set(mover.map(id))
+        #expect(merged.map(id).filter(held.contains) == mover.map(id).filter(kept.contains), "round \(round): order")
     }
 
     @Test func disjointEditsMergeCleanly() throws {
@@ -118,17 +134,7 @@ import Testing
                 Issue.record("round \(round): the merge does not read")
                 continue
             }
-            // Each record as the side that edited it has it.
-            var expected = Self.content(base)
-            for id in ids where mine.deletes.contains(id) || yours.deletes.contains(id) { expected[id] = nil }
-            for (id, text) in Self.content(ours) where mine.changes[id] != nil || id >= 100 { expected[id] = text }
-            for (id, text) in Self.content(theirs) where yours.changes[id] != nil || id >= 200 { expected[id] = text }
-            #expect(Self.content(merged) == expected, "round \(round)")
-            // The side that moved records keeps its order, among the records it holds.
-            let mover = oursMoves ? ours : theirs
-            let kept = Set(merged.map(Self.id)), held = Set(mover.map(Self.id))
-            #expect(
-                merged.map(Self.id).filter(held.contains) == mover.map(Self.id).filter(kept.contains), "round \(round): order")
+            Self.expectDisjoint(merged, base: base, mine: mine, yours: yours, oursMoves: oursMoves, round: round)
             // Ours and theirs swapped: the same records.
             let (_, swapped) = try Self.merge(base, theirs, ours, in: dir)
             #expect(swapped.map(Self.content) == Self.content(merged), "round \(round): swapped")
@@ -184,5 +190,85 @@ import Testing
         // Both sides the same change: one change, no conflict.
         let (same, list) = try Self.merge(base, [r(1, 5)] + base.dropFirst(), [r(1, 5)] + base.dropFirst(), in: dir)
         #expect(same.conflicts.isEmpty && list?.first == r(1, 5))
+    }
+
+    /// A record whose `lines` list is keyed by `id` (`--array-key /lines=id`).
+    static func order(_ lines: [Value]) -> Value {
+        .object(Object([.init(key: "id", value: 0), .init(key: "lines", value: .array(lines))]))
+    }
+
+    static func lines(_ record: Value?) -> [Value]? {
+        guard case .object(let object)? = record, case .array(let lines)? = object["lines"] else { return nil }
+        return lines
+    }
+
+    static let linesKeyed: Comparison = {
+        var comparison = Comparison()
+        comparison.arrayKeys = try! Comparison.ArrayKey.parsing(["/lines=id"])
+        return comparison
+    }()
+
+    /// The same random edits as `disjointEditsMergeCleanly`, made to a keyed list inside
+    /// one record: the list merges element by element, as records do.
+    @Test func disjointEditsInsideAKeyedListMergeCleanly() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var rng = SplitMix64(seed: 322)
+        for round in 0..<150 {
+            let base = (0..<Int.random(in: 0..<12, using: &rng)).map { Self.record($0, &rng) }
+            let ids = base.map(Self.id)
+            let oursMoves = round % 2 == 0
+            let mine = Self.edits(base, ids: ids.filter { $0 % 2 == 0 }, fresh: 100, moves: oursMoves, &rng)
+            let yours = Self.edits(base, ids: ids.filter { $0 % 2 == 1 }, fresh: 200, moves: !oursMoves, &rng)
+            let ours = mine.applied(to: base), theirs = yours.applied(to: base)
+            let (result, records) = try Self.merge(
+                [Self.order(base)], [Self.order(ours)], [Self.order(theirs)], comparison: Self.linesKeyed, in: dir)
+            #expect(result.conflicts.isEmpty, "round \(round): \(result.conflicts.map(\.paths))")
+            guard let merged = Self.lines(records?.first) else {
+                Issue.record("round \(round): the merge does not read")
+                continue
+            }
+            Self.expectDisjoint(merged, base: base, mine: mine, yours: yours, oursMoves: oursMoves, round: round)
+            // Without the key, the list is one value that both sides changed: a conflict,
+            // unless only one side changed it.
+            if ours != base && theirs != base && ours != theirs {
+                let (unkeyed, _) = try Self.merge([Self.order(base)], [Self.order(ours)], [Self.order(theirs)], in: dir)
+                #expect(unkeyed.conflicts.first?.paths == ["/lines"], "round \(round)")
+            }
+        }
+    }
+
+    /// Inside a keyed list: a field both sides changed, an element deleted and changed,
+    /// and one moved to two places are conflicts, named by key.
+    @Test func overlappingEditsInsideAKeyedListAreConflictsNamedByKey() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        func line(_ id: Int, _ a: Int) -> Value {
+            .object(Object([.init(key: "id", value: .number(Number(exactly: id))), .init(key: "a", value: .number(Number(exactly: a)))]))
+        }
+        let base = [line(1, 0), line(2, 0), line(3, 0), line(4, 0)]
+        let cases: [(ours: [Value], theirs: [Value], paths: [String])] = [
+            ([line(1, 1), line(2, 0), line(3, 0), line(4, 0)], [line(1, 2), line(2, 0), line(3, 0), line(4, 0)], ["/lines[id=1]/a"]),
+            ([line(1, 0), line(3, 0), line(4, 0)], [line(1, 0), line(2, 5), line(3, 0), line(4, 0)], ["/lines[id=2]"]),
+            // (1 moved to the end, and after 3.)
+            ([line(2, 0), line(3, 0), line(4, 0), line(1, 0)], [line(2, 0), line(3, 0), line(1, 0), line(4, 0)], ["/lines[id=1]"]),
+            // (5 inserted twice, differently and at two places: one path.)
+            (
+                [line(1, 0), line(2, 0), line(3, 0), line(4, 0), line(5, 1)], [line(5, 2), line(1, 0), line(2, 0), line(3, 0), line(4, 0)],
+                ["/lines[id=5]"]
+            ),
+        ]
+        for (ours, theirs, paths) in cases {
+            let (result, merged) = try Self.merge(
+                [Self.order(base)], [Self.order(ours)], [Self.order(theirs)], comparison: Self.linesKeyed, in: dir)
+            #expect(merged == nil, "markers: the file does not read")
+            #expect(result.conflicts.map(\.kind) == [.field])
+            #expect(result.conflicts.first?.paths == paths)
+            for side in FileMerger.Side.allCases {
+                let (_, list) = try Self.merge(
+                    [Self.order(base)], [Self.order(ours)], [Self.order(theirs)], prefer: side, comparison: Self.linesKeyed, in: dir)
+                #expect(Self.lines(list?.first) == (side == .ours ? ours : theirs), "\(side) \(paths)")
+            }
+        }
     }
 }

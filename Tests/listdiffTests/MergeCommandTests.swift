@@ -34,6 +34,41 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8).contains(#""email": "grace@navy.mil""#))
     }
 
+    /// Kubernetes manifests: one side bumps a container's image, the other adds an env var
+    /// to it. With the preset, the containers list merges by name; without it, the list is
+    /// one value both sides changed. The same field changed twice is named by key.
+    @Test func keyedListsInsideManifestsMergeByName() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let base = try String(contentsOf: Self.examples.appendingPathComponent("manifests-old.yaml"), encoding: .utf8)
+        func write(_ name: String, _ text: String) throws {
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let env = "            - name: PORT\n              value: \"8080\"\n"
+        try write("base.yaml", base)
+        try write("ours.yaml", base.replacingOccurrences(of: "shop/web:1.4.0", with: "shop/web:1.5.0"))
+        try write("theirs.yaml", base.replacingOccurrences(of: env, with: env + "            - name: TRACE\n              value: \"on\"\n"))
+        try write("other.yaml", base.replacingOccurrences(of: "shop/web:1.4.0", with: "shop/web:2.0.0"))
+        #expect(base.contains(env))
+        let clean = try Binary.run(
+            ["merge", "--preset", "kubernetes", "-q", "-o", "merged.yaml", "base.yaml", "ours.yaml", "theirs.yaml"], in: dir)
+        #expect(clean.status == 0, "\(clean.stderr)")
+        let merged = try String(contentsOf: dir.appendingPathComponent("merged.yaml"), encoding: .utf8)
+        #expect(merged.contains("shop/web:1.5.0") && merged.contains("TRACE"))
+        // The result holds exactly both sides' changes: diffed from BASE, two changes to web.
+        let diff = try Binary.run(["--preset", "kubernetes", "base.yaml", "merged.yaml"], in: dir)
+        #expect(diff.status == 1)
+        #expect(diff.stdout.contains("containers[name=web]/image: \"shop/web:1.4.0\" → \"shop/web:1.5.0\""), "\(diff.stdout)")
+        #expect(diff.stdout.contains("containers[name=web]/env[name=TRACE]"), "\(diff.stdout)")
+        let unkeyed = try Binary.run(["merge", "--key", "auto", "base.yaml", "ours.yaml", "theirs.yaml"], in: dir)
+        #expect(unkeyed.status == 1)
+        #expect(unkeyed.stderr.contains("/spec/template/spec/containers\n"), "\(unkeyed.stderr)")
+        let twice = try Binary.run(["merge", "--preset", "kubernetes", "base.yaml", "ours.yaml", "other.yaml"], in: dir)
+        #expect(twice.status == 1)
+        #expect(twice.stderr.contains("/spec/template/spec/containers[name=web]/image"), "\(twice.stderr)")
+        #expect(twice.stdout.components(separatedBy: "<<<<<<< ours\n").count == 2)
+    }
+
     /// A clean merge exits 0; trouble exits 2 with one line and writes nothing.
     @Test func statusesAndErrors() throws {
         let dir = try temporaryDirectory()

@@ -138,8 +138,13 @@ extension Changeset.FieldChange {
     /// type: then as a JSON string. Other values are written as JSON.
     package var readablePath: String {
         guard let keyedPath else { return path }
+        return Self.readable(keyedPath)
+    }
+
+    /// Keyed steps written for people, as `readablePath` writes them.
+    package static func readable(_ steps: [Value]) -> String {
         var text = ""
-        for step in keyedPath {
+        for step in steps {
             switch step {
             case .string(let name): text += "/" + FieldPath.escape(name)
             case .object(let key):

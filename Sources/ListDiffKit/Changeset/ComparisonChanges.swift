@@ -142,7 +142,7 @@ private struct FieldWalk {
             }
             if !added.isEmpty || !removed.isEmpty { note(old: a, new: b, added: added, removed: removed) }
         case let (.array(x), .array(y)):
-            if rules.automaticArrayKeys, let key = Self.automaticKey(x, y) {
+            if rules.automaticArrayKeys, let key = Comparison.automaticKey(x, y) {
                 try keyedList(x, y, key, moves: true)
                 return
             }
@@ -171,34 +171,6 @@ private struct FieldWalk {
         default:
             if a != b { note(old: a, new: b) }
         }
-    }
-
-    /// For `automaticArrayKeys`: the conventional field that keys both versions of a list
-    /// of objects, best first (`FieldPath.keyCandidates`): present, scalar and unique in
-    /// each, with at least one key found in both. Nil when there is none.
-    static func automaticKey(_ x: [Value], _ y: [Value]) -> IdentityKey? {
-        func isObject(_ v: Value) -> Bool { if case .object = v { return true } else { return false } }
-        guard let first = x.first, !y.isEmpty, x.allSatisfy(isObject), y.allSatisfy(isObject) else { return nil }
-        candidates: for spelling in FieldPath.keyCandidates(of: first, conventionalOnly: true) {
-            // Only the names key discovery prefers (`id`, `key`, `name`, ...), not any name
-            // that ends like one (`valid`, `paid`).
-            guard FieldPath.isKeyName(FieldPath.lastName(spelling)), let field = try? FieldPath(spelling) else { continue }
-            let key = IdentityKey([field])
-            var ids = Set<RecordID>()
-            for item in x {
-                // A boolean keys two elements at most: never a key.
-                guard case .success(let identity) = key.identify(item), !identity.written.isBoolean,
-                    ids.insert(identity.id).inserted
-                else { continue candidates }
-            }
-            var seen = Set<RecordID>(), shared = false
-            for item in y {
-                guard case .success(let identity) = key.identify(item), seen.insert(identity.id).inserted else { continue candidates }
-                shared = shared || ids.contains(identity.id)
-            }
-            if shared { return key }
-        }
-        return nil
     }
 
     /// A list whose elements are matched by `key`: the changes inside each element that
@@ -241,15 +213,10 @@ private struct FieldWalk {
                 matchedNew[j] = true
             }
         }
-        func step(_ written: Value) -> Value {
-            if key.fields.count == 1 { return .object(Object([.init(key: key.fields[0].spelling, value: written)])) }
-            guard case .array(let parts) = written else { return written }
-            return .object(Object(zip(key.fields, parts).map { .init(key: $0.spelling, value: $1) }))
-        }
         // Inside the elements both hold, at their old indexes.
         for (i, j) in oldToNew.enumerated() {
             guard let j else { continue }
-            try visit(String(i), step(oldKeys[i].written)) { walk throws(NestedKeyProblem) in try walk.collect(x[i], y[j]) }
+            try visit(String(i), key.step(oldKeys[i].written)) { walk throws(NestedKeyProblem) in try walk.collect(x[i], y[j]) }
         }
         // The fewest moves: matched elements off a longest increasing run of new positions.
         let matched = oldToNew.indices.filter { oldToNew[$0] != nil }
@@ -262,14 +229,44 @@ private struct FieldWalk {
         for edit in ListEdits.steps(oldCount: x.count, newCount: y.count, deleted: deleted, movedTo: movedTo, inserted: inserted) {
             switch edit {
             case .remove(let i):
-                try visit(String(i), step(oldKeys[i].written)) { $0.note(old: x[i], new: nil) }
+                try visit(String(i), key.step(oldKeys[i].written)) { $0.note(old: x[i], new: nil) }
             case .add(let at, let j):
-                try visit(String(at), step(newKeys[j].written)) { $0.note(old: nil, new: y[j]) }
+                try visit(String(at), key.step(newKeys[j].written)) { $0.note(old: nil, new: y[j]) }
             case .move(let from, let to, let j):
                 // Where it was: the list's pointer and the index it stood at.
                 let source = pointer + "/\(from)"
-                if moves { try visit(String(to), step(newKeys[j].written)) { $0.note(old: nil, new: nil, from: source) } }
+                if moves { try visit(String(to), key.step(newKeys[j].written)) { $0.note(old: nil, new: nil, from: source) } }
             }
         }
+    }
+}
+
+extension Comparison {
+    /// For `automaticArrayKeys`: the conventional field that keys both versions of a list
+    /// of objects, best first (`FieldPath.keyCandidates`): present, scalar and unique in
+    /// each, with at least one key found in both. Nil when there is none.
+    static func automaticKey(_ x: [Value], _ y: [Value]) -> IdentityKey? {
+        func isObject(_ v: Value) -> Bool { if case .object = v { return true } else { return false } }
+        guard let first = x.first, !y.isEmpty, x.allSatisfy(isObject), y.allSatisfy(isObject) else { return nil }
+        candidates: for spelling in FieldPath.keyCandidates(of: first, conventionalOnly: true) {
+            // Only the names key discovery prefers (`id`, `key`, `name`, ...), not any name
+            // that ends like one (`valid`, `paid`).
+            guard FieldPath.isKeyName(FieldPath.lastName(spelling)), let field = try? FieldPath(spelling) else { continue }
+            let key = IdentityKey([field])
+            var ids = Set<RecordID>()
+            for item in x {
+                // A boolean keys two elements at most: never a key.
+                guard case .success(let identity) = key.identify(item), !identity.written.isBoolean,
+                    ids.insert(identity.id).inserted
+                else { continue candidates }
+            }
+            var seen = Set<RecordID>(), shared = false
+            for item in y {
+                guard case .success(let identity) = key.identify(item), seen.insert(identity.id).inserted else { continue candidates }
+                shared = shared || ids.contains(identity.id)
+            }
+            if shared { return key }
+        }
+        return nil
     }
 }

@@ -273,6 +273,14 @@ public struct IdentityKey: Sendable, Hashable, CustomStringConvertible {
         return .success((written, id(ofWritten: written)))
     }
 
+    /// A keyed path's step for an element whose key is `written`: an object of the key's
+    /// fields and their values (`{"name": "web"}`), as jd writes one.
+    package func step(_ written: Value) -> Value {
+        if fields.count == 1 { return .object(Object([.init(key: fields[0].spelling, value: written)])) }
+        guard case .array(let parts) = written else { return written }
+        return .object(Object(zip(fields, parts).map { .init(key: $0.spelling, value: $1) }))
+    }
+
     /// The canonical identity of a key as written (as `written(in:)` gives it).
     package func id(ofWritten written: Value) -> RecordID {
         var encoder = RecordID.Encoder()
