@@ -62,6 +62,10 @@ public struct FileDiffer: Sendable {
         /// OLD's records, read again when asked for (from the engine's scan).
         package var oldRecords: Replay.Records?
 
+        /// OLD as the engine scanned it, and the format it was written in (CSV's records are
+        /// scanned as JSON text), for a writer that copies OLD's text.
+        var old: (side: Engine.Side, format: InputFormat)?
+
         /// Finds where places in records are in the files: in NEW when `new`, else in OLD.
         package var locator: (@Sendable (_ places: [RecordPlace], _ new: Bool) -> [SourceLocation?])?
 
@@ -214,6 +218,7 @@ public struct FileDiffer: Sendable {
     package func diffOpened(
         _ oldFile: MappedFile, _ oldFormat: InputFormat, _ newFile: MappedFile, _ newFormat: InputFormat
     ) throws(ListDiffError) -> Result {
+        let written = oldFormat
         let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
         var engine = engine(key: reader.key, duplicates: reader.duplicates)
         engine.progress = progress
@@ -228,6 +233,7 @@ public struct FileDiffer: Sendable {
                 guard r < records.count, let value = try? records.value(r) else { return nil }
                 return (value, side.occurrence(r) ?? 0)
             })
+        result.old = (side, written)
         let locateOld = side.locator, locateNew = newSide.locator
         result.locator = { places, new in new ? locateNew(places) : locateOld(places) }
         return result

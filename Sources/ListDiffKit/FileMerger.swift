@@ -39,9 +39,8 @@ package struct FileMerger: Sendable {
         package var conflicts: [Conflict]
         /// How many records took each side's change (both: the same change on both sides).
         package var fromOurs = 0, fromTheirs = 0, fromBoth = 0, resolved = 0
-        /// For the merged records taken whole from one side (by their place in the merged
-        /// document): their text as that side wrote it, so that it is written as it was.
-        var texts: [Int: [UInt8]] = [:]
+        /// BASE as the diff to OURS scanned it, so that writing need not scan it again.
+        var base: (side: Engine.Side, format: InputFormat)?
     }
 
     /// A change both sides made to one record that cannot both hold.
@@ -88,9 +87,7 @@ package struct FileMerger: Sendable {
     ) throws(ListDiffError) {
         // As BASE is written, where the format allows (JSON and NDJSON): what git then shows
         // of the merge is the records that changed, not a file written anew.
-        if format == nil, let text = try spliced(result, base: path, markerSize: size, labels: labels) {
-            return text.withUnsafeBytes(out)
-        }
+        if format == nil, try spliced(result, base: path, markerSize: size, labels: labels, to: out) { return }
         let applier = try FileApplier(changeset: result.changeset, old: path, reader: files.reader, force: true)
         let format = format ?? applier.format
         let open = result.conflicts.indices.filter { result.conflicts[$0].resolvedBy == nil && result.conflicts[$0].kind != .order }
@@ -198,11 +195,18 @@ package struct FileMerger: Sendable {
     /// done: a format other than JSON or NDJSON, sections, records in BASE that do not
     /// stand one after another on lines of their own.
     func spliced(
-        _ result: Result, base path: String, markerSize size: Int, labels: (ours: String, theirs: String)
-    ) throws(ListDiffError) -> [UInt8]? {
-        let scan = try FileApplier.scan(FileApplier.Header(result.changeset), old: path, reader: files.reader, progress: nil)
-        let side = scan.side, records = side.records
-        guard scan.format == .json || scan.format == .ndjson, !side.layout.isSectioned, side.count >= 1 else { return nil }
+        _ result: Result, base path: String, markerSize size: Int, labels: (ours: String, theirs: String),
+        to write: (UnsafeRawBufferPointer) -> Void
+    ) throws(ListDiffError) -> Bool {
+        let (side, format): (Engine.Side, InputFormat)
+        if let base = result.base {
+            (side, format) = base
+        } else {
+            let scan = try FileApplier.scan(FileApplier.Header(result.changeset), old: path, reader: files.reader, progress: nil)
+            (side, format) = (scan.side, scan.format)
+        }
+        let records = side.records
+        guard format == .json || format == .ndjson, !side.layout.isSectioned, side.count >= 1 else { return false }
         let bytes = side.file.bytes
         let map = side.layout.shape == .map
         func start(_ r: Int) -> Int { map ? records.names!.starts[r] : records.starts[r] }
@@ -214,17 +218,17 @@ package struct FileMerger: Sendable {
             separator = text(end(0)..<start(1))
         } else {
             let before = text(0..<start(0)).reversed().prefix { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-            separator = (scan.format == .ndjson ? [] : [UInt8(ascii: ",")]) + before.reversed()
+            separator = (format == .ndjson ? [] : [UInt8(ascii: ",")]) + before.reversed()
         }
-        guard let lastBreak = separator.lastIndex(of: 0x0A) else { return nil }
+        guard let lastBreak = separator.lastIndex(of: 0x0A) else { return false }
         let indent = Array(separator[(lastBreak + 1)...])
-        let comma = scan.format == .json
+        let comma = format == .json
         // A map member's name and what stands between it and the record (`": "`).
         var nameGap: [UInt8] = []
         if map {
             var parser = JSONParser(bytes: bytes, maxDepth: 1)
             parser.index = start(0)
-            do throws(JSONParseFailure) { _ = try parser.scanString() } catch { return nil }
+            do throws(JSONParseFailure) { _ = try parser.scanString() } catch { return false }
             nameGap = text(parser.index..<records.starts[0])
         }
         let first = text(records.starts[0]..<end(0))
@@ -251,8 +255,8 @@ package struct FileMerger: Sendable {
             if change.operation != .delete, let j = change.new?.index, j < count { placed[j] = Int32(k) }
             if change.operation != .insert, let i = change.old?.index, i < side.count { taken[i] = true }
         }
+        // BASE's runs go straight to `write`; what is written anew waits in `out` before them.
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + bytes.count / 8)
         // BASE's text from `run.lowerBound` on is written as it is, up to where a record
         // that does not follow in BASE comes (so that most of it is copied in long runs).
         var run = 0..<start(0)
@@ -261,7 +265,9 @@ package struct FileMerger: Sendable {
         var afterConflict = false
         let markers = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
         func flush() {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run]))
+            out.withUnsafeBytes(write)
+            out.removeAll(keepingCapacity: true)
+            write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[run])))
             run = run.upperBound..<run.upperBound
         }
         for j in 0..<count {
@@ -282,7 +288,6 @@ package struct FileMerger: Sendable {
                 afterConflict = false
                 continue
             }
-            flush()
             lastBase = -2
             let change = changes[Int(placed[j])]
             let value = try change.value()
@@ -292,20 +297,28 @@ package struct FileMerger: Sendable {
             {
                 conflict = result.conflicts[n]
             }
+            // (The first record's conflict keeps BASE's text before it unwritten, to take
+            // its indentation off.)
+            if j > 0 || conflict == nil { flush() }
             if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
             afterConflict = false
             guard let conflict else {
-                if let copied = result.texts[j] {
+                if let copied = change.reference?.withBytes({ Array($0) }) {
                     out += member(change.key, copied)
                 } else if change.operation == .move, let i = change.old?.index {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start(i)..<end(i)]))
+                    run = start(i)..<end(i)
                 } else {
                     out += member(change.key, written(value ?? .null))
                 }
                 continue
             }
             // Both sides, between git's markers, each on lines of its own.
-            out.removeLast(indent.count)
+            if j > 0 {
+                out.removeLast(indent.count)
+            } else {
+                run = run.lowerBound..<run.upperBound - indent.count
+                flush()
+            }
             func lines(_ value: Value?) -> [UInt8] {
                 guard let value else { return [] }
                 return indent + member(conflict.key, written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
@@ -315,8 +328,9 @@ package struct FileMerger: Sendable {
             afterConflict = true
         }
         flush()
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[end(side.count - 1)...]))
-        return out
+        run = end(side.count - 1)..<bytes.count
+        flush()
+        return true
     }
 
     /// A value on one line with a space after each `:` and `,`, as people write JSON.
@@ -337,12 +351,15 @@ package struct FileMerger: Sendable {
     ///   which this merge does not handle yet.
     package func merge(base: String, ours: String, theirs: String) throws(ListDiffError) -> Result {
         let a = try files.diff(old: base, new: ours)
+        files.progress?.lap("diff OURS")
         let b = try files.diff(old: base, new: theirs)
+        files.progress?.lap("diff THEIRS")
         guard !a.changeset.layout.isSectioned, !b.changeset.layout.isSectioned else {
             throw ListDiffError(.usage, "merge handles a plain list or a map of records; records in sections are not merged yet")
         }
         let read = a.oldRecords
-        return try combine(
+        defer { files.progress?.lap("combine") }
+        var result = try combine(
             a.changeset, b.changeset,
             base: { (r: Int) throws(ListDiffError) -> Value in
                 guard let (value, _) = read?.record(r) else {
@@ -350,6 +367,8 @@ package struct FileMerger: Sendable {
                 }
                 return value
             })
+        result.base = a.old
+        return result
     }
 
     /// One side's changes by BASE record, and its order of records.
@@ -358,8 +377,10 @@ package struct FileMerger: Sendable {
         var moved: [Bool]
         /// Each updated BASE record's change.
         var updated: [Int: Change] = [:]
-        /// Each inserted record's change, by identity.
-        var inserted: [String: Change] = [:]
+        /// Each inserted record's change, by the number its identity has in both sides.
+        var inserted: [Int: Change] = [:]
+        /// The BASE records this side deleted or updated.
+        var touched: [Int] = []
         /// The side's records, in order.
         var order: [Ref] = []
 
@@ -370,7 +391,9 @@ package struct FileMerger: Sendable {
             self.order = order
         }
 
-        init(_ changeset: Changeset) {
+        /// The changes of `changeset`. Each inserted record's identity is numbered in
+        /// `numbers`, which both sides share, so that one key inserted twice has one number.
+        init(_ changeset: Changeset, numbering numbers: inout [String: Int]) {
             let n = changeset.oldCount
             deleted = [Bool](repeating: false, count: n)
             moved = [Bool](repeating: false, count: n)
@@ -379,14 +402,23 @@ package struct FileMerger: Sendable {
             for change in changeset.changes {
                 switch change.operation {
                 case .delete:
-                    if let i = change.old?.index { deleted[i] = true }
+                    guard let i = change.old?.index else { continue }
+                    deleted[i] = true
+                    touched.append(i)
                 case .insert:
                     let id = FileMerger.identity(change)
-                    inserted[id] = change
-                    if let j = change.new?.index, j < slots.count { slots[j] = .inserted(id) }
+                    let number = numbers[id] ?? numbers.count
+                    numbers[id] = number
+                    inserted[number] = change
+                    if let j = change.new?.index, j < slots.count { slots[j] = .inserted(number) }
                 case .move, .update:
                     guard let i = change.old?.index else { continue }
-                    if change.operation == .move { moved[i] = true } else { updated[i] = change }
+                    if change.operation == .move {
+                        moved[i] = true
+                    } else {
+                        updated[i] = change
+                        touched.append(i)
+                    }
                     if let j = change.new?.index, j < slots.count {
                         slots[j] = .base(i)
                         placed[i] = true
@@ -404,10 +436,11 @@ package struct FileMerger: Sendable {
         }
     }
 
-    /// A record of a merged list: BASE's record `i`, or a record a side inserted.
+    /// A record of a merged list: BASE's record `i`, or the record a side inserted with
+    /// identity number `k`.
     enum Ref: Hashable {
         case base(Int)
-        case inserted(String)
+        case inserted(Int)
     }
 
     /// A record's identity across the inputs: its key and, when numbered, its occurrence.
@@ -415,32 +448,57 @@ package struct FileMerger: Sendable {
         Fingerprint.of(.array([change.key, .number(Number(exactly: change.occurrence ?? 0))]))
     }
 
-    /// The changes of both sides, combined into changes from BASE.
+    /// The changes of both sides, combined into changes from BASE. The work grows with the
+    /// changes, beside a few passes over BASE's record numbers.
     func combine(_ a: Changeset, _ b: Changeset, base: (Int) throws(ListDiffError) -> Value) throws(ListDiffError) -> Result {
-        let ours = SideChanges(a), theirs = SideChanges(b)
+        var numbers: [String: Int] = [:]
+        let ours = SideChanges(a, numbering: &numbers), theirs = SideChanges(b, numbering: &numbers)
         let n = a.oldCount
         var result = Result(changeset: a, conflicts: [])
-        // What each record becomes: deleted (nil), a value, or kept as BASE has it.
+        // What each changed record becomes (a record not here is kept as BASE has it): gone,
+        // a side's record taken whole (read only when asked for, and written as that side
+        // wrote it), or a value made here.
         enum Outcome {
-            case kept
             case deleted
+            case taken(Change)
             case value(Value)
+
+            func value() throws(ListDiffError) -> Value? {
+                switch self {
+                case .deleted: nil
+                case .taken(let change): try change.value() ?? .null
+                case .value(let value): value
+                }
+            }
         }
-        var outcome = [Outcome](repeating: .kept, count: n)
-        // The text of each record taken whole from a side (BASE's records, by number, and
-        // inserted ones, by identity).
-        var texts: [Int: [UInt8]] = [:], insertedTexts: [String: [UInt8]] = [:]
-        func text(_ change: Change?) -> [UInt8]? { change?.reference?.withBytes { Array($0) } }
-        /// A BASE record's key (and occurrence), from whichever side changed it.
+        var outcome: [Int: Outcome] = [:]
+        var gone = [Bool](repeating: false, count: n)
+        func settle(_ i: Int, _ value: Value?) {
+            outcome[i] = value.map { .value($0) } ?? .deleted
+            gone[i] = value == nil
+        }
+        /// A change to a merged record, holding the side's record text where it was taken whole.
+        func change(
+            _ operation: Change.Operation, key: Value, keyedBySelf: Bool = false, old: Int?, new: Int, occurrence: Int?, _ outcome: Outcome
+        ) throws(ListDiffError) -> Change {
+            let taken: Change? = if case .taken(let change) = outcome { change } else { nil }
+            return Change(
+                operation, key: key, keyedBySelf: keyedBySelf, old: old.map { RecordPosition(index: $0) }, new: RecordPosition(index: new),
+                value: taken?.reference == nil ? try outcome.value() : nil, reference: taken?.reference, occurrence: occurrence)
+        }
+        /// A BASE record's key (and occurrence), from whichever side changed or moved it.
         var keys: [Int: (key: Value, occurrence: Int?)] = [:]
+        var named = [Bool](repeating: false, count: n)
         for changeset in [a, b] {
             for change in changeset.changes where change.operation != .insert {
-                if let i = change.old?.index { keys[i] = (change.key, change.occurrence) }
+                guard let i = change.old?.index else { continue }
+                keys[i] = (change.key, change.occurrence)
+                named[i] = true
             }
         }
         let comparison = files.differ.comparison
         func conflict(
-            _ kind: Conflict.Kind, _ i: Int?, key: Value, occurrence: Int?, paths: [String] = [], base: Value?, ours: Value?, theirs: Value?
+            _ kind: Conflict.Kind, key: Value, occurrence: Int?, paths: [String] = [], base: Value?, ours: Value?, theirs: Value?
         )
             -> Value?
         {
@@ -455,107 +513,99 @@ package struct FileMerger: Sendable {
             return .string(Conflict.marker(result.conflicts.count - 1))
         }
 
-        // Records BASE holds.
-        for i in 0..<n {
+        // Records BASE holds that a side deleted or updated, in BASE's order.
+        for i in Set(ours.touched + theirs.touched).sorted() {
             let changedA = ours.deleted[i] || ours.updated[i] != nil, changedB = theirs.deleted[i] || theirs.updated[i] != nil
-            if !changedA && !changedB { continue }
             let (key, occurrence) = keys[i] ?? (.null, nil)
             switch (changedA, changedB) {
             case (true, false):
-                outcome[i] = ours.deleted[i] ? .deleted : .value(try ours.updated[i]!.value() ?? .null)
-                texts[i] = text(ours.updated[i])
+                outcome[i] = ours.updated[i].map { .taken($0) } ?? .deleted
+                gone[i] = ours.deleted[i]
                 result.fromOurs += 1
             case (false, true):
-                outcome[i] = theirs.deleted[i] ? .deleted : .value(try theirs.updated[i]!.value() ?? .null)
-                texts[i] = text(theirs.updated[i])
+                outcome[i] = theirs.updated[i].map { .taken($0) } ?? .deleted
+                gone[i] = theirs.deleted[i]
                 result.fromTheirs += 1
             default:
                 if ours.deleted[i] && theirs.deleted[i] {
-                    outcome[i] = .deleted
+                    settle(i, nil)
                     result.fromBoth += 1
                 } else if ours.deleted[i] || theirs.deleted[i] {
                     let mine = try ours.updated[i]?.value(), yours = try theirs.updated[i]?.value()
-                    let kept = conflict(.deleteModify, i, key: key, occurrence: occurrence, base: try base(i), ours: mine, theirs: yours)
-                    outcome[i] = kept.map { .value($0) } ?? .deleted
+                    settle(i, conflict(.deleteModify, key: key, occurrence: occurrence, base: try base(i), ours: mine, theirs: yours))
                 } else {
                     let mine = try ours.updated[i]!.value() ?? .null, yours = try theirs.updated[i]!.value() ?? .null
                     if comparison.same(mine, yours) {
-                        outcome[i] = .value(mine)
-                        texts[i] = text(ours.updated[i])
+                        outcome[i] = .taken(ours.updated[i]!)
                         result.fromBoth += 1
                         continue
                     }
                     var clashes: [String] = []
                     let merged = Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &clashes)
                     if clashes.isEmpty {
-                        outcome[i] = .value(merged ?? .null)
+                        settle(i, merged ?? .null)
                         result.fromBoth += 1
                     } else {
                         // (An element's content and its place may clash at one path.)
                         var seen = Set<String>()
                         clashes.removeAll { !seen.insert($0).inserted }
                         let chosen = conflict(
-                            .field, i, key: key, occurrence: occurrence, paths: clashes, base: try base(i), ours: mine, theirs: yours)
+                            .field, key: key, occurrence: occurrence, paths: clashes, base: try base(i), ours: mine, theirs: yours)
                         // (Resolved: the preferred side's value where they clash, both elsewhere.)
                         if let prefer, chosen != nil {
                             var unused: [String] = []
-                            outcome[i] = .value(
+                            settle(
+                                i,
                                 Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &unused, prefer: prefer)
                                     ?? .null)
                         } else {
-                            outcome[i] = .value(chosen ?? .null)
+                            settle(i, chosen ?? .null)
                         }
                     }
                 }
             }
         }
 
-        // Records only the sides hold.
-        var inserted: [String: Value] = [:]
-        for (id, change) in ours.inserted {
-            let mine = try change.value() ?? .null
-            if let other = theirs.inserted[id] {
-                let yours = try other.value() ?? .null
+        // Records only the sides hold, in the order their identities were numbered.
+        var inserted: [Int: Outcome] = [:]
+        for k in 0..<numbers.count {
+            switch (ours.inserted[k], theirs.inserted[k]) {
+            case (let change?, let other?):
+                let mine = try change.value() ?? .null, yours = try other.value() ?? .null
                 if comparison.same(mine, yours) {
-                    inserted[id] = mine
-                    insertedTexts[id] = text(change)
+                    inserted[k] = .taken(change)
                     result.fromBoth += 1
                 } else {
-                    inserted[id] =
-                        conflict(.insertInsert, nil, key: change.key, occurrence: change.occurrence, base: nil, ours: mine, theirs: yours)
-                        ?? mine
+                    inserted[k] = .value(
+                        conflict(.insertInsert, key: change.key, occurrence: change.occurrence, base: nil, ours: mine, theirs: yours)
+                            ?? mine)
                 }
-            } else {
-                inserted[id] = mine
-                insertedTexts[id] = text(change)
+            case (let change?, nil):
+                inserted[k] = .taken(change)
                 result.fromOurs += 1
+            case (nil, let change?):
+                inserted[k] = .taken(change)
+                result.fromTheirs += 1
+            case (nil, nil):
+                continue
             }
-        }
-        for (id, change) in theirs.inserted where ours.inserted[id] == nil {
-            inserted[id] = try change.value() ?? .null
-            insertedTexts[id] = text(change)
-            result.fromTheirs += 1
         }
 
         // The order.
-        let order = try Self.mergedOrder(
-            ours, theirs, n: n, prefer: prefer, outcome: { i in if case .deleted = outcome[i] { return false } else { return true } }
-        ) {
-            ref throws(ListDiffError) in
+        let order = try Self.mergedOrder(ours, theirs, n: n, prefer: prefer, outcome: { !gone[$0] }) { ref throws(ListDiffError) in
             // A record both sides moved, or inserted, to different places.
             let (key, occurrence): (Value, Int?)
+            let value: Value?
             switch ref {
-            case .base(let i): (key, occurrence) = keys[i] ?? (.null, nil)
-            case .inserted(let id):
-                let change = ours.inserted[id] ?? theirs.inserted[id]!
+            case .base(let i):
+                (key, occurrence) = keys[i] ?? (.null, nil)
+                if let merged = outcome[i] { value = try merged.value() } else { value = try base(i) }
+            case .inserted(let k):
+                let change = ours.inserted[k] ?? theirs.inserted[k]!
                 (key, occurrence) = (change.key, change.occurrence)
+                value = try inserted[k]?.value()
             }
-            let value: Value? =
-                switch ref {
-                case .base(let i): if case .value(let v) = outcome[i] { v } else { try base(i) }
-                case .inserted(let id): inserted[id]
-                }
-            _ = conflict(.order, nil, key: key, occurrence: occurrence, base: nil, ours: value, theirs: value)
+            _ = conflict(.order, key: key, occurrence: occurrence, base: nil, ours: value, theirs: value)
         }
 
         // The changes from BASE that make the merged document.
@@ -563,8 +613,6 @@ package struct FileMerger: Sendable {
         var summary = Changeset.Summary()
         var newIndex = [Int](repeating: -1, count: n)
         for (j, ref) in order.enumerated() { if case .base(let i) = ref { newIndex[i] = j } }
-        // The records neither side moved stay, in BASE's order; the others move.
-        let stays = (0..<n).map { !ours.moved[$0] && !theirs.moved[$0] }
         for i in 0..<n where newIndex[i] < 0 {
             let (key, occurrence) = keys[i] ?? (.null, nil)
             changes.append(Change(.delete, key: key, old: RecordPosition(index: i), value: try base(i), occurrence: occurrence))
@@ -572,33 +620,30 @@ package struct FileMerger: Sendable {
         }
         for (j, ref) in order.enumerated() {
             switch ref {
-            case .inserted(let id):
-                let change = ours.inserted[id] ?? theirs.inserted[id]!
-                result.texts[j] = insertedTexts[id]
+            case .inserted(let k):
+                let side = ours.inserted[k] ?? theirs.inserted[k]!
                 changes.append(
-                    Change(
-                        .insert, key: change.key, keyedBySelf: change.keyedBySelf, new: RecordPosition(index: j), value: inserted[id],
-                        occurrence: change.occurrence))
+                    try change(
+                        .insert, key: side.key, keyedBySelf: side.keyedBySelf, old: nil, new: j, occurrence: side.occurrence,
+                        inserted[k] ?? .taken(side)))
                 summary.inserted += 1
             case .base(let i):
                 // (A record no side changed or moved stays as it is.)
-                guard let (key, occurrence) = keys[i] else {
+                guard named[i], let (key, occurrence) = keys[i] else {
                     summary.unchanged += 1
                     continue
                 }
-                if !stays[i] {
+                // The records neither side moved stay, in BASE's order; the others move.
+                let stays = !ours.moved[i] && !theirs.moved[i]
+                if !stays {
                     changes.append(
                         Change(.move, key: key, old: RecordPosition(index: i), new: RecordPosition(index: j), occurrence: occurrence))
                     summary.moved += 1
                 }
-                if case .value(let value) = outcome[i] {
-                    result.texts[j] = texts[i]
-                    changes.append(
-                        Change(
-                            .update, key: key, old: RecordPosition(index: i), new: RecordPosition(index: j), value: value,
-                            occurrence: occurrence))
+                if let merged = outcome[i], !gone[i] {
+                    changes.append(try change(.update, key: key, old: i, new: j, occurrence: occurrence, merged))
                     summary.updated += 1
-                } else if stays[i] {
+                } else if stays {
                     summary.unchanged += 1
                 }
             }
@@ -743,7 +788,7 @@ package struct FileMerger: Sendable {
         comparison: Comparison, clashes: inout [String], prefer: Side?
     ) -> [Value]? {
         // Each element's identity, BASE's numbered by index and the others by name.
-        var baseIndex: [RecordID: Int] = [:], names: [RecordID: String] = [:], written: [RecordID: Value] = [:]
+        var baseIndex: [RecordID: Int] = [:], numbers: [RecordID: Int] = [:], written: [RecordID: Value] = [:]
         var insertedIDs: [RecordID] = []
         func identities(_ items: [Value]) -> [RecordID]? {
             var seen = Set<RecordID>()
@@ -759,11 +804,10 @@ package struct FileMerger: Sendable {
         for (i, id) in b.enumerated() { baseIndex[id] = i }
         func ref(_ id: RecordID) -> Ref {
             if let i = baseIndex[id] { return .base(i) }
-            if let name = names[id] { return .inserted(name) }
-            let name = String(insertedIDs.count)
-            names[id] = name
+            if let k = numbers[id] { return .inserted(k) }
+            numbers[id] = insertedIDs.count
             insertedIDs.append(id)
-            return .inserted(name)
+            return .inserted(insertedIDs.count - 1)
         }
         // A side's order, and the BASE elements it moved: those off a longest increasing
         // run of BASE indexes, as the diff finds moves (none in an unordered list).
@@ -793,12 +837,12 @@ package struct FileMerger: Sendable {
                 base[i], sides.ours, sides.theirs, at: path + [String(i)], steps: steps + [step(id)], comparison: comparison,
                 clashes: &clashes, prefer: prefer)
         }
-        var inserted: [String: Value] = [:]
+        var inserted: [Int: Value] = [:]
         // (In OURS's order, then THEIRS's, each at its index on the side that has it.)
         for (index, id) in Array(o.enumerated()) + Array(t.enumerated()) where baseIndex[id] == nil {
-            let name = names[id]!
-            guard inserted[name] == nil, let sides = byID[id] else { continue }
-            inserted[name] = merge(
+            let k = numbers[id]!
+            guard inserted[k] == nil, let sides = byID[id] else { continue }
+            inserted[k] = merge(
                 nil, sides.ours, sides.theirs, at: path + [String(index)], steps: steps + [step(id)], comparison: comparison,
                 clashes: &clashes, prefer: prefer)
         }
@@ -806,14 +850,14 @@ package struct FileMerger: Sendable {
             let id =
                 switch ref {
                 case .base(let i): b[i]
-                case .inserted(let name): insertedIDs[Int(name)!]
+                case .inserted(let k): insertedIDs[k]
                 }
             clashes.append(Changeset.FieldChange.readable(steps + [step(id)]))
         }
         return order.compactMap { ref in
             switch ref {
             case .base(let i): merged[i]
-            case .inserted(let name): inserted[name]
+            case .inserted(let k): inserted[k]
             }
         }
     }

@@ -86,13 +86,16 @@ struct MergeCommand: ParsableCommand, Executable {
         let markerSize = git.first.flatMap { Int($0) } ?? 7
         let name = git.count == 2 ? git[1] : nil
         do throws(ListDiffError) {
-            let files = try matching.files(old: base, new: ours, quiet: quiet)
+            var files = try matching.files(old: base, new: ours, quiet: quiet)
+            files.progress = Timings.progress
+            defer { Timings.report(files.progress) }
             let merger = FileMerger(files: files, prefer: prefer)
             let result = try merger.merge(base: base, ours: ours, theirs: theirs)
             let target = name != nil ? ours : output
             try Output.write(to: target) { (stream: inout FileStream) throws(ListDiffError) in
                 try merger.write(result, base: base, markerSize: markerSize) { stream.write(bytes: $0) }
             }
+            files.progress?.lap("write")
             if let conflicts {
                 try Output.write(to: conflicts) { (stream: inout FileStream) throws(ListDiffError) in
                     var text = ""

@@ -81,6 +81,31 @@ import Testing
         let clean = try Binary.run(["merge", "-q", "base.json", "ours.json", "theirs.json"], in: dir)
         #expect(clean.status == 0 && clean.stderr.isEmpty)
         #expect(try Binary.run(["-q", "-", "ours.json"], stdin: clean.stdout, in: dir).status == 1)
+        // A conflict at the first record, in a file of one record per line: the markers
+        // stand at the start of their lines, the records keep their indentation.
+        for (name, text) in [
+            ("b.json", #"[{"id": 1, "a": 0}, {"id": 2, "a": 0}]"#), ("o.json", #"[{"id": 1, "a": 1}, {"id": 2, "a": 0}]"#),
+            ("t.json", #"[{"id": 1, "a": 2}, {"id": 2, "a": 5}, {"id": 3}]"#),
+        ] {
+            let lines = text.replacingOccurrences(of: "[{", with: "[\n  {").replacingOccurrences(of: "}, {", with: "},\n  {")
+            try lines.replacingOccurrences(of: "}]", with: "}\n]\n").write(
+                to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let first = try Binary.run(["merge", "-q", "b.json", "o.json", "t.json"], in: dir)
+        #expect(first.status == 1)
+        #expect(
+            first.stdout == """
+                [
+                <<<<<<< ours
+                  {"id": 1, "a": 1},
+                =======
+                  {"id": 1, "a": 2},
+                >>>>>>> theirs
+                  {"id": 2, "a": 5},
+                  {"id": 3}
+                ]
+
+                """, "\(first.stdout)")
         let bad = try Binary.run(["merge", "-o", "out.json", "base.json", "bad.json", "theirs.json"], in: dir)
         #expect(bad.status == 2 && bad.stdout.isEmpty)
         #expect(bad.stderr.hasPrefix("bad.json:1:13: error: duplicate key id=1"), "\(bad.stderr)")
