@@ -218,24 +218,61 @@ public struct FileDiffer: Sendable {
     package func diffOpened(
         _ oldFile: MappedFile, _ oldFormat: InputFormat, _ newFile: MappedFile, _ newFormat: InputFormat
     ) throws(ListDiffError) -> Result {
+        try diffOpened(oldFile, oldFormat, news: [(newFile, newFormat)])[0]
+    }
+
+    /// Diffs the file at `old` to each file at `news`, OLD scanned once (a merge diffs BASE
+    /// to OURS and THEIRS). Each result is the one `diff(old:new:)` gives for its pair.
+    package func diffs(old: String, news: [String]) throws(ListDiffError) -> [Result] {
+        if sorted || !emptyPaths.isEmpty {
+            var results: [Result] = []
+            for new in news { results.append(try diff(old: old, new: new)) }
+            return results
+        }
+        do {
+            let oldFile = try MappedFile(old)
+            var opened: [(MappedFile, InputFormat)] = []
+            for new in news {
+                let newFile = try MappedFile(new)
+                opened.append((newFile, reader.format(for: new, bytes: newFile.head)))
+            }
+            return try diffOpened(oldFile, reader.format(for: old, bytes: oldFile.head), news: opened)
+        } catch {
+            // (A missing key's candidates are those of OLD and the file the error is in.)
+            let other = news.first { $0 == error.file } ?? news[0]
+            throw withCandidates(error) { () throws(ListDiffError) in try open(old, other) }
+        }
+    }
+
+    func diffOpened(_ oldFile: MappedFile, _ oldFormat: InputFormat, news: [(MappedFile, InputFormat)]) throws(ListDiffError)
+        -> [Result]
+    {
         let written = oldFormat
-        let ((oldFile, oldFormat), (newFile, newFormat)) = try openedAtOnce((oldFile, oldFormat), (newFile, newFormat))
+        var opened: (MappedFile, InputFormat), openedNews: [(MappedFile, InputFormat)] = []
+        if news.count == 1 {
+            let (a, b) = try openedAtOnce((oldFile, oldFormat), news[0])
+            (opened, openedNews) = (a, [b])
+        } else {
+            opened = try reader.opened(oldFile, oldFormat)
+            for (file, format) in news { openedNews.append(try reader.opened(file, format)) }
+        }
         var engine = engine(key: reader.key, duplicates: reader.duplicates)
         engine.progress = progress
         engine.parts = parts
         engine.splitsFrom = splitsFrom
         engine.keyHashing = keyHashing
-        let (changeset, side, newSide) = try engine.diffKeepingSides(old: oldFile, oldFormat, new: newFile, newFormat)
-        let records = side.records
-        var result = Result(
-            changeset: changeset,
-            oldRecords: Replay.Records { r in
-                guard r < records.count, let value = try? records.value(r) else { return nil }
-                return (value, side.occurrence(r) ?? 0)
-            })
-        result.old = (side, written)
-        let locateOld = side.locator, locateNew = newSide.locator
-        result.locator = { places, new in new ? locateNew(places) : locateOld(places) }
-        return result
+        return try engine.diffsKeepingSides(old: opened.0, opened.1, news: openedNews).map { (changeset, side, newSide) in
+            let records = side.records
+            var result = Result(
+                changeset: changeset,
+                oldRecords: Replay.Records { r in
+                    guard r < records.count, let value = try? records.value(r) else { return nil }
+                    return (value, side.occurrence(r) ?? 0)
+                })
+            result.old = (side, written)
+            let locateOld = side.locator, locateNew = newSide.locator
+            result.locator = { places, new in new ? locateNew(places) : locateOld(places) }
+            return result
+        }
     }
 }

@@ -350,10 +350,8 @@ package struct FileMerger: Sendable {
     /// - Throws: what diffing either pair throws; a `.usage` error for inputs in sections,
     ///   which this merge does not handle yet.
     package func merge(base: String, ours: String, theirs: String) throws(ListDiffError) -> Result {
-        let a = try files.diff(old: base, new: ours)
-        files.progress?.lap("diff OURS")
-        let b = try files.diff(old: base, new: theirs)
-        files.progress?.lap("diff THEIRS")
+        let diffs = try files.diffs(old: base, news: [ours, theirs])
+        let a = diffs[0], b = diffs[1]
         guard !a.changeset.layout.isSectioned, !b.changeset.layout.isSectioned else {
             throw ListDiffError(.usage, "merge handles a plain list or a map of records; records in sections are not merged yet")
         }

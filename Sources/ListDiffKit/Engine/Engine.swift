@@ -53,14 +53,22 @@ struct Engine: Sendable {
     func diffKeepingSides(old: MappedFile, _ oldFormat: InputFormat, new: MappedFile, _ newFormat: InputFormat)
         throws(ListDiffError) -> (changeset: Changeset, old: Side, new: Side)
     {
+        try diffsKeepingSides(old: old, oldFormat, news: [(new, newFormat)])[0]
+    }
+
+    /// The changesets from `old` to each of `news`, each as `diffKeepingSides` gives it,
+    /// with OLD scanned and indexed once (a merge diffs BASE to two files).
+    func diffsKeepingSides(old: MappedFile, _ oldFormat: InputFormat, news: [(MappedFile, InputFormat)])
+        throws(ListDiffError) -> [(changeset: Changeset, old: Side, new: Side)]
+    {
         try differ.check(key: key)
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {
-                if let result = try attempt(old, oldFormat, new, newFormat, hashing) {
+                if let results = try attempt(old, oldFormat, news, hashing) {
                     try old.checkIntact()
-                    try new.checkIntact()
-                    return result
+                    for (new, _) in news { try new.checkIntact() }
+                    return results
                 }
                 // Two different keys met with one hash: again, with other hashes.
                 hashing = try hashing.nextAttempt()
@@ -68,7 +76,7 @@ struct Engine: Sendable {
         } catch {
             // A file that shrank as it was read: that is the error, not what its zeros read as.
             try old.checkIntact()
-            try new.checkIntact()
+            for (new, _) in news { try new.checkIntact() }
             throw error
         }
     }
@@ -185,16 +193,17 @@ struct Engine: Sendable {
         }
     }
 
+    /// OLD to each of `news`, OLD scanned and indexed once. Nil when two different keys
+    /// turn out to share a hash (the caller tries again with other hashes).
     func attempt(
-        _ old: MappedFile, _ oldFormat: InputFormat, _ new: MappedFile, _ newFormat: InputFormat,
-        _ hashing: KeyHashing
-    ) throws(ListDiffError) -> (Changeset, Side, Side)? {
-        progress?.begin(total: 2 * (old.bytes.count + new.bytes.count))
-        // A YAML input is parsed on one core: then OLD and NEW are scanned at once. Either
-        // way OLD's errors come first, as the reader reads OLD before NEW.
+        _ old: MappedFile, _ oldFormat: InputFormat, _ news: [(MappedFile, InputFormat)], _ hashing: KeyHashing
+    ) throws(ListDiffError) -> [(Changeset, Side, Side)]? {
+        progress?.begin(total: 2 * news.reduce(old.bytes.count) { $0 + $1.0.bytes.count })
+        // A YAML input is parsed on one core: then OLD and a single NEW are scanned at once.
+        // Either way OLD's errors come first, as the reader reads OLD before NEW.
         var pending: Result<Side, ListDiffError>? = nil
         let oldSide: Side
-        if oldFormat == .yaml || newFormat == .yaml {
+        if news.count == 1, case let (new, newFormat) = news[0], oldFormat == .yaml || newFormat == .yaml {
             let (a, b) = Concurrently.both(
                 { () throws(ListDiffError) -> Side in try self.side(old, oldFormat, against: nil, hashing) },
                 { () throws(ListDiffError) -> Side in try self.side(new, newFormat, against: nil, hashing) })
@@ -205,13 +214,36 @@ struct Engine: Sendable {
         }
         progress?.lap("scan OLD")
         guard let (keys, chains) = try indexed(oldSide) else { return nil }
-        if let chains { return try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, pending, hashing) }
         progress?.lap("index OLD")
+        var results: [(Changeset, Side, Side)] = []
+        for (k, (new, newFormat)) in news.enumerated() {
+            // (OLD's hashes and index are let go after the last NEW is matched.)
+            let releasing = k == news.count - 1
+            let result =
+                if let chains {
+                    try attemptMatching(oldSide, keys: keys, chains: chains, new, newFormat, pending, hashing, releasing: releasing)
+                } else {
+                    try attempt(oldSide, keys: keys, new, newFormat, pending, hashing, releasing: releasing)
+                }
+            guard let result else { return nil }
+            results.append(result)
+        }
+        return results
+    }
+
+    /// The rest of `attempt` for one NEW, once OLD is scanned and indexed. `releasing`: no
+    /// other NEW is matched to OLD after this one, so OLD's hashes and index may go.
+    func attempt(
+        _ oldSide: Side, keys: OldKeys, _ new: MappedFile, _ newFormat: InputFormat, _ pending: Result<Side, ListDiffError>?,
+        _ hashing: KeyHashing, releasing: Bool
+    ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
         // (Under rules, NEW's fingerprint is made of both sides' record hashes.)
-        if !differ.comparison.hasRules { oldSide.table.dropHashes() }
-        keys.discard()
+        if releasing {
+            if !differ.comparison.hasRules { oldSide.table.dropHashes() }
+            keys.discard()
+        }
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
         if let collision = try keyedErrors(newSide, repeated: claims.repeated), collision { return nil }
         try sameShape(oldSide, newSide)
@@ -243,14 +275,13 @@ struct Engine: Sendable {
     /// takes the k-th in OLD.
     func attemptMatching(
         _ oldSide: Side, keys: OldKeys, chains: Chains, _ new: MappedFile, _ newFormat: InputFormat,
-        _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing
+        _ pending: Result<Side, ListDiffError>?, _ hashing: KeyHashing, releasing: Bool
     ) throws(ListDiffError) -> (Changeset, Side, Side)? {
-        progress?.lap("index OLD")
         let newSide = try newSide(
             new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat),
             keys, hashing)
         progress?.lap("scan NEW")
-        keys.discard()
+        if releasing { keys.discard() }
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
         try sameShape(oldSide, newSide)
         // A map (beside an empty object) repeats no name, whatever the policy.
@@ -304,7 +335,7 @@ struct Engine: Sendable {
             }
         }
         newSide.occurrences = occurrences
-        if !differ.comparison.hasRules { oldSide.table.dropHashes() }
+        if releasing, !differ.comparison.hasRules { oldSide.table.dropHashes() }
         var stays: [Bool]? = nil
         if key.isWholeRecord {
             // A sequence: the algorithm pairs the records, repeats included, as it will.
