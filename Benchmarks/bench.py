@@ -13,7 +13,8 @@ a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a map of rec
 (each keyed by its member name), a list of 10 section objects, a nested key, a composite key (on the same records, and on records with two
 more members), a list of 10 order lines in each record (compared by index, then with
 --array-key /lines=sku), --duplicates match, high churn (10% deletes, 10%
-inserts, 20% updates, 20% moves), and `listdiff apply` of the plain list's changeset. Each
+inserts, 20% updates, 20% moves), `listdiff apply` of the plain list's changeset, and
+`listdiff merge` of the plain list with two 1% edits of it. Each
 row gives the median time, the peak memory against the inputs, the time against the plain
 list's in the same run, and the Python baseline's time on the plain list of the same
 records (on the churn files for churn) against listdiff's.
@@ -83,7 +84,7 @@ def shapes(binary, sizes, runs, baseline):
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
-        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv", f"lines-old-{size}.json", f"map-old-{size}.json")):
+        if not all(os.path.exists(path(f)) for f in (f"objects-old-{size}.json", f"old-{size}.yaml", f"volatile-old-{size}.json", f"old-{size}.csv", f"lines-old-{size}.json", f"map-old-{size}.json", f"theirs-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         if not os.path.exists(path(f"churn-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)
@@ -92,6 +93,9 @@ def shapes(binary, sizes, runs, baseline):
             subprocess.run([binary, "--format", "json", path(f"old-{size}.json"), path(f"new-{size}.json")], stdout=f)
         cases = [(name, [path(f) for f in files(size)], extra) for name, files, extra in SHAPES]
         cases.append(("apply of the changeset", [path(f"old-{size}.json"), changes], ["apply"]))
+        # BASE, OURS and THEIRS: two 1% edits of the plain list, merged.
+        cases.append(("merge, 1% on each side", [path(f"old-{size}.json"), path(f"new-{size}.json"),
+                                                 path(f"theirs-{size}.json")], ["merge"]))
         times = {name: [] for name, _, _ in cases}
         memory = {name: 0 for name, _, _ in cases}
         python = {"plain": [], "churn": []}
@@ -99,7 +103,7 @@ def shapes(binary, sizes, runs, baseline):
             # Alternating cases within each run, so that a slow spell of the machine
             # falls on all of them.
             for name, files, extra in cases:
-                argv = [binary] + (extra if extra == ["apply"] else extra + ["--format", "json"]) + files
+                argv = [binary] + (extra if extra[:1] in (["apply"], ["merge"]) else extra + ["--format", "json"]) + files
                 t, m = measure(argv)
                 times[name].append(t)
                 memory[name] = max(memory[name], m)

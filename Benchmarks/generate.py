@@ -3,7 +3,7 @@
 
 Records have 7 fields. The new list has 1% of the records deleted, 1% inserted,
 1% updated and 1% moved. Writes old-COUNT.json and new-COUNT.json (one record per line
-inside a JSON list), the same records as NDJSON sorted by id (old-COUNT.ndjson,
+inside a JSON list), theirs-COUNT.json (another such edit of the old list, for a merge), the same records as NDJSON sorted by id (old-COUNT.ndjson,
 new-COUNT.ndjson), for `listdiff --sorted`, as CSV (old-COUNT.csv, new-COUNT.csv), and as block-style YAML (old-COUNT.yaml,
 new-COUNT.yaml), and in other shapes (SHAPE-old-COUNT.json, SHAPE-new-COUNT.json): an object
 of 10 lists (objects), a list of 10 section objects (sections), a nested key user.id
@@ -134,6 +134,24 @@ def write_shapes(out, count, old, new):
             f.write("]\n")
 
 
+def one_percent(rng, old, first_id):
+    """The old list with 1% of its size deleted, 1% inserted (ids from first_id), 1% updated
+    and 1% moved."""
+    new = list(old)
+    k = max(1, len(old) // 100)
+    for _ in range(k):  # deletes
+        new.pop(rng.randrange(len(new)))
+    for n in range(k):  # inserts
+        new.insert(rng.randrange(len(new) + 1), record(rng, first_id + n))
+    for _ in range(k):  # updates
+        j = rng.randrange(len(new))
+        new[j] = dict(new[j], score=round(rng.uniform(0, 1000), 2), team="moved-on")
+    for _ in range(k):  # moves
+        r = new.pop(rng.randrange(len(new)))
+        new.insert(rng.randrange(len(new) + 1), r)
+    return new
+
+
 def main():
     count, out = int(sys.argv[1]), sys.argv[2]
     churn = "--churn" in sys.argv[3:]
@@ -145,20 +163,12 @@ def main():
         write(os.path.join(out, f"churn-old-{count}.json"), old)
         write(os.path.join(out, f"churn-new-{count}.json"), new)
         return
-    new = list(old)
-    k = max(1, count // 100)
-    for _ in range(k):  # deletes
-        new.pop(rng.randrange(len(new)))
-    for n in range(k):  # inserts
-        new.insert(rng.randrange(len(new) + 1), record(rng, count + n))
-    for _ in range(k):  # updates
-        j = rng.randrange(len(new))
-        new[j] = dict(new[j], score=round(rng.uniform(0, 1000), 2), team="moved-on")
-    for _ in range(k):  # moves
-        r = new.pop(rng.randrange(len(new)))
-        new.insert(rng.randrange(len(new) + 1), r)
+    new = one_percent(rng, old, count)
     write(os.path.join(out, f"old-{count}.json"), old)
     write(os.path.join(out, f"new-{count}.json"), new)
+    # Another 1% edit of the old list, made on its own (a merge's THEIRS, with new the
+    # OURS): mostly other records, a few the same ones, new ids of its own.
+    write(os.path.join(out, f"theirs-{count}.json"), one_percent(random.Random(count + 1), old, 2 * count))
     write_yaml(os.path.join(out, f"old-{count}.yaml"), old)
     write_yaml(os.path.join(out, f"new-{count}.yaml"), new)
     write_shapes(out, count, old, new)
