@@ -221,6 +221,18 @@ public struct FileDiffer: Sendable {
         try diffOpened(oldFile, oldFormat, news: [(newFile, newFormat)])[0]
     }
 
+    /// OLD as one value, read again from the bytes the diff read (standard input too), for
+    /// an output made from the whole document (a merge patch).
+    ///
+    /// - Throws: what reading OLD throws; a `.usage` error for a result that kept no record
+    ///   of OLD (a streaming diff).
+    package func oldDocument(of result: Result) throws(ListDiffError) -> Value {
+        guard let (side, _) = result.old else {
+            throw ListDiffError(.usage, "this diff streamed its inputs and kept no copy of OLD to read whole")
+        }
+        return try reader.root(Array(side.file.bytes), side.format, name: side.file.name).0
+    }
+
     /// Diffs the file at `old` to each file at `news`, OLD scanned once (a merge diffs BASE
     /// to OURS and THEIRS). Each result is the one `diff(old:new:)` gives for its pair.
     package func diffs(old: String, news: [String]) throws(ListDiffError) -> [Result] {

@@ -2,7 +2,7 @@ import ArgumentParser
 import ListDiffKit
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, json, jsonpatch, markdown, github, replay
+    case patch, json, jsonpatch, mergepatch, markdown, github, replay
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -138,7 +138,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: [.customShort("f"), .long],
         help:
-            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
     )
     var format: OutputFormat = .patch
 
@@ -244,12 +244,17 @@ struct DiffOptions: ParsableArguments {
             throw ValidationError("--format replay plays on the terminal; --record FILE.cast writes it to a file")
         }
         // What else --sorted refuses (layouts, repeated keys, other formats), the library decides.
-        if sorted, format == .replay { throw ValidationError("--sorted streams its inputs; --format replay needs them whole") }
+        if sorted, format == .replay || format == .mergepatch {
+            throw ValidationError("--sorted streams its inputs; --format \(format.rawValue) needs them whole")
+        }
         if quiet, output != nil || record != nil || stat {
             throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
         }
         if stat, ![.patch, .json].contains(format) { throw ValidationError("--stat goes with -f patch or -f json") }
         if show != nil, format == .replay { throw ValidationError("--show filters what is printed; --format replay plays every change") }
+        if show != nil, format == .mergepatch {
+            throw ValidationError("--show filters what is printed; a merge patch is the whole change")
+        }
         if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
         for kinds in [failOn, show].compactMap({ $0 }) {
             do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
@@ -319,6 +324,7 @@ struct DiffOptions: ParsableArguments {
         switch format {
         case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
         case .jsonpatch: renderer = JSONPatchRenderer()
+        case .mergepatch: renderer = MergePatchRenderer(old: try files.oldDocument(of: result))
         case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
         case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
         case .patch, .replay:

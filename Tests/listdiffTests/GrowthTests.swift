@@ -53,6 +53,8 @@ import Glibc
         /// JSON or block YAML, holding a mapping of N members and a keyed list of N elements,
         /// a tenth of each changed, each change annotated at its own line.
         case githubList, githubWide, githubWideYAML
+        /// `-f mergepatch`: of a map of records (only what changed) and of a list (whole).
+        case mergePatchMap, mergePatchList
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -105,7 +107,7 @@ import Glibc
                 return "{\"groups\": {\n"
                     + (try groups.enumerated().map { "\"g\($0)\": {\"items\": " + (try list($1)) + "}" }
                         .joined(separator: ",\n")) + "}}\n"
-            case .map:
+            case .map, .mergePatchMap:
                 return "{\n" + (try records.map { "\"m\($0["id"]!)\": " + (try line($0)) }.joined(separator: ",\n")) + "\n}\n"
             case .yamlMap:
                 return try records.map { r in
@@ -123,7 +125,7 @@ import Glibc
             case .githubWideYAML:
                 return "- id: 0\n  members:\n" + records.map { "    k\($0["id"]!): \($0["score"]!)\n" }.joined() + "  lines:\n"
                     + records.map { "    - sku: s\($0["id"]!)\n      qty: \($0["score"]!)\n" }.joined()
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge:
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList:
                 return try list(records[...]) + "\n"
             }
         }
@@ -167,7 +169,9 @@ import Glibc
             #expect(made.status == 1, "\(made.stderr)")
             return ["apply", oldURL.path, changes.path]
         }
-        let format = [.githubList, .githubWide, .githubWideYAML].contains(shape) ? "github" : "json"
+        let format =
+            [.githubList, .githubWide, .githubWideYAML].contains(shape)
+            ? "github" : [.mergePatchMap, .mergePatchList].contains(shape) ? "mergepatch" : "json"
         return options + ["-f", format, oldURL.path, newURL.path]
     }
 

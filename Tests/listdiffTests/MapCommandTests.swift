@@ -19,6 +19,36 @@ import Testing
         let patch = try Binary.run(
             ["-f", "jsonpatch", "--path", "/packages", "package-lock-old.json", "package-lock-new.json"], in: Self.examples)
         #expect(patch.stdout == (try golden("package-lock.jsonpatch.json")))
+        // As a merge patch: the packages that went are null, the others only what changed.
+        let merge = try Binary.run(
+            ["-f", "mergepatch", "--path", "/packages", "package-lock-old.json", "package-lock-new.json"], in: Self.examples)
+        #expect(merge.status == 1 && merge.stderr == "")
+        #expect(merge.stdout == (try golden("package-lock.mergepatch.json")))
+    }
+
+    /// A merge patch cannot set a member to null, and says so: status 2, nothing written.
+    /// A list is written whole; nothing changed in an object is `{}`.
+    @Test func mergePatchesRefuseANullAndWriteListsWhole() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, text) in [
+            ("a.json", #"{"a": {"id": 1, "x": 1}}"#), ("b.json", #"{"a": {"id": 1, "x": null}}"#),
+            ("l.json", #"[{"id": 1}, {"id": 2}]"#), ("m.json", #"[{"id": 2}, {"id": 1}]"#),
+        ] {
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let null = try Binary.run(["-f", "mergepatch", "-o", "out.json", "a.json", "b.json"], in: dir)
+        #expect(null.status == 2)
+        #expect(
+            null.stderr
+                == "listdiff: error: a JSON merge patch cannot set /a/x to null (RFC 7386 reads null as removing it); a JSON Patch can\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.json").path))
+        let list = try Binary.run(["-f", "mergepatch", "l.json", "m.json"], in: dir)
+        #expect(list.status == 1)
+        #expect(list.stdout == "[\n  {\n    \"id\": 2\n  },\n  {\n    \"id\": 1\n  }\n]\n")
+        #expect(try Binary.run(["-f", "mergepatch", "a.json", "a.json"], in: dir).stdout == "{}\n")
+        let sorted = try Binary.run(["-f", "mergepatch", "--sorted", "l.json", "m.json"], in: dir)
+        #expect(sorted.status == 2 && sorted.stderr.contains("needs them whole"))
     }
 
     /// OpenAPI's schemas, in YAML: applied, the map is NEW's, in YAML and in JSON.

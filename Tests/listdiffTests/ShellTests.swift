@@ -165,7 +165,7 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("complete ") == true && lines.first?.hasSuffix(" listdiff") == true)
-        #expect(lines.contains("listdiff --format => patch json jsonpatch markdown github replay"))
+        #expect(lines.contains("listdiff --format => patch json jsonpatch mergepatch markdown github replay"))
         #expect(lines.contains("listdiff diff -f js=> json jsonpatch"))
         #expect(lines.contains("listdiff --fa=> --fail-on"))
         // File names complete where a file goes, and apply's options complete after apply.
