@@ -47,6 +47,12 @@ import Testing
         return -1
     }
 
+    static func adding(_ name: String, _ value: Value, to record: Value) -> Value {
+        guard case .object(var object) = record else { return record }
+        object.members.append(.init(key: name, value: value))
+        return .object(object)
+    }
+
     static func record(_ id: Int, _ rng: inout SplitMix64) -> Value {
         .object(
             Object(
@@ -76,29 +82,72 @@ import Testing
         return edits
     }
 
-    /// Merges the three lists, written as JSON files, and reads the result back.
+    /// The list written as `format` writes it. CSV's header is every field in the order the
+    /// records first hold it; an absent field is an empty cell.
+    static func text(_ list: [Value], _ format: InputFormat) throws -> String {
+        switch format {
+        case .yaml: return try YAMLWriter.document(.array(list))
+        case .csv:
+            var header: [String] = []
+            for case .object(let object) in list {
+                for member in object.members where !header.contains(member.key) { header.append(member.key) }
+            }
+            if header.isEmpty { header = ["id"] }
+            func cell(_ value: Value?) -> String {
+                switch value {
+                case nil, .null?: return ""
+                case .string(let s)?: return s.contains(where: { ",\"\n".contains($0) }) ? "\"" + s.replacing("\"", with: "\"\"") + "\"" : s
+                case let other?: return JSONWriter.compact(other)
+                }
+            }
+            let rows = list.map { record -> String in
+                guard case .object(let object) = record else { return "" }
+                return header.map { cell(object[$0]) }.joined(separator: ",")
+            }
+            return ([header.joined(separator: ",")] + rows).map { $0 + "\n" }.joined()
+        default: return JSONWriter.compact(.array(list))
+        }
+    }
+
+    /// Merges the three lists, written as files in `format`, and reads the result back (nil
+    /// when it does not read, or when CSV cannot hold its conflicts). CSV is read with
+    /// `--csv-types infer`.
     static func merge(
         _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, comparison: Comparison = Comparison(),
-        in dir: URL
+        format: InputFormat = .json, in dir: URL
     ) throws -> (result: FileMerger.Result, merged: [Value]?) {
         var paths: [String] = []
         for (name, list) in [("base", base), ("ours", ours), ("theirs", theirs)] {
-            let url = dir.appendingPathComponent("\(name).json")
-            try JSONWriter.compact(.array(list)).write(to: url, atomically: true, encoding: .utf8)
+            let url = dir.appendingPathComponent("\(name).\(format.rawValue)")
+            try text(list, format).write(to: url, atomically: true, encoding: .utf8)
             paths.append(url.path)
         }
         let differ = Differ(comparison: comparison)
-        let merger = FileMerger(files: FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: differ), prefer: prefer)
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: differ, csvInfersTypes: true)
+        let merger = FileMerger(files: files, prefer: prefer)
         let result = try merger.merge(base: paths[0], ours: paths[1], theirs: paths[2])
         var bytes: [UInt8] = []
-        try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
-        guard case .array(let merged)? = try? JSONReader().read(bytes, name: "merged").0 else { return (result, nil) }
+        do {
+            try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
+        } catch {
+            // (CSV cannot hold the markers.)
+            guard format == .csv, error.kind == .usage else { throw error }
+            return (result, nil)
+        }
+        guard case .array(let merged)? = try? files.reader.root(bytes, format, name: "merged").0 else { return (result, nil) }
         return (result, merged)
     }
 
-    /// Records by key, as a dictionary of their compact text (for order-free comparisons).
+    /// Records by key, as a dictionary of their compact text with members sorted and null
+    /// ones left out (as CSV cannot tell a null from an absent field), for order-free
+    /// comparisons.
     static func content(_ list: [Value]) -> [Int: String] {
-        Dictionary(list.map { (id($0), JSONWriter.compact($0)) }, uniquingKeysWith: { a, _ in a })
+        Dictionary(list.map { (id($0), JSONWriter.compact(canonical($0))) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    static func canonical(_ record: Value) -> Value {
+        guard case .object(let object) = record else { return record }
+        return .object(Object(object.members.filter { $0.value != .null }.sorted { $0.key < $1.key }))
     }
 
     /// Checks a clean merge of disjoint edits: each record as the side that edited it has
@@ -115,12 +164,17 @@ import Testing
         #expect(merged.map(id).filter(held.contains) == mover.map(id).filter(kept.contains), "round \(round): order")
     }
 
-    @Test func disjointEditsMergeCleanly() throws {
+    static let formats: [InputFormat] = [.json, .yaml, .csv]
+
+    @Test(arguments: formats) func disjointEditsMergeCleanly(format: InputFormat) throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         var rng = SplitMix64(seed: 320)
         for round in 0..<150 {
-            let base = (0..<Int.random(in: 0..<12, using: &rng)).map { Self.record($0, &rng) }
+            var base = (0..<Int.random(in: 0..<12, using: &rng)).map { Self.record($0, &rng) }
+            // (A CSV side that adds a column gives every row of it a cell, read as null: every
+            // record changes. BASE holds every field the edits touch, so that none is added.)
+            if format == .csv { base = base.map { Self.adding("d", 0, to: $0) } }
             let ids = base.map(Self.id)
             // Each record is edited by one side at most; only one side moves records.
             let mineIDs = ids.filter { $0 % 2 == 0 }, yoursIDs = ids.filter { $0 % 2 == 1 }
@@ -128,7 +182,7 @@ import Testing
             let mine = Self.edits(base, ids: mineIDs, fresh: 100, moves: oursMoves, &rng)
             let yours = Self.edits(base, ids: yoursIDs, fresh: 200, moves: !oursMoves, &rng)
             let ours = mine.applied(to: base), theirs = yours.applied(to: base)
-            let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+            let (result, merged) = try Self.merge(base, ours, theirs, format: format, in: dir)
             #expect(result.conflicts.isEmpty, "round \(round): \(result.conflicts.map(\.kind))")
             guard let merged else {
                 Issue.record("round \(round): the merge does not read")
@@ -136,12 +190,12 @@ import Testing
             }
             Self.expectDisjoint(merged, base: base, mine: mine, yours: yours, oursMoves: oursMoves, round: round)
             // Ours and theirs swapped: the same records.
-            let (_, swapped) = try Self.merge(base, theirs, ours, in: dir)
+            let (_, swapped) = try Self.merge(base, theirs, ours, format: format, in: dir)
             #expect(swapped.map(Self.content) == Self.content(merged), "round \(round): swapped")
         }
     }
 
-    @Test func oneSidedAndEqualMergesAreThatSide() throws {
+    @Test(arguments: formats) func oneSidedAndEqualMergesAreThatSide(format: InputFormat) throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         var rng = SplitMix64(seed: 321)
@@ -149,16 +203,16 @@ import Testing
             let base = (0..<Int.random(in: 0..<10, using: &rng)).map { Self.record($0, &rng) }
             let x = Self.edits(base, ids: base.map(Self.id), fresh: 100, moves: true, &rng).applied(to: base)
             for (ours, theirs) in [(x, x), (base, x), (x, base)] {
-                let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+                let (result, merged) = try Self.merge(base, ours, theirs, format: format, in: dir)
                 #expect(result.conflicts.isEmpty, "round \(round)")
-                #expect(merged.map { JSONWriter.compact(.array($0)) } == JSONWriter.compact(.array(x)), "round \(round)")
+                #expect(merged?.map(Self.canonical) == x.map(Self.canonical), "round \(round)")
             }
         }
     }
 
     /// Each kind of overlapping edit is a conflict, none is lost, and a preference takes
     /// that side's record whole where the sides clash.
-    @Test func overlappingEditsAreConflicts() throws {
+    @Test(arguments: formats) func overlappingEditsAreConflicts(format: InputFormat) throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value {
@@ -170,26 +224,27 @@ import Testing
         let base = [r(1, 0), r(2, 0), r(3, 0), r(4, 0)]
         let ours = [r(1, 1), r(3, 1), r(4, nil, 0), r(5, 1), r(2, 0, 9)]
         let theirs = [r(1, 2), r(2, 0), r(3, 0), r(4, 3), r(5, 2)]
-        let (result, merged) = try Self.merge(base, ours, theirs, in: dir)
+        let (result, merged) = try Self.merge(base, ours, theirs, format: format, in: dir)
         #expect(merged == nil, "markers: the file does not read")
         // 1: `a` changed to 1 and to 2; 4: `a` removed and changed; 5: inserted twice,
         // differently. Records 2 and 3 only ours changed (2 it moved too): no conflict.
         let kinds = result.conflicts.map { "\($0.kind.rawValue) \(JSONWriter.compact($0.key))" }.sorted()
         #expect(kinds == ["field 1", "field 4", "insert/insert 5"], "\(kinds)")
         for side in FileMerger.Side.allCases {
-            let (resolved, list) = try Self.merge(base, ours, theirs, prefer: side, in: dir)
+            let (resolved, list) = try Self.merge(base, ours, theirs, prefer: side, format: format, in: dir)
             #expect(resolved.conflicts.allSatisfy { $0.resolvedBy == side })
             let winner = Self.content(side == .ours ? ours : theirs)
             let got = Self.content(list ?? [])
             for id in [1, 4, 5] { #expect(got[id] == winner[id], "\(side) \(id)") }
         }
         // A record deleted on one side and changed on the other.
-        let (deleted, _) = try Self.merge(base, [r(1, 0), r(2, 0), r(3, 0)], [r(1, 0), r(2, 0), r(3, 0), r(4, 7)], in: dir)
+        let (deleted, _) = try Self.merge(
+            base, [r(1, 0), r(2, 0), r(3, 0)], [r(1, 0), r(2, 0), r(3, 0), r(4, 7)], format: format, in: dir)
         #expect(deleted.conflicts.map(\.kind) == [.deleteModify])
-        #expect(deleted.conflicts.first?.ours == nil && deleted.conflicts.first?.theirs == r(4, 7))
+        #expect(deleted.conflicts.first?.ours == nil && deleted.conflicts.first?.theirs.map(Self.canonical) == Self.canonical(r(4, 7)))
         // Both sides the same change: one change, no conflict.
-        let (same, list) = try Self.merge(base, [r(1, 5)] + base.dropFirst(), [r(1, 5)] + base.dropFirst(), in: dir)
-        #expect(same.conflicts.isEmpty && list?.first == r(1, 5))
+        let (same, list) = try Self.merge(base, [r(1, 5)] + base.dropFirst(), [r(1, 5)] + base.dropFirst(), format: format, in: dir)
+        #expect(same.conflicts.isEmpty && list?.first.map(Self.canonical) == Self.canonical(r(1, 5)))
     }
 
     /// A record whose `lines` list is keyed by `id` (`--array-key /lines=id`).
