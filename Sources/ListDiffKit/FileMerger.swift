@@ -79,8 +79,7 @@ package struct FileMerger: Sendable {
     /// record, then THEIRS's, each as the format writes it (none where that side deleted
     /// it). Such a file does not read until a person chooses; every other record is merged.
     ///
-    /// - Throws: what applying to BASE throws; a `.usage` error for conflicts in CSV or TSV,
-    ///   whose rows cannot hold the markers.
+    /// - Throws: what applying to BASE throws.
     package func write(
         _ result: Result, base path: String, format: InputFormat? = nil, markerSize size: Int = 7,
         labels: (ours: String, theirs: String) = ("ours", "theirs"), to out: (UnsafeRawBufferPointer) -> Void
@@ -93,9 +92,7 @@ package struct FileMerger: Sendable {
         let open = result.conflicts.indices.filter { result.conflicts[$0].resolvedBy == nil && result.conflicts[$0].kind != .order }
         guard !open.isEmpty else { return try applier.write(format, bytes: out) }
         if format == .csv || format == .tsv {
-            throw ListDiffError(
-                .usage, file: path, "a conflict cannot be marked in CSV; write the merge as JSON or YAML, or choose a side",
-                hint: .outputFormat(.json))
+            return try writeCSV(result, open: open, base: path, format: format, markerSize: size, labels: labels, to: out)
         }
         var text: [UInt8] = []
         try applier.write(format, bytes: { text.append(contentsOf: $0) })
@@ -141,6 +138,58 @@ package struct FileMerger: Sendable {
                 k...k,
                 with: ["\(marks.0) \(labels.ours)"] + (try side(conflict.ours)) + [marks.1] + (try side(conflict.theirs))
                     + ["\(marks.2) \(labels.theirs)"])
+        }
+        Array(lines.joined(separator: "\n").utf8).withUnsafeBytes(out)
+    }
+
+    /// CSV or TSV with conflicts. A row cannot hold a marker in place of a record, so each
+    /// conflicting record stands in as a row whose every cell is its conflict's token (its
+    /// fields those of both sides, so that the header holds them). That row is then replaced
+    /// by both sides' rows, under the header as written, between git's markers.
+    func writeCSV(
+        _ result: Result, open: [Int], base path: String, format: InputFormat, markerSize size: Int,
+        labels: (ours: String, theirs: String), to out: (UnsafeRawBufferPointer) -> Void
+    ) throws(ListDiffError) {
+        var tokens: [String: Int] = [:]
+        for n in open { tokens[Conflict.marker(n)] = n }
+        var changeset = result.changeset
+        for (k, change) in changeset.changes.enumerated() where change.reference == nil && change.operation != .delete {
+            guard case .string(let token)? = try change.value(), let n = tokens[token] else { continue }
+            var names: [String] = []
+            for case .object(let object)? in [result.conflicts[n].ours, result.conflicts[n].theirs] {
+                for member in object.members where !names.contains(member.key) { names.append(member.key) }
+            }
+            changeset.changes[k] = Change(
+                change.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: change.old, new: change.new,
+                fields: change.fields, value: .object(Object(names.map { .init(key: $0, value: .string(token)) })),
+                occurrence: change.occurrence)
+        }
+        var text: [UInt8] = []
+        try FileApplier(changeset: changeset, old: path, reader: files.reader, force: true).write(format) { text.append(contentsOf: $0) }
+        // The header as written, read back by the CSV reader; the rows end as it ends its own.
+        guard case .array(let rows) = try files.reader.root(text, format, name: path).0, case .object(let first)? = rows.first else {
+            return text.withUnsafeBytes(out)
+        }
+        let header = first.members.map(\.key)
+        let separator = format == .tsv ? UInt8(0x09) : UInt8(ascii: ",")
+        let crlf = text.firstIndex(of: 0x0A).map { $0 > 0 && text[$0 - 1] == 0x0D } ?? false
+        let newline: [UInt8] = crlf ? [0x0D, 0x0A] : [0x0A]
+        func row(_ value: Value?) -> String {
+            guard case .object(let object)? = value else { return "" }
+            var bytes: [UInt8] = []
+            FileApplier.csvRow(FileApplier.csvCells(of: object, header: header), separator: separator, newline: newline, into: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let end = crlf ? "\r\n" : "\n"
+        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for n in open {
+            let token = Conflict.marker(n)
+            guard let k = lines.firstIndex(where: { $0.contains(token) }) else { continue }
+            let conflict = result.conflicts[n]
+            lines[k] =
+                String(repeating: "<", count: size) + " " + labels.ours + end + row(conflict.ours) + String(repeating: "=", count: size)
+                + end
+                + row(conflict.theirs) + String(repeating: ">", count: size) + " " + labels.theirs + (crlf ? "\r" : "")
         }
         Array(lines.joined(separator: "\n").utf8).withUnsafeBytes(out)
     }

@@ -13,11 +13,12 @@ struct MergeCommand: ParsableCommand, Executable {
             that side's change; changes to different fields of one record both apply; the \
             same change made on both sides is one change. Records neither side moved keep \
             BASE's order, and each side's moved and inserted records follow the record they \
-            follow on that side.
+            follow on that side. A keyed list inside a record (--array-key, --array-keys \
+            auto, --preset kubernetes) merges element by element, as records do.
 
             A conflict is reported, never guessed: a field changed to different values, or \
-            removed on one side and changed on the other; a list inside a record changed on \
-            both sides; a record deleted on one side and changed on the other; one key \
+            removed on one side and changed on the other; a list with no key changed on both \
+            sides; a record deleted on one side and changed on the other; one key \
             inserted on both sides with different records; a record moved by both sides to \
             different places. --prefer ours or theirs resolves every conflict that way. \
             Without it, each conflicting record is written between git's markers (<<<<<<< \

@@ -110,8 +110,7 @@ import Testing
     }
 
     /// Merges the three lists, written as files in `format`, and reads the result back (nil
-    /// when it does not read, or when CSV cannot hold its conflicts). CSV is read with
-    /// `--csv-types infer`.
+    /// when it does not read: markers). CSV is read with `--csv-types infer`.
     static func merge(
         _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, comparison: Comparison = Comparison(),
         format: InputFormat = .json, in dir: URL
@@ -127,13 +126,7 @@ import Testing
         let merger = FileMerger(files: files, prefer: prefer)
         let result = try merger.merge(base: paths[0], ours: paths[1], theirs: paths[2])
         var bytes: [UInt8] = []
-        do {
-            try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
-        } catch {
-            // (CSV cannot hold the markers.)
-            guard format == .csv, error.kind == .usage else { throw error }
-            return (result, nil)
-        }
+        try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
         guard case .array(let merged)? = try? files.reader.root(bytes, format, name: "merged").0 else { return (result, nil) }
         return (result, merged)
     }

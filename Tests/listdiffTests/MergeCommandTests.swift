@@ -69,6 +69,32 @@ import Testing
         #expect(twice.stdout.components(separatedBy: "<<<<<<< ours\n").count == 2)
     }
 
+    /// CSV: the conflicting record's rows between the markers, each as the CSV writer writes
+    /// a row under the merged header (a comma quoted, quotes doubled); the rest merged.
+    @Test func csvConflictsAreMarkedAsRows() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, text) in [
+            ("b.csv", "id,name,team\n1,Ada,eng\n2,Alan,codes\n3,Grace,comp\n"),
+            ("o.csv", "id,name,team\n1,Ada L,eng\n2,Alan,codes\n3,Grace H,comp\n"),
+            ("t.csv", "id,name,team,note\n1,\"Ada, Countess\",eng,\n3,Grace,comp,\"says \"\"hi\"\"\"\n2,Alan T,codes,\n"),
+        ] {
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let run = try Binary.run(["merge", "b.csv", "o.csv", "t.csv"], in: dir)
+        #expect(run.status == 1)
+        let expected = [
+            "id,name,team,note", "<<<<<<< ours", "1,Ada L,eng,", "=======", #"1,"Ada, Countess",eng,"#, ">>>>>>> theirs",
+            #"3,Grace H,comp,"says ""hi""""#, "2,Alan T,codes,", "",
+        ]
+        #expect(run.stdout == expected.joined(separator: "\n"), "\(run.stdout)")
+        #expect(run.stderr == "o.csv: merged 0 from ours, 1 from theirs, 1 on both; 1 conflict\n! field id=\"1\" /name\n")
+        // Resolved, it reads: THEIRS's name, OURS's other change.
+        let theirs = try Binary.run(["merge", "--prefer", "theirs", "-o", "m.csv", "b.csv", "o.csv", "t.csv"], in: dir)
+        #expect(theirs.status == 0)
+        #expect(try String(contentsOf: dir.appendingPathComponent("m.csv"), encoding: .utf8).contains("1,\"Ada, Countess\",eng,\n"))
+    }
+
     /// A clean merge exits 0; trouble exits 2 with one line and writes nothing.
     @Test func statusesAndErrors() throws {
         let dir = try temporaryDirectory()

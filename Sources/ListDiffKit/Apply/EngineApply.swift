@@ -372,7 +372,38 @@ public final class FileApplier: @unchecked Sendable {
         }
         let newline: [UInt8] = side.file.csv?.crlf == true ? [0x0D, 0x0A] : [0x0A]
         var bytes: [UInt8] = []
-        func cell(_ text: String) {
+        func row(_ cells: [String]) {
+            Self.csvRow(cells, separator: separator, newline: newline, into: &bytes)
+            if bytes.count >= 1 << 16 {
+                bytes.withUnsafeBytes { out($0) }
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if !header.isEmpty { row(header) }
+        try forEachValue(records) { (value: Value, _) throws(ListDiffError) in
+            guard case .object(let object) = value else { return }
+            row(Self.csvCells(of: object, header: header))
+        }
+        bytes.withUnsafeBytes { out($0) }
+    }
+
+    /// A record's cells under `header`: a field it lacks, or that is null, is an empty cell;
+    /// numbers and booleans are written as JSON writes them.
+    package static func csvCells(of object: Value.Object, header: [String]) -> [String] {
+        header.map { name in
+            switch object[name] {
+            case nil, .null?: return ""
+            case .string(let text)?: return text
+            case let other?: return JSONWriter.compact(other)
+            }
+        }
+    }
+
+    /// One CSV row: a cell that holds the separator, a quote or a line break is quoted (its
+    /// quotes doubled); then `newline`.
+    package static func csvRow(_ cells: [String], separator: UInt8, newline: [UInt8], into bytes: inout [UInt8]) {
+        for (k, text) in cells.enumerated() {
+            if k > 0 { bytes.append(separator) }
             let utf8 = Array(text.utf8)
             if utf8.contains(where: { $0 == separator || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) {
                 bytes.append(UInt8(ascii: "\""))
@@ -385,30 +416,7 @@ public final class FileApplier: @unchecked Sendable {
                 bytes.append(contentsOf: utf8)
             }
         }
-        func row(_ cells: [String]) {
-            for (k, text) in cells.enumerated() {
-                if k > 0 { bytes.append(separator) }
-                cell(text)
-            }
-            bytes.append(contentsOf: newline)
-            if bytes.count >= 1 << 16 {
-                bytes.withUnsafeBytes { out($0) }
-                bytes.removeAll(keepingCapacity: true)
-            }
-        }
-        if !header.isEmpty { row(header) }
-        try forEachValue(records) { (value: Value, _) throws(ListDiffError) in
-            guard case .object(let object) = value else { return }
-            row(
-                header.map { name in
-                    switch object[name] {
-                    case nil, .null?: return ""
-                    case .string(let text)?: return text
-                    case let other?: return JSONWriter.compact(other)
-                    }
-                })
-        }
-        bytes.withUnsafeBytes { out($0) }
+        bytes.append(contentsOf: newline)
     }
 
     /// The result's one record, when it holds exactly one.
