@@ -11,23 +11,96 @@
 ///   different values, a field one side removed and the other changed, a list (by index)
 ///   changed differently, a record deleted on one side and changed on the other, one key
 ///   inserted on both sides with different records, and a record both sides moved to
-///   different places. `prefer` resolves every conflict one way.
+///   different places. A `Preference` resolves conflicts, all one way or each kind its own.
 ///
 /// The result is a changeset from BASE, which `FileApplier` applies to BASE's file, so
 /// that BASE's untouched records are written as they are.
 package struct FileMerger: Sendable {
     /// How the three inputs are read and compared: format, key, layout, rules.
     package var files: FileDiffer
-    /// The side every conflict goes to; nil reports them.
-    package var prefer: Side?
+    /// Which side each kind of conflict goes to; a kind with none is reported.
+    package var preference: Preference
 
     package enum Side: String, Sendable, CaseIterable {
         case ours, theirs
     }
 
+    /// A merge that resolves every conflict with `prefer`'s change, or reports them all.
     package init(files: FileDiffer, prefer: Side? = nil) {
+        self.init(files: files, preference: prefer.map(Preference.init) ?? Preference())
+    }
+
+    package init(files: FileDiffer, preference: Preference) {
         self.files = files
-        self.prefer = prefer
+        self.preference = preference
+    }
+
+    /// How conflicts are resolved, kind by kind: a side, or for a record deleted on one side
+    /// and changed on the other, the deleting side (`delete`) or the changing one (`keep`).
+    /// Inside a record (a field, an element of a keyed list) every clash is of kind `field`.
+    package struct Preference: Sendable, Equatable {
+        package enum Choice: String, Sendable, CaseIterable {
+            case ours, theirs, delete, keep
+        }
+
+        package var choices: [Conflict.Kind: Choice] = [:]
+
+        /// None: every conflict is reported.
+        package init() {}
+
+        /// Every conflict to `side`.
+        package init(_ side: Side) {
+            for kind in Conflict.Kind.allCases { choices[kind] = side == .ours ? .ours : .theirs }
+        }
+
+        /// `ours` or `theirs` for every conflict, or a comma list of KIND=CHOICE, each kind
+        /// once: `field`, `delete/modify` (or `delete`), `insert/insert` (or `insert`) and
+        /// `order`, each `ours` or `theirs`; `delete/modify` may also be `delete` or `keep`.
+        ///
+        /// - Throws: a `.usage` error naming what it does not know.
+        package init(parsing text: String) throws(ListDiffError) {
+            if let side = Side(rawValue: text) {
+                self.init(side)
+                return
+            }
+            self.init()
+            let kinds = "field, delete/modify, insert/insert or order"
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                guard pair.count == 2 else {
+                    throw ListDiffError(
+                        .usage, "a preference is ours, theirs, or KIND=SIDE pairs, as field=theirs,delete=keep; not \"\(part)\"")
+                }
+                let aliases = ["delete": "delete/modify", "insert": "insert/insert"]
+                guard let kind = Conflict.Kind(rawValue: aliases[pair[0]] ?? pair[0]) else {
+                    throw ListDiffError(.usage, "\"\(pair[0])\" is not a kind of conflict: \(kinds)")
+                }
+                guard let choice = Choice(rawValue: pair[1]) else {
+                    throw ListDiffError(
+                        .usage,
+                        "\"\(pair[1])\" is not a choice for \(kind.rawValue): ours or theirs\(kind == .deleteModify ? ", delete or keep" : "")"
+                    )
+                }
+                if kind != .deleteModify, choice == .delete || choice == .keep {
+                    throw ListDiffError(.usage, "\(choice.rawValue) chooses for delete/modify only; \(kind.rawValue) takes ours or theirs")
+                }
+                guard choices.updateValue(choice, forKey: kind) == nil else {
+                    throw ListDiffError(.usage, "the preference names \(kind.rawValue) twice")
+                }
+            }
+        }
+
+        /// The side a conflict of `kind` goes to (`oursDeleted`: OURS deleted the record), or
+        /// nil when it is reported.
+        package func side(for kind: Conflict.Kind, oursDeleted: Bool = false) -> Side? {
+            switch choices[kind] {
+            case .ours?: .ours
+            case .theirs?: .theirs
+            case .delete?: oursDeleted ? .ours : .theirs
+            case .keep?: oursDeleted ? .theirs : .ours
+            case nil: nil
+            }
+        }
     }
 
     /// What a merge gives: the changes from BASE, the conflicts, and which side each change
@@ -45,7 +118,7 @@ package struct FileMerger: Sendable {
 
     /// A change both sides made to one record that cannot both hold.
     package struct Conflict: Sendable {
-        package enum Kind: String, Sendable {
+        package enum Kind: String, Sendable, CaseIterable {
             /// A field changed on both sides to different values, or removed on one side and
             /// changed on the other.
             case field
@@ -550,11 +623,11 @@ package struct FileMerger: Sendable {
             -> Value?
         {
             var c = Conflict(kind: kind, key: key, occurrence: occurrence, paths: paths, base: base, ours: ours, theirs: theirs)
-            if let prefer {
-                c.resolvedBy = prefer
+            if let side = preference.side(for: kind, oursDeleted: ours == nil) {
+                c.resolvedBy = side
                 result.resolved += 1
                 result.conflicts.append(c)
-                return prefer == .ours ? ours : theirs
+                return side == .ours ? ours : theirs
             }
             result.conflicts.append(c)
             return .string(Conflict.marker(result.conflicts.count - 1))
@@ -599,11 +672,11 @@ package struct FileMerger: Sendable {
                         let chosen = conflict(
                             .field, key: key, occurrence: occurrence, paths: clashes, base: try base(i), ours: mine, theirs: yours)
                         // (Resolved: the preferred side's value where they clash, both elsewhere.)
-                        if let prefer, chosen != nil {
+                        if let side = preference.side(for: .field), chosen != nil {
                             var unused: [String] = []
                             settle(
                                 i,
-                                Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &unused, prefer: prefer)
+                                Self.merge(try base(i), mine, yours, at: [], comparison: comparison, clashes: &unused, prefer: side)
                                     ?? .null)
                         } else {
                             settle(i, chosen ?? .null)
@@ -639,7 +712,8 @@ package struct FileMerger: Sendable {
         }
 
         // The order.
-        let order = try Self.mergedOrder(ours, theirs, n: n, prefer: prefer, outcome: { !gone[$0] }) { ref throws(ListDiffError) in
+        let order = try Self.mergedOrder(ours, theirs, n: n, prefer: preference.side(for: .order), outcome: { !gone[$0] }) {
+            ref throws(ListDiffError) in
             // A record both sides moved, or inserted, to different places.
             let (key, occurrence): (Value, Int?)
             let value: Value?

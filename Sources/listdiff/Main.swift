@@ -88,9 +88,12 @@ enum Main {
                 .map { line in String(line.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
                 .filter { !$0.isEmpty }.joined(separator: " ")
             if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
-            // The help that lists the options in question: apply's, or the diff's (which is
-            // implied when no subcommand is named; `listdiff --help` lists only the two).
-            let help = CommandLine.arguments.dropFirst().first == "apply" ? "listdiff apply --help" : "listdiff diff --help"
+            // The help that lists the options in question: the named command's, or the diff's
+            // (which is implied when no command is named; `listdiff --help` lists commands).
+            let named = CommandLine.arguments.dropFirst().first.flatMap { first in
+                ListDiff.configuration.subcommands.first { $0._commandName == first }?._commandName
+            }
+            let help = "listdiff \(named ?? "diff") --help"
             let text = "error: " + message + " (see '\(help)')"
             FileStream.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n", to: SystemCalls.standardError)
             SystemCalls.exit(ExitStatus.trouble.rawValue)

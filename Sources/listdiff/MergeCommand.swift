@@ -1,8 +1,6 @@
 import ArgumentParser
 import ListDiffKit
 
-extension FileMerger.Side: ExpressibleByArgument {}
-
 struct MergeCommand: ParsableCommand, Executable {
     static let configuration = CommandConfiguration(
         commandName: "merge",
@@ -50,9 +48,11 @@ struct MergeCommand: ParsableCommand, Executable {
     @OptionGroup var matching: MatchingOptions
 
     @Option(
-        help: ArgumentHelp("Resolve every conflict with this side's change: ours or theirs.", valueName: "side"),
+        help: ArgumentHelp(
+            "Resolve conflicts: ours or theirs for all, or each kind its own, as field=theirs,delete=keep (kinds: field, delete/modify or delete, insert/insert or insert, order; delete/modify also takes delete or keep: the deleting or the changing side wins). A kind left out is reported.",
+            valueName: "side"),
         completion: .list(FileMerger.Side.allCases.map(\.rawValue)))
-    var prefer: FileMerger.Side?
+    var prefer: String?
 
     @Option(
         help: ArgumentHelp(
@@ -80,6 +80,9 @@ struct MergeCommand: ParsableCommand, Executable {
             if output != nil { throw ValidationError("as git's merge driver, the result is written to OURS (%A); --output does not apply") }
         }
         if [base, ours, theirs].contains("-") { throw ValidationError("merge reads three files; standard input ('-') is not one") }
+        if let prefer {
+            do { _ = try FileMerger.Preference(parsing: prefer) } catch { throw ValidationError("--prefer: " + error.message) }
+        }
     }
 
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
@@ -90,7 +93,7 @@ struct MergeCommand: ParsableCommand, Executable {
             var files = try matching.files(old: base, new: ours, quiet: quiet)
             files.progress = Timings.progress
             defer { Timings.report(files.progress) }
-            let merger = FileMerger(files: files, prefer: prefer)
+            let merger = FileMerger(files: files, preference: try prefer.map(FileMerger.Preference.init(parsing:)) ?? .init())
             let result = try merger.merge(base: base, ours: ours, theirs: theirs)
             let target = name != nil ? ours : output
             try Output.write(to: target) { (stream: inout FileStream) throws(ListDiffError) in

@@ -112,8 +112,8 @@ import Testing
     /// Merges the three lists, written as files in `format`, and reads the result back (nil
     /// when it does not read: markers). CSV is read with `--csv-types infer`.
     static func merge(
-        _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil, comparison: Comparison = Comparison(),
-        format: InputFormat = .json, in dir: URL
+        _ base: [Value], _ ours: [Value], _ theirs: [Value], prefer: FileMerger.Side? = nil,
+        preference: FileMerger.Preference? = nil, comparison: Comparison = Comparison(), format: InputFormat = .json, in dir: URL
     ) throws -> (result: FileMerger.Result, merged: [Value]?) {
         var paths: [String] = []
         for (name, list) in [("base", base), ("ours", ours), ("theirs", theirs)] {
@@ -123,7 +123,7 @@ import Testing
         }
         let differ = Differ(comparison: comparison)
         let files = FileDiffer(key: try IdentityKey(parsing: ["id"]), differ: differ, csvInfersTypes: true)
-        let merger = FileMerger(files: files, prefer: prefer)
+        let merger = FileMerger(files: files, preference: preference ?? prefer.map(FileMerger.Preference.init) ?? .init())
         let result = try merger.merge(base: paths[0], ours: paths[1], theirs: paths[2])
         var bytes: [UInt8] = []
         try merger.write(result, base: paths[0]) { bytes.append(contentsOf: $0) }
@@ -203,17 +203,50 @@ import Testing
         }
     }
 
+    /// A record `{"id", "a", "b"}` (no `a` when nil).
+    static func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value {
+        var members: [Object.Member] = [.init(key: "id", value: .number(Number(exactly: id)))]
+        if let a { members.append(.init(key: "a", value: a)) }
+        members.append(.init(key: "b", value: b))
+        return .object(Object(members))
+    }
+
+    /// A preference per kind resolves those kinds and reports the rest. `delete` and `keep`
+    /// choose by what a side did, not by which side it is.
+    @Test func aPreferencePerKind() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value { Self.r(id, a, b) }
+        let base = [r(1, 0), r(2, 0), r(3, 0), r(4, 0)]
+        // 1: a field both changed; 2: deleted by OURS, changed by THEIRS; 3: changed by OURS,
+        // deleted by THEIRS; 5: inserted twice, differently.
+        let ours = [r(1, 1), r(3, 7), r(4, 0), r(5, 1)], theirs = [r(1, 2), r(2, 8), r(4, 0), r(5, 2)]
+        func merged(_ text: String) throws -> (open: [String], records: [Int: String]?) {
+            let (result, list) = try Self.merge(base, ours, theirs, preference: try FileMerger.Preference(parsing: text), in: dir)
+            let open = result.conflicts.filter { $0.resolvedBy == nil }.map { "\($0.kind.rawValue) \(JSONWriter.compact($0.key))" }
+            return (open.sorted(), list.map(Self.content))
+        }
+        let some = try merged("field=theirs")
+        #expect(some.open == ["delete/modify 2", "delete/modify 3", "insert/insert 5"] && some.records == nil)
+        // The deleting side wins, wherever it is.
+        let deleting = try merged("field=theirs,delete=delete,insert=ours")
+        #expect(deleting.open.isEmpty)
+        #expect(deleting.records == Self.content([r(1, 2), r(4, 0), r(5, 1)]))
+        // The changing side wins, wherever it is.
+        let keeping = try merged("field=ours,delete/modify=keep,insert/insert=theirs")
+        #expect(keeping.records == Self.content([r(1, 1), r(2, 8), r(3, 7), r(4, 0), r(5, 2)]))
+        #expect(try merged("theirs").records == Self.content([r(1, 2), r(2, 8), r(4, 0), r(5, 2)]))
+        for bad in ["", "x", "field", "field=keep", "order=delete", "field=ours,field=theirs", "bogus=ours"] {
+            #expect(throws: ListDiffError.self, "\(bad)") { try FileMerger.Preference(parsing: bad) }
+        }
+    }
+
     /// Each kind of overlapping edit is a conflict, none is lost, and a preference takes
     /// that side's record whole where the sides clash.
     @Test(arguments: formats) func overlappingEditsAreConflicts(format: InputFormat) throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
-        func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value {
-            var members: [Object.Member] = [.init(key: "id", value: .number(Number(exactly: id)))]
-            if let a { members.append(.init(key: "a", value: a)) }
-            members.append(.init(key: "b", value: b))
-            return .object(Object(members))
-        }
+        func r(_ id: Int, _ a: Value?, _ b: Value = 0) -> Value { Self.r(id, a, b) }
         let base = [r(1, 0), r(2, 0), r(3, 0), r(4, 0)]
         let ours = [r(1, 1), r(3, 1), r(4, nil, 0), r(5, 1), r(2, 0, 9)]
         let theirs = [r(1, 2), r(2, 0), r(3, 0), r(4, 3), r(5, 2)]

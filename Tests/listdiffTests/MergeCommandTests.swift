@@ -132,6 +132,15 @@ import Testing
                 ]
 
                 """, "\(first.stdout)")
+        // A preference per kind: the field conflict goes to THEIRS; a bad one is refused.
+        let perKind = try Binary.run(["merge", "--prefer", "field=theirs,delete=keep", "b.json", "o.json", "t.json"], in: dir)
+        #expect(perKind.status == 0 && perKind.stdout.contains(#"{"id": 1, "a": 2}"#), "\(perKind.stderr)")
+        let unknown = try Binary.run(["merge", "--prefer", "field=keep", "b.json", "o.json", "t.json"], in: dir)
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.stderr
+                == "listdiff: error: --prefer: keep chooses for delete/modify only; field takes ours or theirs (see 'listdiff merge --help')\n"
+        )
         let bad = try Binary.run(["merge", "-o", "out.json", "base.json", "bad.json", "theirs.json"], in: dir)
         #expect(bad.status == 2 && bad.stdout.isEmpty)
         #expect(bad.stderr.hasPrefix("bad.json:1:13: error: duplicate key id=1"), "\(bad.stderr)")
