@@ -273,7 +273,9 @@ public struct FileDiffer: Sendable {
         engine.parts = parts
         engine.splitsFrom = splitsFrom
         engine.keyHashing = keyHashing
-        return try engine.diffsKeepingSides(old: opened.0, opened.1, news: openedNews).map { (changeset, side, newSide) in
+        return try engine.diffsKeepingSides(old: opened.0, opened.1, news: openedNews).map { (made, side, newSide) in
+            var changeset = made
+            reader.record(oldFormat: written, in: &changeset.layout)
             let records = side.records
             var result = Result(
                 changeset: changeset,

@@ -6,6 +6,9 @@ struct ApplyCommand: ParsableCommand, Executable {
         commandName: "apply",
         abstract: "Write the new document from the old one and a changeset made by 'listdiff --format json'.",
         discussion: """
+            The changeset records how the diff read OLD (its format, CSV cell types and YAML \
+            version), and apply reads OLD so: --input-format, --csv-types and --yaml-version \
+            need not be given, and one that says otherwise is refused with exit status 2. \
             The changeset records a fingerprint (a 128-bit hash of the canonical value) of the document \
             it was made from and of the one it leads to. apply refuses, with exit status 2, an \
             OLD that is not the document the changeset was made from (unless --force), a \
@@ -58,9 +61,11 @@ struct ApplyCommand: ParsableCommand, Executable {
         defer { Timings.report(progress) }
         let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
         let reader = reading.reader(key: placeholder)
-        // The library checks both fingerprints (unless --force) and every change's key.
+        // The library reads OLD as the changeset records, refuses an option that says
+        // otherwise, and checks both fingerprints (unless --force) and every change's key.
         let applier = try FileApplier.open(
-            changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, force: force)
+            changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.request,
+            force: force)
         progress?.lap("read changeset, scan OLD, apply")
         let format =
             outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)) ?? applier.format

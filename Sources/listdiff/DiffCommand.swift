@@ -27,16 +27,16 @@ struct ReadingOptions: ParsableArguments {
     @Option(
         name: .customLong("input-format"),
         help:
-            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv)."
+            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv). A JSON changeset records OLD's, and apply reads OLD as it says."
     )
     var inputFormat: InputFormatOption = .auto
 
     @Option(
         name: .customLong("csv-types"),
         help: ArgumentHelp(
-            "How CSV and TSV cells are read: string (every cell a string, so 007 stays 007) or infer (a cell that is a JSON number is a number, true and false are booleans, an empty cell is null). apply must read them as the diff did.",
+            "How CSV and TSV cells are read: string (every cell a string, so 007 stays 007; the default) or infer (a cell that is a JSON number is a number, true and false are booleans, an empty cell is null). A JSON changeset records it, and apply reads OLD as it says.",
             valueName: "mode"))
-    var csvTypes: CSVTypes = .string
+    var csvTypes: CSVTypes?
 
     @Option(
         name: .customLong("yaml-version"),
@@ -44,6 +44,11 @@ struct ReadingOptions: ParsableArguments {
             "How YAML plain scalars are read: 1.2 (the core schema: only true and false are booleans), 1.1 (yes, no, on and off are booleans, 0644 is octal, 1:30 is base 60) or kubernetes (as Kubernetes reads them: as 1.1, but 1:30 is a string, 1e3 a number and numbers are 64-bit; mapping keys are read so too, so on: names the member true). A JSON changeset records it, and apply reads OLD as it says.",
             valueName: "version"))
     var yamlVersion: YAMLVersion?
+
+    /// The options given, for apply to check against the changeset's.
+    var request: ReadingRequest {
+        ReadingRequest(format: inputFormat.format, csvInfersTypes: csvTypes.map { $0 == .infer }, yamlVersion: yamlVersion)
+    }
 
     /// A reader of inputs as these options say, keyed by `key`.
     func reader(key: IdentityKey) -> DocumentReader {

@@ -152,6 +152,20 @@ enum InputLimit {
 extension ListDiffError {
     /// The error with its hint worded as the option that gets past it.
     var wordedForTheCommand: ListDiffError {
+        if let conflict {
+            // An option of apply's that the changeset contradicts, named as it is spelled.
+            let option =
+                switch conflict.setting {
+                case .format: "--input-format"
+                case .csvTypes: "--csv-types"
+                case .yamlVersion: "--yaml-version"
+                }
+            var worded = self
+            worded.message =
+                "\(option) \(conflict.asked) contradicts the changeset, which records \(option) \(conflict.recorded); apply reads OLD as the changeset says, so leave the option out"
+            worded.conflict = nil
+            return worded
+        }
         guard let hint else { return self }
         var worded = self
         switch hint {

@@ -130,6 +130,61 @@ import ListDiffKitTestSupport
         #expect(updates > 10)
     }
 
+    /// A changeset records OLD's format and cell types, reads them back, and is written as
+    /// version 3 only when older readers would misread OLD without them. `FileApplier` reads
+    /// OLD as the changeset says, and refuses a setting that contradicts it.
+    @Test func theChangesetRecordsHowOLDWasReadAndApplyReadsItSo() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.txt"), new = dir.appendingPathComponent("new.txt")
+        try "id,n\n1,007\n2,5\n".write(to: old, atomically: true, encoding: .utf8)
+        try "id,n\n1,8\n2,5\n".write(to: new, atomically: true, encoding: .utf8)
+        for infer in [false, true] {
+            let differ = FileDiffer(key: try IdentityKey(parsing: ["id"]), format: .csv, csvInfersTypes: infer)
+            let changeset = try differ.diff(oldPath: old.path, newPath: new.path)
+            #expect(changeset.layout.format == .csv)
+            #expect(changeset.layout.csvInfersTypes == infer)
+            let json = try ApplyTests.changesetJSON(changeset)
+            #expect(json.hasPrefix("{\n  \"version\": \(infer ? 3 : 1),"), "\(json)")
+            // Read back, it says the same, and is written again byte for byte.
+            let read = try Changeset(json: Array(json.utf8), name: "c.json")
+            #expect(read.layout == changeset.layout)
+            #expect(try ApplyTests.changesetJSON(read) == json)
+            // Applied with nothing said of how to read OLD (a .txt, which would be read as
+            // YAML): the result is NEW.
+            let applier = try FileApplier(changeset: read, oldPath: old.path)
+            #expect(applier.format == .csv)
+            #expect(applier.newFingerprint == changeset.fingerprints?.new)
+            #expect(try FileApplier(changeset: read, oldPath: old.path, format: .csv, csvInfersTypes: infer).format == .csv)
+            #expect(
+                throws: ListDiffError(
+                    .usage, "input format json was asked for, but the changeset records csv; apply reads OLD as the changeset says")
+            ) {
+                try FileApplier(changeset: read, oldPath: old.path, format: .json)
+            }
+            let asked = infer ? "string" : "infer", recorded = infer ? "infer" : "string"
+            #expect(
+                throws: ListDiffError(
+                    .usage, "CSV types \(asked) was asked for, but the changeset records \(recorded); apply reads OLD as the changeset says"
+                )
+            ) {
+                try FileApplier(changeset: read, oldPath: old.path, csvInfersTypes: !infer)
+            }
+        }
+        // A changeset from before listdiff recorded the format reads OLD as it is told.
+        let differ = FileDiffer(key: try IdentityKey(parsing: ["id"]), format: .csv, csvInfersTypes: true)
+        let json = try ApplyTests.changesetJSON(try differ.diff(oldPath: old.path, newPath: new.path))
+            .replacingOccurrences(of: #", "format": "csv", "csv_types": "infer""#, with: "")
+            .replacingOccurrences(of: #""version": 3"#, with: #""version": 2"#)
+        let older = try Changeset(json: Array(json.utf8), name: "c.json")
+        #expect(older.layout.format == nil)
+        #expect(try FileApplier(changeset: older, oldPath: old.path, format: .csv, csvInfersTypes: true).count == 2)
+        #expect(throws: ListDiffError.self) { try FileApplier(changeset: older, oldPath: old.path, format: .csv) }
+        // A format or cell types listdiff does not know are refused, by name.
+        let unknown = json.replacingOccurrences(of: #""shape": "list""#, with: #""format": "xml", "shape": "list""#)
+        #expect(throws: ListDiffError.self) { try Changeset(json: Array(unknown.utf8), name: "c.json") }
+    }
+
     /// `apply` writes CSV only for flat records, and says so before writing anything.
     @Test func applyRefusesRecordsThatAreNotFlat() throws {
         let dir = try FastPathTests.directory()

@@ -15,7 +15,9 @@ struct StringStream: TextOutputStream {
         let o = try reader.parse(try bytes(examples.appendingPathComponent(old)), name: old)
         let n = try reader.parse(try bytes(examples.appendingPathComponent(new)), name: new)
         var changeset = try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: key))
-        changeset.fingerprints = .init(old: Fingerprint.of(o.root), new: Fingerprint.of(n.root))  // as the command does
+        // As the command does: both fingerprints, and how OLD was read.
+        changeset.fingerprints = .init(old: Fingerprint.of(o.root), new: Fingerprint.of(n.root))
+        reader.record(oldFormat: reader.format(for: old, bytes: []), in: &changeset.layout)
         return changeset
     }
 

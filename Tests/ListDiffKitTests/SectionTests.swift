@@ -315,7 +315,9 @@ struct BatchSimulator {
             let o = try reader.parse(try bytes(examples.appendingPathComponent(old)), name: old)
             let n = try reader.parse(try bytes(examples.appendingPathComponent(new)), name: new)
             var c = try Differ().diff(old: o, new: n, key: try IdentityKey(parsing: []))
+            // As the command does: both fingerprints, and how OLD was read.
             c.fingerprints = .init(old: Fingerprint.of(o.diffed), new: Fingerprint.of(n.diffed))
+            reader.record(oldFormat: reader.format(for: old, bytes: []), in: &c.layout)
             let context = RenderContext(oldName: old, newName: new)
             try assertGolden(RendererTests.render(PatchRenderer(context: context), c), golden + ".patch")
             try assertGolden(RendererTests.render(JSONChangesetRenderer(context: context), c), golden + ".json")

@@ -177,7 +177,7 @@ import ListDiffKitTestSupport
         let changeset = try differ.diff(old: old.path, new: new.path).changeset
         #expect(changeset.changes.map { $0.fields.map(\.path) } == [["/spec/replicas"]])
         let json = try ApplyTests.changesetJSON(changeset)
-        #expect(json.contains(#""layout": {"path": null, "yaml_version": "kubernetes", "shape": "list"}"#), "\(json)")
+        #expect(json.contains(#""layout": {"path": null, "format": "yaml", "yaml_version": "kubernetes", "shape": "list"}"#), "\(json)")
         #expect(json.hasPrefix("{\n  \"version\": 2,"))
         let read = try ChangesetReader().read(Array(json.utf8), name: "c.json")
         #expect(read.layout.yamlVersion == .kubernetes)
@@ -185,6 +185,16 @@ import ListDiffKitTestSupport
         #expect(
             EngineTests.written(applier, .yaml)
                 == "kind: Job\nmetadata:\n  name: a\nspec:\n  time: \"12:30\"\n  mode: 420\n  \"true\": 1\n  replicas: 2\n")
+        // Asked for the version it records, apply reads OLD so; asked for another, it refuses.
+        let agreeing = ReadingRequest(format: .yaml, yamlVersion: .kubernetes)
+        #expect(try FileApplier(changeset: read, old: old.path, reader: DocumentReader(key: read.key), asked: agreeing).count == 1)
+        #expect(
+            throws: ListDiffError(
+                .usage, "YAML version 1.2 was asked for, but the changeset records kubernetes; apply reads OLD as the changeset says")
+        ) {
+            try FileApplier(
+                changeset: read, old: old.path, reader: DocumentReader(key: read.key), asked: ReadingRequest(yamlVersion: .v1_2))
+        }
         // Under YAML 1.1, 12:30 is 750 and `on` is a member of its own.
         differ.reader.yaml.version = .v1_1
         let other = try differ.diff(old: old.path, new: new.path).changeset

@@ -70,7 +70,7 @@ import ListDiffKitTestSupport
             if options.items != nil {
                 #expect(engine.contains("1:1: error: a stream of YAML documents is read as a list of them"), "\(engine)")
             } else if key == ["name"] {
-                #expect(engine.contains(#""layout": {"path": null, "shape": "list"}"#), "\(engine)")
+                #expect(engine.contains(#""layout": {"path": null, "format": "yaml", "shape": "list"}"#), "\(engine)")
             } else {
                 #expect(engine.contains("1:1: error: record 0 has no key field 'id'"), "\(engine)")
             }
@@ -94,7 +94,7 @@ import ListDiffKitTestSupport
                 two, one, ["kind", "name"], LayoutOptions(),
                 #""summary": {"inserted": 0, "deleted": 1, "moved": 0, "updated": 1, "unchanged": 0}"#
             ),
-            (one, one, ["."], LayoutOptions(), #""layout": {"path": null, "shape": "list"}"#),
+            (one, one, ["."], LayoutOptions(), #""layout": {"path": null, "format": "yaml", "shape": "list"}"#),
             (
                 one, two, ["id"], LayoutOptions(),
                 #"one.yaml:2:7: error: the top level is an object whose member "kind" is a string, not a list"#
@@ -103,7 +103,7 @@ import ListDiffKitTestSupport
                 one, one, ["name"], LayoutOptions(path: try FieldPath("spec")),
                 #"one.yaml:4:11: error: the value at spec is an object whose member "n""#
             ),
-            (lists, lists, ["name"], LayoutOptions(), #""layout": {"path": null, "shape": "object"}"#),
+            (lists, lists, ["name"], LayoutOptions(), #""layout": {"path": null, "format": "yaml", "shape": "object"}"#),
         ] {
             let engine = EngineTests.run(old, new, engine: true, key: key, options: options)
             #expect(engine == EngineTests.run(old, new, engine: false, key: key, options: options), "\(key)")

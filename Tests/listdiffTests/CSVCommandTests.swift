@@ -50,6 +50,46 @@ import Testing
         #expect(huge.stdout.contains(#"~ id=1 /n: "1e10000000000" → 10.0"#), "\(huge.stdout)")
     }
 
+    /// A changeset records how OLD was read: made with `--csv-types infer` from a file
+    /// without an extension, it applies with neither option repeated, from a file or from
+    /// standard input; an option that agrees is accepted, one that contradicts it refused.
+    @Test func theChangesetRecordsHowOLDWasRead() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let oldText = "id\tn\n1\t007\n2\t5\n", newText = "id\tn\n1\t8\n2\t5\n3\ttrue\n"
+        try oldText.write(to: dir.appendingPathComponent("old"), atomically: true, encoding: .utf8)
+        try newText.write(to: dir.appendingPathComponent("new"), atomically: true, encoding: .utf8)
+        let diff = try Binary.run(
+            ["--key", "id", "--input-format", "tsv", "--csv-types", "infer", "-f", "json", "-o", "c.json", "old", "new"], in: dir)
+        #expect(diff.status == 1, "\(diff.stderr)")
+        let changeset = try String(contentsOf: dir.appendingPathComponent("c.json"), encoding: .utf8)
+        #expect(changeset.contains(#""format": "tsv", "csv_types": "infer""#), "\(changeset)")
+        // Older readers would read the cells as strings: they must refuse it.
+        #expect(changeset.hasPrefix("{\n  \"version\": 3,"))
+        for (options, stdin) in [([], nil), (["--csv-types", "infer", "--input-format", "tsv"], nil), ([], oldText)] {
+            let applied = try Binary.run(["apply"] + options + [stdin == nil ? "old" : "-", "c.json"], stdin: stdin, in: dir)
+            #expect(applied.status == 0, "\(options): \(applied.stderr)")
+            #expect(applied.stdout == newText, "\(options)")
+        }
+        for (option, given, recorded) in [("--csv-types", "string", "infer"), ("--input-format", "csv", "tsv")] {
+            let refused = try Binary.run(["apply", option, given, "old", "c.json"], in: dir)
+            #expect(refused.status == 2)
+            #expect(refused.stdout == "")
+            #expect(
+                refused.stderr
+                    == "listdiff: error: \(option) \(given) contradicts the changeset, which records \(option) \(recorded); apply reads OLD as the changeset says, so leave the option out\n"
+            )
+        }
+        // Made with cells read as strings, the changeset keeps version 1, and refuses infer.
+        let strings = try Binary.run(["--key", "id", "--input-format", "tsv", "-f", "json", "old", "new"], in: dir)
+        #expect(strings.stdout.hasPrefix("{\n  \"version\": 1,"))
+        #expect(!strings.stdout.contains("csv_types"))
+        try strings.stdout.write(to: dir.appendingPathComponent("s.json"), atomically: true, encoding: .utf8)
+        let infer = try Binary.run(["apply", "--csv-types", "infer", "old", "s.json"], in: dir)
+        #expect(infer.status == 2)
+        #expect(infer.stderr.contains("--csv-types infer contradicts the changeset, which records --csv-types string"))
+    }
+
     /// Bad CSV: one line with the CSV's line and column, exit 2, nothing on standard output.
     @Test func badCSVIsOneLineWithItsPlace() throws {
         let dir = try temporaryDirectory()

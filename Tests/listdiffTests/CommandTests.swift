@@ -498,7 +498,7 @@ func temporaryDirectory() throws -> URL {
             ),
             (
                 text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
-                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads versions 1 to 2\n"
+                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads versions 1 to 3\n"
             ),
             (String(text.dropLast(10)), ""),
         ]

@@ -66,7 +66,7 @@ import Testing
         let shipped = try String(contentsOf: Self.examples.appendingPathComponent("openapi-changes.json"), encoding: .utf8)
         #expect(json == shipped)
         #expect(json.contains("\"key\": [],"))
-        #expect(json.contains("\"layout\": {\"path\": \"/components/schemas\", \"shape\": \"map\"}"))
+        #expect(json.contains("\"layout\": {\"path\": \"/components/schemas\", \"format\": \"yaml\", \"shape\": \"map\"}"))
         for ext in ["yaml", "json"] {
             let out = dir.appendingPathComponent("out.\(ext)").path
             let applied = try Binary.run(["apply", "--output-format", ext, "-o", out, "openapi-old.yaml", changes], in: Self.examples)

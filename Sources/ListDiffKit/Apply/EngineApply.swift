@@ -28,16 +28,18 @@ public final class FileApplier: @unchecked Sendable {
     /// In a map of records: the member name of each of `values` (its change's key).
     private var valueNames: [String] = []
 
-    /// Scans OLD, read with `reader`'s format, maximum depth and YAML options, keyed by the
-    /// changeset's key, duplicates policy and layout, and applies the changeset to it, with
-    /// the checks `init(changeset:oldPath:format:csvInfersTypes:force:)` makes.
+    /// Scans OLD, read as the changeset records (else with `reader`'s format, CSV and YAML
+    /// options), with `reader`'s maximum depth, keyed by the changeset's key, duplicates
+    /// policy and layout, and applies the changeset to it, with the checks
+    /// `init(changeset:oldPath:format:csvInfersTypes:force:)` makes.
     ///
-    /// - Throws: the errors reading OLD for a diff gives, and those of the checks.
+    /// - Throws: a `.usage` error when `asked` contradicts how the changeset says OLD was
+    ///   read; the errors reading OLD for a diff gives, and those of the checks.
     package convenience init(
-        changeset: Changeset, old path: String, reader base: DocumentReader, force: Bool = false,
-        changesetName: String? = nil, progress: Progress? = nil
+        changeset: Changeset, old path: String, reader base: DocumentReader, asked: ReadingRequest? = nil,
+        force: Bool = false, changesetName: String? = nil, progress: Progress? = nil
     ) throws(ListDiffError) {
-        let scan = try Self.scan(Header(changeset), old: path, reader: base, progress: progress)
+        let scan = try Self.scan(Header(changeset), old: path, reader: base, asked: asked, progress: progress)
         try self.init(changeset: changeset, scan, force: force, changesetName: changesetName)
     }
 
@@ -54,22 +56,28 @@ public final class FileApplier: @unchecked Sendable {
     /// - Parameters:
     ///   - changeset: the changes to apply.
     ///   - path: OLD's path.
-    ///   - format: OLD's format; nil finds it from the extension, then from the first bytes.
-    ///   - csvInfersTypes: read a CSV or TSV OLD's cells as the diff read them.
+    ///   - format: OLD's format; nil takes the one the changeset records, else finds it from
+    ///     the extension, then from the first bytes.
+    ///   - csvInfersTypes: whether a CSV or TSV OLD's cells are read with types inferred; nil
+    ///     reads them as the changeset records (as strings when it records nothing).
     ///   - force: apply even when OLD's fingerprint is not the changeset's, or the changeset
     ///     has none, and keep a result whose fingerprint is not the one the changeset names.
     ///     Each change must still find its key at its old position.
-    /// - Throws: the errors reading OLD for a diff gives; a `.changeset` error when OLD is
+    /// - Throws: a `.usage` error when `format` or `csvInfersTypes` contradicts how the
+    ///   changeset says the diff read OLD; the errors reading OLD for a diff gives; a
+    ///   `.changeset` error when OLD is
     ///   not the file the changeset was made from, the changeset does not fit it, or the
     ///   result is not the document the changeset leads to. The fingerprint errors carry
     ///   the hint `.force`.
     public convenience init(
-        changeset: Changeset, oldPath path: String, format: InputFormat? = nil, csvInfersTypes: Bool = false,
+        changeset: Changeset, oldPath path: String, format: InputFormat? = nil, csvInfersTypes: Bool? = nil,
         force: Bool = false
     ) throws(ListDiffError) {
         var reader = DocumentReader(format: format, key: changeset.key)
-        reader.csvInfersTypes = csvInfersTypes
-        try self.init(changeset: changeset, old: path, reader: reader, force: force)
+        reader.csvInfersTypes = csvInfersTypes ?? false
+        try self.init(
+            changeset: changeset, old: path, reader: reader,
+            asked: ReadingRequest(format: format, csvInfersTypes: csvInfersTypes), force: force)
     }
 
     /// Reads a changeset (as `ChangesetReader` does) and scans OLD at once, on two cores:
@@ -77,14 +85,14 @@ public final class FileApplier: @unchecked Sendable {
     /// changeset that listdiff wrote gives before its changes. The changeset's errors come
     /// first, as when it is read before OLD.
     package static func open(
-        changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader, force: Bool = false,
-        progress: Progress? = nil
+        changeset bytes: [UInt8], name: String, old path: String, reader base: DocumentReader,
+        asked: ReadingRequest? = nil, force: Bool = false, progress: Progress? = nil
     ) throws(ListDiffError) -> FileApplier {
         let reader = ChangesetReader()
         guard let header = reader.header(bytes, name: name) else {
             return try FileApplier(
-                changeset: reader.read(bytes, name: name), old: path, reader: base, force: force, changesetName: name,
-                progress: progress)
+                changeset: reader.read(bytes, name: name), old: path, reader: base, asked: asked, force: force,
+                changesetName: name, progress: progress)
         }
         let early = Header(key: header.key, duplicates: header.duplicates, layout: header.layout)
         let (read, scanned) = Concurrently.both(
@@ -92,13 +100,15 @@ public final class FileApplier: @unchecked Sendable {
             { () throws(ListDiffError) -> Scan in
                 // On one core less than the machine has: the changeset is read on the
                 // other meanwhile, and takes about as long as the scan on one core.
-                try Self.scan(early, old: path, reader: base, progress: progress, parts: max(1, Machine.cores - 1))
+                try Self.scan(
+                    early, old: path, reader: base, asked: asked, progress: progress, parts: max(1, Machine.cores - 1))
             })
         let changeset = try read.get()
         guard Header(changeset) == early else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(
-                changeset: changeset, old: path, reader: base, force: force, changesetName: name, progress: progress)
+                changeset: changeset, old: path, reader: base, asked: asked, force: force, changesetName: name,
+                progress: progress)
         }
         return try FileApplier(changeset: changeset, try scanned.get(), force: force, changesetName: name)
     }
@@ -119,9 +129,21 @@ public final class FileApplier: @unchecked Sendable {
         let reader: DocumentReader
     }
 
+    /// Scans the file at `path` for a changeset, read as the changeset records: its format,
+    /// its CSV types and its YAML version, where it records its format (else as `reader`
+    /// does, as before listdiff recorded them). A setting in `asked` that contradicts them
+    /// is refused.
     static func scan(
-        _ header: Header, old path: String, reader: DocumentReader, progress: Progress?, parts: Int = Machine.cores
+        _ header: Header, old path: String, reader base: DocumentReader, asked: ReadingRequest? = nil,
+        progress: Progress?, parts: Int = Machine.cores
     ) throws(ListDiffError) -> Scan {
+        if let asked, let conflict = header.layout.conflict(with: asked) { throw conflict.error }
+        var reader = base
+        if let format = header.layout.format {
+            reader.format = format
+            reader.csvInfersTypes = header.layout.csvInfersTypes
+            reader.yaml.version = header.layout.yamlVersion ?? .v1_2
+        }
         let input = try MappedFile(path)
         let format = reader.format(for: path, bytes: input.head)
         return try scan(header, input, format, reader: reader, progress: progress, parts: parts)
@@ -200,9 +222,8 @@ public final class FileApplier: @unchecked Sendable {
     ///
     /// - Throws: when OLD's layout is not the changeset's, or the changeset does not fit OLD.
     private func apply() throws(ListDiffError) {
-        // (How YAML was read is not where the records are.)
-        var made = changeset.layout
-        made.yamlVersion = nil
+        // (How the inputs were read is not where the records are.)
+        let made = changeset.layout.placement
         // An empty object is an empty map, for a changeset made from a map.
         if made.shape == .map, side.isEmptyObject { side.becomeEmptyMap() }
         guard side.layout == made else {
@@ -751,7 +772,7 @@ extension Changeset {
     ///   a record there with another key, an update without a value, or counts that do not
     ///   reconcile.
     public func apply(to old: [Value]) throws(ListDiffError) -> [Value] {
-        if layout == Layout() {
+        if layout.placement == Layout() {
             guard case .array(let records) = try apply(to: .array(old)) else { return [] }
             return records
         }

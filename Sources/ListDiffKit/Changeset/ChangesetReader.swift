@@ -1,4 +1,4 @@
-/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1 or 2) back into a
+/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1 to 3) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
 package struct ChangesetReader: Sendable {
     /// The newest schema version this listdiff reads and writes (`JSONChangesetRenderer.schemaVersion`).
@@ -9,12 +9,18 @@ package struct ChangesetReader: Sendable {
     /// would show a moved element as a field with no values, or read a YAML 1.1 OLD as 1.2,
     /// so a changeset with them is version 2, which they refuse. (A version 2 reader from
     /// before `kubernetes` refuses that `yaml_version` by name.)
-    package static let schemaVersion = 2
+    ///
+    /// `format` and `csv_types` in `layout` say how OLD was read. An older reader skips
+    /// `format` and finds OLD's format as it always did (its name, its content or the option
+    /// given), so `format` keeps the version. It would read every CSV cell as a string, so
+    /// a changeset with `csv_types` is version 3, which it refuses.
+    package static let schemaVersion = 3
     package static let versions = 1...schemaVersion
 
     /// The version a changeset is written as: the oldest that holds it.
     package static func version(of changeset: Changeset) -> Int {
-        changeset.comparison.arrayKeysFree && changeset.layout.yamlVersion == nil ? 1 : 2
+        if changeset.layout.csvInfersTypes { return 3 }
+        return changeset.comparison.arrayKeysFree && changeset.layout.yamlVersion == nil ? 1 : 2
     }
 
     /// How deep a changeset nests: the records' limit, plus the levels the changeset wraps a
@@ -290,15 +296,23 @@ package struct ChangesetReader: Sendable {
             do { path = try FieldPath(p) } catch { throw at.error(error.message) }
         default: throw bad
         }
-        var yamlVersion: YAMLVersion? = nil
-        switch o["yaml_version"] {
-        case nil: break
-        case .string(let v)?:
-            guard let version = YAMLVersion(rawValue: v) else {
-                throw at.error("\"yaml_version\" must be \"1.1\", \"1.2\" or \"kubernetes\"")
+        /// A member naming one of `T`'s cases, if there is one; anything else is refused with
+        /// the names it may have.
+        func named<T: RawRepresentable<String> & CaseIterable>(_ member: String) throws(ListDiffError) -> T? {
+            guard let value = o[member] else { return nil }
+            guard case .string(let s) = value, let named = T(rawValue: s) else {
+                let names = T.allCases.map { "\"\($0.rawValue)\"" }
+                throw at.error("\"\(member)\" must be \(names.dropLast().joined(separator: ", ")) or \(names.last!)")
             }
-            yamlVersion = version
-        default: throw bad
+            return named
+        }
+        let yamlVersion: YAMLVersion? = try named("yaml_version")
+        let format: InputFormat? = try named("format")
+        var csvInfersTypes = false
+        switch o["csv_types"] {
+        case nil, .string("string")?: break
+        case .string("infer")?: csvInfersTypes = true
+        default: throw at.error("\"csv_types\" must be \"string\" or \"infer\"")
         }
         var layout: Layout
         switch shape {
@@ -314,6 +328,8 @@ package struct ChangesetReader: Sendable {
         default: throw bad
         }
         layout.yamlVersion = yamlVersion
+        layout.format = format
+        layout.csvInfersTypes = csvInfersTypes
         return layout
     }
 

@@ -122,6 +122,13 @@ package struct DocumentReader: Sendable {
         format ?? InputFormat.fromExtension(of: path) ?? InputFormat.sniff(bytes)
     }
 
+    /// Records in a changeset's layout how its OLD, read in `format`, was read: the format,
+    /// and a CSV or TSV OLD's cell types, so that `apply` reads OLD so again.
+    package func record(oldFormat format: InputFormat, in layout: inout Layout) {
+        layout.format = format
+        layout.csvInfersTypes = csvInfersTypes && (format == .csv || format == .tsv)
+    }
+
     /// The CSV reader for `format` (CSV or TSV).
     func csv(_ format: InputFormat) -> CSVReader {
         CSVReader(separator: format == .tsv ? 0x09 : UInt8(ascii: ","), inferTypes: csvInfersTypes)

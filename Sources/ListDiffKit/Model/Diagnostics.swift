@@ -82,6 +82,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     public var hint: Hint?
     /// A record lacks its key (the error `FileDiffer` adds key candidates to).
     package var keyMissing = false
+    /// An option asked of `apply` that the changeset contradicts (which the command words
+    /// as its options).
+    package var conflict: ReadingConflict?
 
     /// A setting that gets past an error.
     public enum Hint: Sendable, Hashable {

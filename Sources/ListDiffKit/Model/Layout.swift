@@ -55,11 +55,20 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     /// For a changeset: the YAML its inputs were read as, when it is not 1.2 (so that
     /// `apply` reads OLD as the diff did).
     package var yamlVersion: YAMLVersion? = nil
+    /// For a changeset made from files: OLD's format, so that `apply` reads OLD as the diff
+    /// did whatever its name. Nil in a changeset made from values, or by an older listdiff.
+    package var format: InputFormat? = nil
+    /// For a changeset made from a CSV or TSV OLD: whether its cells were read with types
+    /// inferred (`--csv-types infer`).
+    package var csvInfersTypes = false
 
     package init(path: FieldPath? = nil, shape: Shape = .list) {
         self.path = path
         self.shape = shape
     }
+
+    /// Where the records are, without how the inputs were read.
+    package var placement: Layout { Layout(path: path, shape: shape) }
 
     package var isSectioned: Bool { shape != .list && shape != .map }
 

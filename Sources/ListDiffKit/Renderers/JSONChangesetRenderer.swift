@@ -1,11 +1,11 @@
-/// The machine-readable changeset, schema version 1 (documented in README.md).
+/// The machine-readable changeset, schema versions 1 to 3 (documented in README.md).
 ///
 /// The top level is indented; each change is one compact line, so the output reads
 /// well, diffs well and streams into `jq`.
 public struct JSONChangesetRenderer: ChangesetRenderer {
     /// The newest `version` a JSON changeset carries; it changes only when a reader written for
     /// the old one would misread the new. A changeset is written as the oldest version that
-    /// holds it (2 only with array keys).
+    /// holds it (2 with array keys or a YAML version, 3 with CSV types).
     public static let schemaVersion = ChangesetReader.schemaVersion
 
     /// The inputs' names, written as `old` and `new`.
@@ -192,6 +192,11 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     static func write(_ layout: Layout, to out: inout JSONBytes) {
         out.append("{\"path\": ")
         if let path = layout.path { out.append(string: path.spelling) } else { out.append("null") }
+        if let format = layout.format {
+            out.append(", \"format\": ")
+            out.append(string: format.rawValue)
+        }
+        if layout.csvInfersTypes { out.append(", \"csv_types\": \"infer\"") }
         if let version = layout.yamlVersion {
             out.append(", \"yaml_version\": ")
             out.append(string: version.rawValue)

@@ -431,7 +431,7 @@ extension Changeset {
     package func apply(to document: Document) throws(ListDiffError) -> Value {
         // An empty object is an empty map, for a changeset made from a map.
         let document = layout.shape == .map ? document.asEmptyMap() : document
-        guard document.layout == layout else {
+        guard document.layout.placement == layout.placement else {
             throw ListDiffError(
                 .changeset, file: document.source.name, "this holds \(document.layout); the changeset was made from \(layout)")
         }

@@ -130,6 +130,7 @@ package struct ReferenceDiffer {
             var changeset = try diff(old: oldDocument, new: newDocument)
             // A YAML input read otherwise than as 1.2 is read so again by apply.
             if reader.yaml.version != .v1_2, oldFormat == .yaml || newFormat == .yaml { changeset.layout.yamlVersion = reader.yaml.version }
+            reader.record(oldFormat: oldFormat, in: &changeset.layout)
             changeset.fingerprints = Changeset.Fingerprints(
                 old: Fingerprint.of(oldDocument.diffed),
                 new: differ.comparison.isEmpty
