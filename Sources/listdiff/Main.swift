@@ -12,7 +12,7 @@ struct ListDiff: ParsableCommand {
             changeset made by 'listdiff --format json'.
             """,
         version: ListDiffVersion.current,
-        subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self],
+        subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self, GitCommand.self],
         defaultSubcommand: DiffCommand.self
     )
 }
@@ -21,7 +21,7 @@ struct ListDiff: ParsableCommand {
 /// where `diff` is implied (`listdiff --format <TAB>`), and the subcommands.
 struct CompletionRoot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self])
+        commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self, GitCommand.self])
 
     @OptionGroup var options: DiffOptions
 
@@ -34,7 +34,7 @@ struct CompletionRoot: ParsableCommand {
         let marker = "    __listdiff_offer_flags_options 2\n"
         guard let first = script.firstRange(of: marker) else { return script }
         let dispatch = """
-                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|help)$ ]]; then
+                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|git|help)$ ]]; then
                     local -r named="${unparsed_words[0]}"
                     unparsed_words=("${unparsed_words[@]:1}")
                     "_listdiff_${named}"
@@ -93,7 +93,8 @@ enum Main {
             let named = CommandLine.arguments.dropFirst().first.flatMap { first in
                 ListDiff.configuration.subcommands.first { $0._commandName == first }?._commandName
             }
-            let help = "listdiff \(named ?? "diff") --help"
+            // (`git` is a group of one command, `install`.)
+            let help = named == "git" ? "listdiff git install --help" : "listdiff \(named ?? "diff") --help"
             let text = "error: " + message + " (see '\(help)')"
             FileStream.write("listdiff: " + SafeText.escape(String(text.prefix(2000))) + "\n", to: SystemCalls.standardError)
             SystemCalls.exit(ExitStatus.trouble.rawValue)

@@ -30,3 +30,23 @@ enum Programs {
         var description: String { reason }
     }
 }
+
+/// A bash script run with git, for the tests of listdiff as git's drivers.
+enum GitShell {
+    /// Runs `script` (stopping at the first failure) in `dir`, with a git that reads no
+    /// configuration but the repository's and `home`'s (HOME), and finds no repository
+    /// above `home`. `$LISTDIFF` is the built binary.
+    static func run(_ script: String, in dir: URL, home: URL) throws -> Run {
+        try Binary.run(
+            ["-c", "set -e\n" + script],
+            environment: [
+                "HOME": home.path, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CEILING_DIRECTORIES": home.path, "LISTDIFF": Binary.url.path,
+                "GIT_EDITOR": "true",
+            ],
+            in: dir, executable: "/bin/bash")
+    }
+
+    /// The merge of the tests' two branches (each changed one of neighbouring records), as
+    /// the driver writes it: each record on its line, as the branches write them.
+    static let merged = "[\n  {\"id\": 1, \"v\": 1},\n  {\"id\": 2, \"v\": 2},\n  {\"id\": 3, \"v\": 0}\n]\n"
+}
