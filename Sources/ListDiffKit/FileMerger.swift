@@ -157,7 +157,7 @@ package struct FileMerger: Sendable {
         _ result: Result, base path: String, format: InputFormat? = nil, markerSize size: Int = 7,
         labels: (ours: String, theirs: String) = ("ours", "theirs"), to out: (UnsafeRawBufferPointer) -> Void
     ) throws(ListDiffError) {
-        // As BASE is written, where the format allows (JSON and NDJSON): what git then shows
+        // As BASE is written, where the format allows (JSON, NDJSON, YAML): what git then shows
         // of the merge is the records that changed, not a file written anew.
         if format == nil, try spliced(result, base: path, markerSize: size, labels: labels, to: out) { return }
         let applier = try FileApplier(changeset: result.changeset, old: path, reader: files.reader, force: true)
@@ -311,11 +311,13 @@ package struct FileMerger: Sendable {
         }
     }
 
-    /// The merged document as BASE is written: BASE's text around the records and between
-    /// them, each record as the file it comes from wrote it, and a record merged from both
-    /// sides written in BASE's style (on one line, or indented). Nil where that cannot be
-    /// done: a format other than JSON or NDJSON, sections, records in BASE that do not
-    /// stand one after another on lines of their own.
+    /// The merged document as BASE is written, handed to `write`: BASE's text around the
+    /// records and between them, each JSON record as the file it comes from wrote it, and a
+    /// record written anew in BASE's style (JSON on one line or indented; YAML in flow
+    /// style on one line or in block style at the record's column). False, with nothing
+    /// written, where that cannot be done: CSV, sections, records in BASE that do not stand
+    /// one after another on lines of their own, a YAML map or one record, YAML records that
+    /// use one another's anchors, or comments between BASE's first two records.
     func spliced(
         _ result: Result, base path: String, markerSize size: Int, labels: (ours: String, theirs: String),
         to write: (UnsafeRawBufferPointer) -> Void
@@ -328,11 +330,27 @@ package struct FileMerger: Sendable {
             (side, format) = (scan.side, scan.format)
         }
         let records = side.records
-        guard format == .json || format == .ndjson, !side.layout.isSectioned, side.count >= 1 else { return false }
+        let yaml = format == .yaml
+        guard format == .json || format == .ndjson || yaml, !side.layout.isSectioned, side.count >= 1 else { return false }
+        // YAML: a list (a block sequence, or a stream of documents) of two records or more,
+        // each of which reads alone (no alias to an anchor in another record).
+        if yaml {
+            guard side.layout.shape == .list, side.count >= 2, let scanned = records as? YAMLRecords,
+                (0..<side.count).allSatisfy({ scanned.details.standalone[$0] })
+            else { return false }
+        }
         let bytes = side.file.bytes
         let map = side.layout.shape == .map
         func start(_ r: Int) -> Int { map ? records.names!.starts[r] : records.starts[r] }
-        func end(_ r: Int) -> Int { records.starts[r] + Int(records.lengths[r]) }
+        // (A YAML block record's text runs on to the next record's indentation: it ends at
+        // its last character that is not a space or a line break.)
+        func end(_ r: Int) -> Int {
+            let end = records.starts[r] + Int(records.lengths[r])
+            guard yaml else { return end }
+            var k = end
+            while k > records.starts[r], [0x20, 0x09, 0x0A, 0x0D].contains(bytes[k - 1]) { k -= 1 }
+            return k
+        }
         func text(_ range: Range<Int>) -> [UInt8] { Array(bytes[range]) }
         // The separator between records, and the indentation a record starts at.
         let separator: [UInt8]
@@ -343,6 +361,10 @@ package struct FileMerger: Sendable {
             separator = (format == .ndjson ? [] : [UInt8(ascii: ",")]) + before.reversed()
         }
         guard let lastBreak = separator.lastIndex(of: 0x0A) else { return false }
+        // (In YAML, only line breaks, spaces and the `- ` or `---` that start a record: no
+        // comment, which each new record would repeat.)
+        if yaml, !separator.allSatisfy({ $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == UInt8(ascii: "-") }) { return false }
+        // (In YAML, what starts the record's line: its indentation and `- `.)
         let indent = Array(separator[(lastBreak + 1)...])
         let comma = format == .json
         // A map member's name and what stands between it and the record (`": "`).
@@ -355,7 +377,22 @@ package struct FileMerger: Sendable {
         }
         let first = text(records.starts[0]..<end(0))
         let multiline = first.contains(0x0A), spaced = first.count > 2 && first.contains(0x20)
-        func written(_ value: Value) -> [UInt8] {
+        func written(_ value: Value) throws(ListDiffError) -> [UInt8] {
+            // YAML records on one line each: a new one too, in flow style (JSON is YAML), unless
+            // it holds a number JSON cannot spell.
+            if yaml, !multiline, value.firstNonFiniteNumber == nil { return Array(Self.spaced(value).utf8) }
+            if yaml {
+                // Block style, each line after the first at the record's column.
+                var text = Array(try YAMLWriter.document(value).utf8)
+                while text.last == 0x0A { text.removeLast() }
+                if text.starts(with: Array("--- ".utf8)) { text.removeFirst(4) }
+                var out: [UInt8] = []
+                for b in text {
+                    out.append(b)
+                    if b == 0x0A { out += [UInt8](repeating: 0x20, count: indent.count) }
+                }
+                return out
+            }
             if multiline {
                 var pretty = ""
                 JSONWriter.writePretty(value, to: &pretty, level: indent.count / 2)
@@ -425,12 +462,13 @@ package struct FileMerger: Sendable {
             if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
             afterConflict = false
             guard let conflict else {
-                if let copied = change.reference?.withBytes({ Array($0) }) {
+                // (A YAML record's text holds its column: it is written anew, at BASE's.)
+                if !yaml, let copied = change.reference?.withBytes({ Array($0) }) {
                     out += member(change.key, copied)
                 } else if change.operation == .move, let i = change.old?.index {
                     run = start(i)..<end(i)
                 } else {
-                    out += member(change.key, written(value ?? .null))
+                    out += member(change.key, try written(value ?? .null))
                 }
                 continue
             }
@@ -441,12 +479,12 @@ package struct FileMerger: Sendable {
                 run = run.lowerBound..<run.upperBound - indent.count
                 flush()
             }
-            func lines(_ value: Value?) -> [UInt8] {
+            func lines(_ value: Value?) throws(ListDiffError) -> [UInt8] {
                 guard let value else { return [] }
-                return indent + member(conflict.key, written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
+                return indent + member(conflict.key, try written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
             }
-            out += Array("\(markers.0) \(labels.ours)\n".utf8) + lines(conflict.ours) + Array("\(markers.1)\n".utf8)
-            out += lines(conflict.theirs) + Array("\(markers.2) \(labels.theirs)".utf8)
+            out += Array("\(markers.0) \(labels.ours)\n".utf8) + (try lines(conflict.ours)) + Array("\(markers.1)\n".utf8)
+            out += (try lines(conflict.theirs)) + Array("\(markers.2) \(labels.theirs)".utf8)
             afterConflict = true
         }
         flush()

@@ -55,6 +55,11 @@ import Testing
         #expect(clean.status == 0, "\(clean.stderr)")
         let merged = try String(contentsOf: dir.appendingPathComponent("merged.yaml"), encoding: .utf8)
         #expect(merged.contains("shop/web:1.5.0") && merged.contains("TRACE"))
+        // The documents neither side changed are BASE's text, byte for byte: the Service's
+        // indented sequence, the ClusterRole's flow lists; the ConfigMap after it too.
+        let untouched = base.components(separatedBy: "---\n").filter { !$0.contains("kind: Deployment") }
+        #expect(untouched.count == 4)
+        for document in untouched { #expect(merged.contains(document), "\(document)") }
         // The result holds exactly both sides' changes: diffed from BASE, two changes to web.
         let diff = try Binary.run(["--preset", "kubernetes", "base.yaml", "merged.yaml"], in: dir)
         #expect(diff.status == 1)
