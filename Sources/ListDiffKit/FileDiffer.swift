@@ -233,6 +233,16 @@ public struct FileDiffer: Sendable {
         return try reader.root(Array(side.file.bytes), side.format, name: side.file.name).0
     }
 
+    /// The merge patch renderer for a result: from the records that changed, for a map of
+    /// records; else from OLD read whole (`oldDocument(of:)`).
+    package func mergePatchRenderer(for result: Result) throws(ListDiffError) -> MergePatchRenderer {
+        if MergePatchRenderer.mapPatchApplies(result.changeset), let (side, _) = result.old {
+            let records = side.records
+            return MergePatchRenderer { (r: Int) throws(ListDiffError) -> Value in try records.value(r) }
+        }
+        return MergePatchRenderer(old: try oldDocument(of: result))
+    }
+
     /// Diffs the file at `old` to each file at `news`, OLD scanned once (a merge diffs BASE
     /// to OURS and THEIRS). Each result is the one `diff(old:new:)` gives for its pair.
     package func diffs(old: String, news: [String]) throws(ListDiffError) -> [Result] {

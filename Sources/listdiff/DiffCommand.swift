@@ -329,7 +329,7 @@ struct DiffOptions: ParsableArguments {
         switch format {
         case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
         case .jsonpatch: renderer = JSONPatchRenderer()
-        case .mergepatch: renderer = MergePatchRenderer(old: try files.oldDocument(of: result))
+        case .mergepatch: renderer = try files.mergePatchRenderer(for: result)
         case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
         case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
         case .patch, .replay:

@@ -23,13 +23,30 @@ enum RFC7386 {
 }
 
 @Suite struct MergePatchTests {
+    /// The merge patch from OLD to NEW, made from OLD whole; for a map of records, checked
+    /// to be the patch made from the changed records alone.
     static func patch(
         _ old: String, _ new: String, files: FileDiffer = FileDiffer(key: try! IdentityKey(parsing: ["id"]))
     ) throws -> Value {
         let changeset = try files.diff(old: Array(old.utf8), new: Array(new.utf8), oldName: "old.json", newName: "new.json")
-        var out = StringStream()
-        try MergePatchRenderer(old: try json(old)).render(changeset, to: &out)
-        return try json(out.text)
+        let oldValue = try json(old)
+        func render(_ renderer: MergePatchRenderer) throws -> Value {
+            var out = StringStream()
+            try renderer.render(changeset, to: &out)
+            return try json(out.text)
+        }
+        let whole = Result { try render(MergePatchRenderer(old: oldValue)) }
+        if MergePatchRenderer.mapPatchApplies(changeset) {
+            var map = oldValue
+            for step in changeset.layout.path?.components ?? [] {
+                if case .object(let object) = map, let inner = object[step] { map = inner }
+            }
+            guard case .object(let records) = map else { throw RFC6902.Failure(description: "not a map") }
+            let fromRecords = Result { try render(MergePatchRenderer { records.members[$0].value }) }
+            // (The same patch, or the same refusal.)
+            #expect((try? fromRecords.get()) == (try? whole.get()), "the patch from the changed records")
+        }
+        return try whole.get()
     }
 
     /// The value a JSON Pointer leads to, or nil.

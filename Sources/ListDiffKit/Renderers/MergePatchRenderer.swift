@@ -14,23 +14,79 @@
 /// document whose top level is not an object is written whole, even when nothing changed:
 /// `{}` would turn it into an object.
 public struct MergePatchRenderer: ChangesetRenderer {
-    /// OLD, read whole: the patch is made from OLD and the document the changeset makes of it.
-    public let old: Value
+    /// What the patch is made from: OLD whole, or (for a map of records) OLD's records one
+    /// by one, read only for the records that changed.
+    enum Source {
+        case document(Value)
+        case records((Int) throws(ListDiffError) -> Value)
+    }
+
+    let source: Source
 
     /// A renderer of the merge patch that turns `old` into what the changeset makes of it.
     public init(old: Value) {
-        self.old = old
+        source = .document(old)
+    }
+
+    /// A renderer for a changeset of a map of records (`mapPatchApplies`), which reads OLD's
+    /// record at an index only for the records that changed.
+    package init(oldRecord: @escaping (Int) throws(ListDiffError) -> Value) {
+        source = .records(oldRecord)
     }
 
     /// Writes the merge patch, indented.
     ///
-    /// - Throws: what applying the changeset to `old` throws; a `.usage` error when the
+    /// - Throws: what applying the changeset to OLD throws; a `.usage` error when the
     ///   change sets an object's member to null, which a merge patch cannot say.
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
-        let patch = try Self.patch(from: old, to: try changeset.apply(to: old))
+        let patch: Value
+        switch source {
+        case .document(let old): patch = try Self.patch(from: old, to: try changeset.apply(to: old))
+        case .records(let oldRecord): patch = try Self.mapPatch(changeset, oldRecord: oldRecord)
+        }
         var text = ""
         JSONWriter.writePretty(patch, to: &text)
         out.write(text + "\n")
+    }
+
+    /// Whether a changeset's patch can be made from its changes alone: a map of records, at
+    /// the top level or under a path of member names (a step that may be an index would
+    /// need the document to tell).
+    package static func mapPatchApplies(_ changeset: Changeset) -> Bool {
+        let layout = changeset.layout
+        guard layout.shape == .map, !layout.isSectioned else { return false }
+        return (layout.path?.components ?? []).allSatisfy { step in step != "*" && !step.allSatisfy(\.isNumber) }
+    }
+
+    /// A map of records' patch from its changes: a deleted record is null, an inserted one
+    /// its value, an updated one the patch from its OLD record to its new one; inside the
+    /// objects the path names. The same patch `patch(from:to:)` gives on the documents.
+    static func mapPatch(_ changeset: Changeset, oldRecord: (Int) throws(ListDiffError) -> Value) throws(ListDiffError) -> Value {
+        let prefix = (changeset.layout.path?.components ?? []).map { "/" + FieldPath.escape($0) }.joined()
+        var removed: [Value.Object.Member] = [], changed: [Value.Object.Member] = []
+        for change in changeset.changes {
+            guard case .string(let name) = change.key else { continue }
+            let at = prefix + "/" + FieldPath.escape(name)
+            switch change.operation {
+            case .delete: removed.append(.init(key: name, value: .null))
+            case .insert:
+                if let value = try member(from: nil, to: try change.value() ?? .null, at: at) {
+                    changed.append(.init(key: name, value: value))
+                }
+            case .update:
+                guard let i = change.old?.index else { continue }
+                if let value = try member(from: try oldRecord(i), to: try change.value() ?? .null, at: at) {
+                    changed.append(.init(key: name, value: value))
+                }
+            case .move: continue
+            }
+        }
+        if removed.isEmpty && changed.isEmpty { return .object(Value.Object()) }
+        var patch = Value.object(Value.Object(removed + changed))
+        for step in (changeset.layout.path?.components ?? []).reversed() {
+            patch = .object(Value.Object([.init(key: step, value: patch)]))
+        }
+        return patch
     }
 
     /// The merge patch from `old` to `new`.
