@@ -9,10 +9,13 @@ struct ListDiff: ParsableCommand {
         discussion: """
             'listdiff OLD NEW' is 'listdiff diff OLD NEW': see 'listdiff diff --help' for \
             its options. 'listdiff apply OLD CHANGESET' writes NEW back from OLD and a \
-            changeset made by 'listdiff --format json'.
+            changeset made by 'listdiff --format json'. 'listdiff invert CHANGESET' and \
+            'listdiff compose FIRST SECOND' write the changeset back, and two changesets' sum.
             """,
         version: ListDiffVersion.current,
-        subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self, GitCommand.self],
+        subcommands: [
+            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, GitCommand.self,
+        ],
         defaultSubcommand: DiffCommand.self
     )
 }
@@ -21,7 +24,10 @@ struct ListDiff: ParsableCommand {
 /// where `diff` is implied (`listdiff --format <TAB>`), and the subcommands.
 struct CompletionRoot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "listdiff", subcommands: [DiffCommand.self, ApplyCommand.self, MergeCommand.self, GitCommand.self])
+        commandName: "listdiff",
+        subcommands: [
+            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, GitCommand.self,
+        ])
 
     @OptionGroup var options: DiffOptions
 
@@ -34,7 +40,7 @@ struct CompletionRoot: ParsableCommand {
         let marker = "    __listdiff_offer_flags_options 2\n"
         guard let first = script.firstRange(of: marker) else { return script }
         let dispatch = """
-                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|git|help)$ ]]; then
+                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|invert|compose|git|help)$ ]]; then
                     local -r named="${unparsed_words[0]}"
                     unparsed_words=("${unparsed_words[@]:1}")
                     "_listdiff_${named}"

@@ -323,6 +323,8 @@ public struct Changeset: Sendable {
     package var newSections: SectionOutline
     /// Set when the changeset was read from a file.
     package var origin: Origin?
+    /// The inputs' names, as a changeset read from a file gives them (`old` and `new`).
+    package var inputNames: (old: String, new: String)?
     /// Set when only some kinds of change were kept (`showing(_:)`): such a changeset
     /// describes, it does not apply.
     package var shown: ChangeKinds?

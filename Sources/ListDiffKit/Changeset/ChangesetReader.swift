@@ -167,6 +167,7 @@ package struct ChangesetReader: Sendable {
             (changeset.oldSections, changeset.newSections) = try decodeSectionNames(fields, changeset)
         }
         changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
+        if case .string(let old)? = fields["old"]?.0, case .string(let new)? = fields["new"]?.0 { changeset.inputNames = (old, new) }
         return changeset
     }
 

@@ -1,0 +1,113 @@
+import ArgumentParser
+import ListDiffKit
+
+/// Writes a changeset as `listdiff --format json` writes one.
+enum ChangesetOutput {
+    static func write(_ changeset: Changeset, oldName: String, newName: String, to output: String?) throws(ListDiffError) {
+        let renderer = JSONChangesetRenderer(context: RenderContext(oldName: oldName, newName: newName))
+        try Output.write(to: output) { stream throws(ListDiffError) in
+            try renderer.render(changeset) { stream.write(bytes: $0) }
+        }
+    }
+
+    static func read(_ path: String) throws(ListDiffError) -> Changeset {
+        try Changeset(json: try InputFile.read(path), name: path)
+    }
+
+    static let outputHelp = ArgumentHelp(
+        "Write the changeset to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).",
+        valueName: "file")
+}
+
+struct InvertCommand: ParsableCommand, Executable {
+    static let configuration = CommandConfiguration(
+        commandName: "invert",
+        abstract: "Write the changeset from NEW back to OLD, from a changeset made by 'listdiff --format json'.",
+        discussion: """
+            Applied to NEW, the inverse gives OLD, fingerprints included: deletes become \
+            inserts of the records they held, inserts deletes, moves go back, and updates \
+            bring back the old records, rebuilt from the new ones and the old values of \
+            their changed fields. It is the changeset a diff of NEW and OLD writes, but for \
+            the names of the inputs and the generator, the order of members in rebuilt \
+            records, and, where several sets of fewest moves exist and the diff's would move \
+            a record no change names, which records move. Changesets of sections, made \
+            under comparison rules or array keys, with --duplicates match or --key . are \
+            refused for now.
+
+            Exit status: 0 when the inverse was written, 2 on trouble (one line on standard \
+            error, with the changeset's file:line:column where it applies).
+            """
+    )
+
+    @Argument(
+        help: ArgumentHelp("The changeset, as written by 'listdiff --format json' ('-' for standard input).", valueName: "changeset"),
+        completion: .file())
+    var changeset: String
+
+    @Option(name: [.customShort("o"), .long], help: ChangesetOutput.outputHelp, completion: .file())
+    var output: String?
+
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let progress = Timings.progress
+        defer { Timings.report(progress) }
+        let forward = try ChangesetOutput.read(changeset)
+        progress?.lap("read changeset")
+        let inverse = try forward.inverted()
+        progress?.lap("invert")
+        let names = inverse.inputNames ?? (old: "new", new: "old")
+        try ChangesetOutput.write(inverse, oldName: names.old, newName: names.new, to: output)
+        progress?.lap("write")
+        return (.same, (forward, inverse))
+    }
+}
+
+struct ComposeCommand: ParsableCommand, Executable {
+    static let configuration = CommandConfiguration(
+        commandName: "compose",
+        abstract: "Write the changeset from A to C, given the changesets from A to B and from B to C.",
+        discussion: """
+            The result is the changeset a diff of A and C writes (with the fewest moves), but \
+            for the generator, the order of members in records rebuilt from an update, and, \
+            where several sets of fewest moves exist and the diff's would move a record \
+            neither changeset names, which records move. Changesets that do not chain (the \
+            second's OLD fingerprint or record count is not the first's NEW, or their keys \
+            or layouts differ) are refused. Changesets of sections, made under comparison \
+            rules or array keys, with --duplicates match or --key . are refused for now.
+
+            Exit status: 0 when the result was written, 2 on trouble (one line on standard \
+            error, with a changeset's file:line:column where it applies).
+            """
+    )
+
+    @Argument(
+        help: ArgumentHelp("The changeset from A to B, as written by 'listdiff --format json'.", valueName: "first"),
+        completion: .file())
+    var first: String
+
+    @Argument(
+        help: ArgumentHelp("The changeset from B to C, made from B.", valueName: "second"),
+        completion: .file())
+    var second: String
+
+    @Option(name: [.customShort("o"), .long], help: ChangesetOutput.outputHelp, completion: .file())
+    var output: String?
+
+    func validate() throws {
+        if first == "-" && second == "-" {
+            throw ValidationError("only one of FIRST and SECOND can be standard input ('-')")
+        }
+    }
+
+    func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let progress = Timings.progress
+        defer { Timings.report(progress) }
+        let one = try ChangesetOutput.read(first), two = try ChangesetOutput.read(second)
+        progress?.lap("read changesets")
+        let composed = try one.composed(with: two)
+        progress?.lap("compose")
+        let names = composed.inputNames ?? (old: "old", new: "new")
+        try ChangesetOutput.write(composed, oldName: names.old, newName: names.new, to: output)
+        progress?.lap("write")
+        return (.same, (one, two, composed))
+    }
+}
