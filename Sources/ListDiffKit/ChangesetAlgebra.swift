@@ -125,9 +125,9 @@ extension Changeset {
 
     /// Refuses what invert and compose do not handle yet, each for a reason: sections (a
     /// changeset does not hold their sizes), comparison rules and array keys (an update
-    /// then does not hold all of the old record), numbered repeated keys (the occurrence
-    /// of a record in NEW is not held), and lists diffed as sequences (paired by the
-    /// algorithm, not by key).
+    /// then does not hold all of the old record), lists diffed as sequences (paired by the
+    /// algorithm, not by key), and numbered repeated keys (the occurrence of a record in
+    /// NEW is not held).
     func checkAlgebra(_ command: String) throws(ListDiffError) {
         let file = origin?.source.name
         func refuse(_ what: String) -> ListDiffError {
@@ -135,8 +135,8 @@ extension Changeset {
         }
         if layout.isSectioned { throw refuse("of sections or of many lists") }
         if !comparison.isEmpty { throw refuse("made under comparison rules or array keys") }
-        if duplicates == .match { throw refuse("made with --duplicates match") }
         if key.isWholeRecord { throw refuse("of sequences (--key .)") }
+        if duplicates == .match { throw refuse("made with --duplicates match") }
     }
 
     /// Refuses a `next` that does not start where this changeset ends.

@@ -169,4 +169,72 @@ import Testing
         #expect(applied.status == 0, "seed \(seed): \(applied.stderr)")
         #expect(try Binary.run(["-q", "result.json", "c.json"], in: dir).status == 0, "seed \(seed)")
     }
+
+    /// Changesets that do not chain are refused, naming the second and both fingerprints.
+    @Test func composeRefusesChangesetsThatDoNotChain() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "[{\"id\": 1}, {\"id\": 2}]\n".write(to: dir.appendingPathComponent("a.json"), atomically: true, encoding: .utf8)
+        try "[{\"id\": 2}, {\"id\": 1, \"v\": 1}]\n".write(to: dir.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        _ = try Self.run(["-f", "json", "-o", "ab.json", "a.json", "b.json"], in: dir)
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("ab.json"), to: dir.appendingPathComponent("again.json"))
+        let run = try Binary.run(["compose", "ab.json", "again.json"], in: dir)
+        #expect(run.status == 2)
+        #expect(run.stdout.isEmpty)
+        #expect(
+            run.stderr.hasPrefix("again.json: error: the changesets do not chain: the second was made from a document"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        // The same changeset after its inverse chains, and composes to nothing.
+        _ = try Self.run(["invert", "-o", "ba.json", "ab.json"], in: dir)
+        let back = try Binary.run(["compose", "ab.json", "ba.json"], in: dir)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.contains("\"changes\": []"), "\(back.stdout)")
+    }
+
+    /// What invert and compose do not handle yet is refused with the reason, status 2.
+    @Test(arguments: [
+        (["--array-key", "/tags=name"], "made under comparison rules or array keys"),
+        (["--ignore", "/v"], "made under comparison rules or array keys"),
+        (["--duplicates", "match"], "made with --duplicates match"),
+        (["--key", "."], "of sequences (--key .)"),
+    ])
+    func refusesWhatItDoesNotHandle(options: [String], reason: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "[{\"id\": 1, \"v\": 0, \"tags\": []}, {\"id\": 2, \"v\": 0, \"tags\": []}]\n".write(
+            to: dir.appendingPathComponent("a.json"), atomically: true, encoding: .utf8)
+        try "[{\"id\": 2, \"v\": 1, \"tags\": []}]\n".write(to: dir.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        _ = try Self.run(["-f", "json", "-o", "ab.json"] + options + ["a.json", "b.json"], in: dir)
+        for command in [["invert", "ab.json"], ["compose", "ab.json", "ab.json"]] {
+            let run = try Binary.run(command, in: dir)
+            #expect(run.status == 2)
+            #expect(run.stderr == "ab.json: error: \(command[0]) does not handle changesets \(reason) yet\n", "\(run.stderr)")
+        }
+    }
+
+    /// Sections are refused too; a changeset whose positions do not fit is an error at its change.
+    @Test func refusesSectionsAndNamesTheChangeAtFault() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sections = "[{\"name\": \"s\", \"items\": [{\"id\": 1}]}, {\"name\": \"t\", \"items\": [{\"id\": 2}]}]\n"
+        try sections.write(to: dir.appendingPathComponent("a.json"), atomically: true, encoding: .utf8)
+        try sections.replacingOccurrences(of: "2}", with: "3}").write(
+            to: dir.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        _ = try Self.run(["-f", "json", "-o", "ab.json", "a.json", "b.json"], in: dir)
+        let run = try Binary.run(["invert", "ab.json"], in: dir)
+        #expect(run.status == 2)
+        #expect(run.stderr == "ab.json: error: invert does not handle changesets of sections or of many lists yet\n", "\(run.stderr)")
+        let bad = """
+            {"version": 1, "key": ["id"], "records": {"old": 1, "new": 1},
+              "changes": [
+                {"op": "move", "key": 1, "old": [0, 5], "new": [0, 0]}
+              ]}
+
+            """
+        try bad.write(to: dir.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        let placed = try Binary.run(["invert", "bad.json"], in: dir)
+        #expect(placed.status == 2)
+        #expect(
+            placed.stderr == "bad.json:3:5: error: the move names old position [0, 5], beyond the 1 records of OLD\n", "\(placed.stderr)")
+    }
 }
