@@ -101,7 +101,12 @@ struct ComposeCommand: ParsableCommand, Executable {
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let progress = Timings.progress
         defer { Timings.report(progress) }
-        let one = try ChangesetOutput.read(first), two = try ChangesetOutput.read(second)
+        // Read at once, each on a core; the first's error is reported first.
+        let (first, second) = (first, second)
+        let (a, b) = Concurrently.both(
+            { () throws(ListDiffError) in try ChangesetOutput.read(first) },
+            { () throws(ListDiffError) in try ChangesetOutput.read(second) })
+        let one = try a.get(), two = try b.get()
         progress?.lap("read changesets")
         let composed = try one.composed(with: two)
         progress?.lap("compose")
