@@ -91,30 +91,46 @@ extension Changeset {
             let a = Int(first.newToOld[b]), c = Int(second.oldToNew[b])
             return first.newKey(b) ?? second.oldKey(b) ?? (a >= 0 ? first.oldKey(a) : nil) ?? (c >= 0 ? second.newKey(c) : nil)
         }
-        let oldSide = first.oldSide(
+        var oldSide = first.oldSide(
             orElse: { a throws(ListDiffError) in
                 let b = Int(first.oldToNew[a])
                 return b < 0 ? (nil, nil) : (try second.oldValue(b), middleKey(b))
             })
-        let lastSide = second.newSide(
+        var lastSide = second.newSide(
             orElse: { c throws(ListDiffError) in
                 let b = Int(second.newToOld[c])
                 return b < 0 ? (nil, nil) : (try first.newValue(b), middleKey(b))
             })
-        var failure: ListDiffError?
+        // Whether each record differs from OLD to the last NEW: it does when one changeset
+        // alone updates it (as invert keeps an update). Records both update, or deleted
+        // and inserted again, are compared, once: their values are kept for the builder.
+        var oldKnown: [Int: Value] = [:], lastKnown: [Int: Value] = [:]
+        var differ = [Bool](repeating: false, count: oldCount)
+        for (a, c) in oldToLast.enumerated() where c >= 0 {
+            let b = Int(first.oldToNew[a])
+            let once = b < 0 ? -1 : (first.updateAt[a] >= 0 ? 1 : 0) + (second.updateAt[b] >= 0 ? 2 : 0)
+            guard once != 0 else { continue }
+            guard once == 3 || once < 0 else {
+                differ[a] = true
+                continue
+            }
+            let x = try oldSide.value(a), y = try lastSide.value(Int(c))
+            oldKnown[a] = x
+            lastKnown[Int(c)] = y
+            differ[a] = x != y
+        }
+        let readOld = oldSide.value, readLast = lastSide.value
+        oldSide.value = { a throws(ListDiffError) in
+            if let known = oldKnown[a] { return known }
+            return try readOld(a)
+        }
+        lastSide.value = { c throws(ListDiffError) in
+            if let known = lastKnown[c] { return known }
+            return try readLast(c)
+        }
         let (changes, summary) = try Differ(comparison: comparison).changes(
             old: oldSide, new: lastSide, pairing: oldToLast.map { $0 >= 0 ? Int($0) : nil }, stays: stays,
-            same: { a, c in
-                let b = Int(first.oldToNew[a])
-                guard b < 0 || first.updateAt[a] >= 0 || second.updateAt[b] >= 0 else { return true }
-                do throws(ListDiffError) {
-                    return try oldSide.value(a) == lastSide.value(c)
-                } catch {
-                    failure = failure ?? error
-                    return false
-                }
-            })
-        if let failure { throw failure }
+            same: { a, _ in !differ[a] })
         var composed = Changeset(
             algorithm: algorithm, key: key, oldCount: oldCount, newCount: next.newCount, changes: changes, summary: summary)
         composed.copyHeader(of: self)
@@ -385,22 +401,27 @@ struct RecordFlow {
         }
         var steps: [[String]] = []
         steps.reserveCapacity(fields.count)
-        // Each level's member names, in the order the fields first name them.
-        var named: [[String]: [String]] = [:]
         for field in fields {
             guard field.from == nil, field.added == nil, field.removed == nil,
                 let path = try? FieldPath.pointerComponents(field.path)
             else { throw unfit(field) }
             steps.append(path)
-            for depth in path.indices {
-                let parent = Array(path[..<depth])
-                if named[parent]?.last != path[depth] { named[parent, default: []].append(path[depth]) }
+        }
+        // Each level's member names, in the order the fields first name them: needed only
+        // when a member is added back.
+        var named: [[String]: [String]] = [:]
+        if fields.contains(where: { $0.old != nil && $0.new == nil }) {
+            for path in steps {
+                for depth in path.indices {
+                    let parent = Array(path[..<depth])
+                    if named[parent]?.last != path[depth] { named[parent, default: []].append(path[depth]) }
+                }
             }
         }
         var seen: [[String]: Int] = [:]  // how far each level's names were met, going back
         for (field, path) in zip(fields, steps).reversed() {
             var later: ArraySlice<String> = []
-            if let name = path.last {
+            if field.old != nil, field.new == nil, let name = path.last {
                 let parent = Array(path.dropLast())
                 let names = named[parent] ?? []
                 let k = names[..<(seen[parent] ?? names.count)].lastIndex(of: name) ?? 0
