@@ -13,11 +13,17 @@ a plain JSON list, NDJSON, block-style YAML, an object of 10 lists, a map of rec
 (each keyed by its member name), a list of 10 section objects, a nested key, a composite key (on the same records, and on records with two
 more members), a list of 10 order lines in each record (compared by index, then with
 --array-key /lines=sku), --duplicates match, high churn (10% deletes, 10%
-inserts, 20% updates, 20% moves), `listdiff apply` of the plain list's changeset, and
-`listdiff merge` of the plain list with two 1% edits of it. Each
+inserts, 20% updates, 20% moves), `listdiff apply` of the plain list's changeset,
+`listdiff merge` of the plain list with two 1% edits of it, `listdiff invert` of the
+changeset, and `listdiff compose` of it with the next one (new to next, generate.py --next). Each
 row gives the median time, the peak memory against the inputs, the time against the plain
 list's in the same run, and the Python baseline's time on the plain list of the same
 records (on the churn files for churn) against listdiff's.
+
+With --algebra it times, on the plain list, the diff (`--format json OLD NEW`), `invert` of its
+changeset and `compose` of it with the next one (NEW to next-COUNT.json), and prints each
+against the diff measured in the same run, and against the diff each stands for (NEW to OLD
+for invert; OLD to next for compose, whose changes are those of both steps).
 """
 import argparse
 import os
@@ -78,6 +84,56 @@ SHAPES = [
 ]
 
 
+# Subcommands timed in the table (the other rows are diffs, with --format json added).
+COMMANDS = (["apply"], ["merge"], ["invert"], ["compose"])
+
+
+def chain_changeset(binary, size):
+    """The changeset from new-SIZE.json to next-SIZE.json (generated if missing)."""
+    nxt = os.path.join(DATA, f"next-{size}.json")
+    if not os.path.exists(nxt):
+        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--next"], check=True)
+    out = os.path.join(DATA, f"changes-next-{size}.json")
+    with open(out, "wb") as f:
+        subprocess.run([binary, "--format", "json", os.path.join(DATA, f"new-{size}.json"), nxt], stdout=f)
+    return out
+
+
+def algebra(binary, sizes, runs):
+    """The diff, invert and compose on the plain list, each against the diff in the same run."""
+    print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'vs diff':>8} {'vs direct':>9}")
+    for size in sizes:
+        old, new = (os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new"))
+        if not (os.path.exists(old) and os.path.exists(new)):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
+        changes = os.path.join(DATA, f"changes-{size}.json")
+        with open(changes, "wb") as f:
+            subprocess.run([binary, "--format", "json", old, new], stdout=f)
+        chain = chain_changeset(binary, size)
+        nxt = os.path.join(DATA, f"next-{size}.json")
+        # Each is set against the diff it stands for: invert against the diff of NEW and OLD,
+        # compose against the diff of OLD and next (about twice the changes of one step).
+        cases = [
+            ("diff --format json", [binary, "--format", "json", old, new], None),
+            ("diff NEW OLD", [binary, "--format", "json", new, old], None),
+            ("invert", [binary, "invert", changes], "diff NEW OLD"),
+            ("diff OLD next", [binary, "--format", "json", old, nxt], None),
+            ("compose", [binary, "compose", changes, chain], "diff OLD next"),
+        ]
+        times = {name: [] for name, _, _ in cases}
+        memory = {name: 0 for name, _, _ in cases}
+        for _ in range(runs):
+            for name, argv, _ in cases:  # alternating, as in the table
+                t, m = measure(argv)
+                times[name].append(t)
+                memory[name] = max(memory[name], m)
+        diff = statistics.median(times["diff --format json"])
+        for name, _, direct in cases:
+            t = statistics.median(times[name])
+            versus = f"{t / statistics.median(times[direct]):>7.2f}x" if direct else f"{'-':>8}"
+            print(f"{size:>9}  {name:<34} {t:>7.3f} {memory[name]:>9.0f} {t / diff:>7.2f}x {versus}")
+
+
 def shapes(binary, sizes, runs, baseline):
     """The scale table per shape and format."""
     print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'mem/inputs':>10} {'vs plain':>8} {'vs Python':>9}")
@@ -96,6 +152,8 @@ def shapes(binary, sizes, runs, baseline):
         # BASE, OURS and THEIRS: two 1% edits of the plain list, merged.
         cases.append(("merge, 1% on each side", [path(f"old-{size}.json"), path(f"new-{size}.json"),
                                                  path(f"theirs-{size}.json")], ["merge"]))
+        cases.append(("invert of the changeset", [changes], ["invert"]))
+        cases.append(("compose with the next changeset", [changes, chain_changeset(binary, size)], ["compose"]))
         times = {name: [] for name, _, _ in cases}
         memory = {name: 0 for name, _, _ in cases}
         python = {"plain": [], "churn": []}
@@ -103,7 +161,7 @@ def shapes(binary, sizes, runs, baseline):
             # Alternating cases within each run, so that a slow spell of the machine
             # falls on all of them.
             for name, files, extra in cases:
-                argv = [binary] + (extra if extra[:1] in (["apply"], ["merge"]) else extra + ["--format", "json"]) + files
+                argv = [binary] + (extra if extra in COMMANDS else extra + ["--format", "json"]) + files
                 t, m = measure(argv)
                 times[name].append(t)
                 memory[name] = max(memory[name], m)
@@ -132,6 +190,7 @@ def main():
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--sorted", action="store_true", help="also time --sorted on the NDJSON form")
     parser.add_argument("--shapes", action="store_true", help="the scale table per shape and format")
+    parser.add_argument("--algebra", action="store_true", help="invert and compose against the diff")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -139,6 +198,9 @@ def main():
     binary = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.strip() + "/listdiff"
 
+    if args.algebra:
+        algebra(binary, [int(s) for s in args.sizes.split(",")], args.runs)
+        return
     if args.shapes:
         shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline)
         return

@@ -10,12 +10,15 @@ of 10 lists (objects), a list of 10 section objects (sections), a nested key use
 (nested), a composite key region, n (composite), an updated_at member that differs in
 every record between old and new (volatile), and a list of 10 order lines in each record
 (lines), whose updated records rotate their lines and change one. With --churn, the new list has 10% deletes, 10% inserts, 20% updates
-and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json.
-Usage: generate.py COUNT OUT_DIR [--churn]
+and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json. With --next,
+the list after new-COUNT.json (written first if missing), edited the same way as new from old
+(1% each, new keys from 3 × COUNT), written as next-COUNT.json: a chain for `listdiff compose`.
+Usage: generate.py COUNT OUT_DIR [--churn | --next]
 """
 import json
 import os
 import random
+import subprocess
 import sys
 
 FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Margaret", "Frances", "Ken", "Dennis"]
@@ -156,6 +159,14 @@ def main():
     count, out = int(sys.argv[1]), sys.argv[2]
     churn = "--churn" in sys.argv[3:]
     os.makedirs(out, exist_ok=True)
+    if "--next" in sys.argv[3:]:
+        source = os.path.join(out, f"new-{count}.json")
+        if not os.path.exists(source):
+            subprocess.run([sys.executable, os.path.abspath(__file__), str(count), out], check=True)
+        with open(source) as f:
+            new = json.load(f)
+        write(os.path.join(out, f"next-{count}.json"), one_percent(random.Random(count + 2), new, 3 * count))
+        return
     rng = random.Random(count)
     old = [record(rng, i) for i in range(count)]
     if churn:
