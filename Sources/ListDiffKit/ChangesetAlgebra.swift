@@ -130,7 +130,18 @@ extension Changeset {
         }
         let (changes, summary) = try Differ(comparison: comparison).changes(
             old: oldSide, new: lastSide, pairing: oldToLast.map { $0 >= 0 ? Int($0) : nil }, stays: stays,
-            same: { a, _ in !differ[a] })
+            same: { a, _ in !differ[a] },
+            update: { a, _ throws(ListDiffError) in
+                // An update one changeset alone makes is the whole change: its record and its
+                // fields, as the diff found them on the real old record.
+                let b = Int(first.oldToNew[a])
+                guard b >= 0 else { return nil }
+                let one = first.updateAt[a], two = second.updateAt[b]
+                guard (one >= 0) != (two >= 0) else { return nil }
+                let change = one >= 0 ? self.changes[Int(one)] : next.changes[Int(two)]
+                guard let value = try change.value() else { return nil }
+                return (value, change.fields)
+            })
         var composed = Changeset(
             algorithm: algorithm, key: key, oldCount: oldCount, newCount: next.newCount, changes: changes, summary: summary)
         composed.copyHeader(of: self)

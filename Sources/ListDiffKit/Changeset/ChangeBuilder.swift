@@ -95,8 +95,14 @@ struct ChangeBuilder {
             summary.moved += 1
         }
         if !same, let after {
-            let before: Value = if let before { before } else { try old.value(i) }
-            let changed: [FieldChange] = if let fields { fields } else { try fieldChanges(i, j, old: before, new: after) }
+            // (The old record is read only when the fields are to be found.)
+            let changed: [FieldChange]
+            if let fields {
+                changed = fields
+            } else {
+                let before: Value = if let before { before } else { try old.value(i) }
+                changed = try fieldChanges(i, j, old: before, new: after)
+            }
             others.append(
                 Change(
                     .update, key: key, keyedBySelf: scalar, old: from, new: to, fields: changed, value: after,

@@ -39,10 +39,12 @@ public struct Differ: Sendable {
 
     /// The changes, given the pairing and the records that stay: deletes by old index, then
     /// inserts, moves and updates by new index. `same(i, j)` says whether old record i and
-    /// new record j have the same content.
+    /// new record j have the same content; `update(i, j)`, when given, may give the new
+    /// record and its changed fields of an update known already (else they are found).
     package func changes(
         old: RecordSide, new: RecordSide, pairing: [Int?], stays: [Bool],
-        same: (Int, Int) -> Bool
+        same: (Int, Int) -> Bool,
+        update: ((Int, Int) throws(ListDiffError) -> (after: Value, fields: [FieldChange])?)? = nil
     ) throws(ListDiffError) -> ([Change], Changeset.Summary) {
         var newToOld = [Int](repeating: -1, count: new.count)
         for (i, j) in pairing.enumerated() { if let j { newToOld[j] = i } }
@@ -54,7 +56,12 @@ public struct Differ: Sendable {
                 try builder.insert(j)
                 continue
             }
-            try builder.matched(i, j, stays: stays[i], same: same(i, j))
+            let same = same(i, j)
+            if !same, let update, let known = try update(i, j) {
+                try builder.matched(i, j, stays: stays[i], same: false, after: known.after, fields: known.fields)
+            } else {
+                try builder.matched(i, j, stays: stays[i], same: same)
+            }
         }
         return builder.finish()
     }
