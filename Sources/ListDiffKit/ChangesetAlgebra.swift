@@ -151,8 +151,8 @@ extension Changeset {
     }
 
     /// Refuses what invert and compose do not handle yet, each for a reason: sections (a
-    /// changeset does not hold their sizes), comparison rules and array keys (an update
-    /// then does not hold all of the old record), lists diffed as sequences (paired by the
+    /// changeset does not hold their sizes), comparison rules (an update then does not
+    /// hold all of the old record; array keys alone are fine), lists diffed as sequences (paired by the
     /// algorithm, not by key), and numbered repeated keys (the occurrence of a record in
     /// NEW is not held).
     func checkAlgebra(_ command: String) throws(ListDiffError) {
@@ -161,7 +161,7 @@ extension Changeset {
             ListDiffError(.changeset, file: file, "\(command) does not handle changesets \(what) yet")
         }
         if layout.isSectioned { throw refuse("of sections or of many lists") }
-        if !comparison.isEmpty { throw refuse("made under comparison rules or array keys") }
+        if comparison.hasRules { throw refuse("made under comparison rules") }
         if key.isWholeRecord { throw refuse("of sequences (--key .)") }
         if duplicates == .match { throw refuse("made with --duplicates match") }
     }
@@ -413,9 +413,9 @@ struct RecordFlow {
         var steps: [[String]] = []
         steps.reserveCapacity(fields.count)
         for field in fields {
-            guard field.from == nil, field.added == nil, field.removed == nil,
-                let path = try? FieldPath.pointerComponents(field.path)
-            else { throw unfit(field) }
+            guard field.added == nil, field.removed == nil, let path = try? FieldPath.pointerComponents(field.path) else {
+                throw unfit(field)
+            }
             steps.append(path)
         }
         // Each level's member names, in the order the fields first name them: needed only
@@ -431,6 +431,16 @@ struct RecordFlow {
         }
         var seen: [[String]: Int] = [:]  // how far each level's names were met, going back
         for (field, path) in zip(fields, steps).reversed() {
+            if let from = field.from {
+                // An element of a keyed list that moved: taken from where it went, put back
+                // where it was.
+                guard let source = try? FieldPath.pointerComponents(from), let element = Self.value(at: path[...], in: value),
+                    let taken = setting(value, path[...], to: nil, adding: false, before: []),
+                    let restored = setting(taken, source[...], to: element, adding: true, before: [])
+                else { throw unfit(field) }
+                value = restored
+                continue
+            }
             var later: ArraySlice<String> = []
             if field.old != nil, field.new == nil, let name = path.last {
                 let parent = Array(path.dropLast())
@@ -445,6 +455,21 @@ struct RecordFlow {
             value = restored
         }
         return value
+    }
+
+    /// The value at `steps` inside `value`, nil when there is none.
+    static func value(at steps: ArraySlice<String>, in value: Value) -> Value? {
+        guard let step = steps.first else { return value }
+        switch value {
+        case .object(let object):
+            guard let member = object.members.first(where: { $0.key.scalarEquals(step) }) else { return nil }
+            return Self.value(at: steps.dropFirst(), in: member.value)
+        case .array(let items):
+            guard let i = Int(step), items.indices.contains(i) else { return nil }
+            return Self.value(at: steps.dropFirst(), in: items[i])
+        default:
+            return nil
+        }
     }
 
     /// `value` with the value at `steps` set to `new`, or removed when `new` is nil; an

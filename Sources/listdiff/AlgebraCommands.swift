@@ -30,9 +30,9 @@ struct InvertCommand: ParsableCommand, Executable {
             their changed fields. It is the changeset a diff of NEW and OLD writes, but for \
             the names of the inputs and the generator, the order of members in rebuilt \
             records, and, where several sets of fewest moves exist and the diff's would move \
-            a record no change names, which records move. Changesets of sections, made \
-            under comparison rules or array keys, with --duplicates match or --key . are \
-            refused for now.
+            a record no change names, which records move. Keyed lists inside records \
+            (--array-key) are handled; changesets of sections, made under comparison rules, \
+            with --duplicates match or --key . are refused for now.
 
             Exit status: 0 when the inverse was written, 2 on trouble (one line on standard \
             error, with the changeset's file:line:column where it applies).
@@ -71,8 +71,9 @@ struct ComposeCommand: ParsableCommand, Executable {
             where several sets of fewest moves exist and the diff's would move a record \
             neither changeset names, which records move. Changesets that do not chain (the \
             second's OLD fingerprint or record count is not the first's NEW, or their keys \
-            or layouts differ) are refused. Changesets of sections, made under comparison \
-            rules or array keys, with --duplicates match or --key . are refused for now.
+            or layouts differ) are refused. Keyed lists inside records (--array-key) are \
+            handled; changesets of sections, made under comparison rules, with --duplicates \
+            match or --key . are refused for now.
 
             Exit status: 0 when the result was written, 2 on trouble (one line on standard \
             error, with a changeset's file:line:column where it applies).
