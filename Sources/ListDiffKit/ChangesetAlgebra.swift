@@ -50,7 +50,10 @@ extension Changeset {
         try checkAlgebra("compose")
         try next.checkAlgebra("compose")
         try checkChain(to: next)
-        let first = try RecordFlow(self), second = try RecordFlow(next)
+        // Each changeset's flow on a core of its own; the first's error is reported first.
+        let (one, two) = Concurrently.both(
+            { () throws(ListDiffError) in try RecordFlow(self) }, { () throws(ListDiffError) in try RecordFlow(next) })
+        let first = try one.get(), second = try two.get()
         // For each record of OLD, its place in the last NEW (-1: gone).
         var oldToLast = [Int32](repeating: -1, count: oldCount)
         for (c, b) in second.newToOld.enumerated() where b >= 0 {
@@ -229,7 +232,7 @@ extension Changeset {
 /// Where each record of a plain list goes under one changeset, and which change names it:
 /// the positions of the changes, with the records no change names filling the places left,
 /// in order, as `apply` fills them.
-struct RecordFlow {
+struct RecordFlow: Sendable {
     let changeset: Changeset
     /// For each NEW record, the OLD record it was (-1: inserted).
     var newToOld: [Int32]
