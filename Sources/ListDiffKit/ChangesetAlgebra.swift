@@ -30,6 +30,10 @@ extension Changeset {
         var inverse = Changeset(
             algorithm: algorithm, key: key, oldCount: newCount, newCount: oldCount, changes: changes, summary: summary)
         inverse.copyHeader(of: self)
+        // The changeset records how OLD was read, not NEW, which is the inverse's OLD:
+        // apply reads it by its name and the options it is given, as for an older changeset.
+        inverse.layout.format = nil
+        inverse.layout.csvInfersTypes = false
         inverse.fingerprints = fingerprints.map { Fingerprints(old: $0.new, new: $0.old) }
         inverse.inputNames = inputNames.map { (old: $0.new, new: $0.old) }
         return inverse
@@ -182,7 +186,10 @@ extension Changeset {
             throw refuse("the first leads to \(newCount) records, the second starts from \(next.oldCount)")
         }
         if key != next.key { throw refuse("the keys differ (\(key) and \(next.key))") }
-        if layout != next.layout { throw refuse("the layouts differ (\(layout) and \(next.layout))") }
+        // (How each OLD was read may differ: the second's OLD is the first's NEW.)
+        if layout.placement != next.layout.placement {
+            throw refuse("the layouts differ (\(layout.placement) and \(next.layout.placement))")
+        }
     }
 
     /// The members that are not changes, as `other` has them.
