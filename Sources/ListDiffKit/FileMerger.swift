@@ -169,16 +169,14 @@ package struct FileMerger: Sendable {
         }
         var text: [UInt8] = []
         try applier.write(format, bytes: { text.append(contentsOf: $0) })
-        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let map = result.changeset.layout.shape == .map
-        for n in open {
+        let written = try Self.replacingMarkerLines(in: text, open: Set(open)) { (n, bytes) throws(ListDiffError) -> [String] in
+            let line = String(decoding: bytes, as: UTF8.self)
             let token = Conflict.marker(n)
-            guard let k = lines.firstIndex(where: { $0.contains(token) }) else { continue }
-            let line = lines[k]
             let conflict = result.conflicts[n]
             // The line as written is a prefix (indentation, a member name or `- `), the
             // record and a suffix (a comma): each side's record is written in its place.
-            guard let found = line.firstRange(of: token) else { continue }
+            guard let found = line.firstRange(of: token) else { return [line] }
             // (With its quotes, where the writer quoted it.)
             var quoted = found
             if quoted.lowerBound > line.startIndex, quoted.upperBound < line.endIndex,
@@ -207,12 +205,51 @@ package struct FileMerger: Sendable {
                 }
             }
             let marks = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
-            lines.replaceSubrange(
-                k...k,
-                with: ["\(marks.0) \(labels.ours)"] + (try side(conflict.ours)) + [marks.1] + (try side(conflict.theirs))
-                    + ["\(marks.2) \(labels.theirs)"])
+            return ["\(marks.0) \(labels.ours)"] + (try side(conflict.ours)) + [marks.1] + (try side(conflict.theirs))
+                + ["\(marks.2) \(labels.theirs)"]
         }
-        Array(lines.joined(separator: "\n").utf8).withUnsafeBytes(out)
+        written.withUnsafeBytes(out)
+    }
+
+    /// BASE's line ending, as a text written from it ends its first line: CRLF or LF.
+    static func newline(of text: [UInt8]) -> [UInt8] {
+        guard let k = text.firstIndex(of: 0x0A), k > 0, text[k - 1] == 0x0D else { return [0x0A] }
+        return [0x0D, 0x0A]
+    }
+
+    /// `text` with each line that holds the token of an open conflict replaced by the lines
+    /// `replace` gives for it, each ended as the text ends its lines (CRLF or LF); in one
+    /// pass, whatever the number of conflicts.
+    static func replacingMarkerLines(
+        in text: [UInt8], open: Set<Int>, _ replace: (Int, ArraySlice<UInt8>) throws(ListDiffError) -> [String]
+    ) throws(ListDiffError) -> [UInt8] {
+        let token = Array(Conflict.marker(0).utf8.dropLast(3))  // up to the conflict's number
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var k = 0
+        while k < text.count {
+            let lineEnd = text[k...].firstIndex(of: 0x0A) ?? text.count
+            // The line without its ending: CRLF's CR stays with the ending.
+            let contentEnd = lineEnd > k && text[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+            let line = text[k..<contentEnd]
+            if let found = line.firstRange(of: token) {
+                let digits = text[found.upperBound..<contentEnd].prefix { $0 >= 0x30 && $0 <= 0x39 }
+                if let n = Int(String(decoding: digits, as: UTF8.self)), open.contains(n) {
+                    let ending = Array(text[contentEnd..<min(lineEnd + 1, text.count)])
+                    let newline = ending.isEmpty ? [UInt8(0x0A)] : ending
+                    let lines = try replace(n, line)
+                    for (m, written) in lines.enumerated() {
+                        out += Array(written.utf8)
+                        out += m == lines.count - 1 ? ending : newline
+                    }
+                    k = lineEnd + 1
+                    continue
+                }
+            }
+            out += text[k..<min(lineEnd + 1, text.count)]
+            k = lineEnd + 1
+        }
+        return out
     }
 
     /// CSV or TSV with conflicts. A row cannot hold a marker in place of a record, so each
@@ -245,26 +282,20 @@ package struct FileMerger: Sendable {
         }
         let header = first.members.map(\.key)
         let separator = format == .tsv ? UInt8(0x09) : UInt8(ascii: ",")
-        let crlf = text.firstIndex(of: 0x0A).map { $0 > 0 && text[$0 - 1] == 0x0D } ?? false
-        let newline: [UInt8] = crlf ? [0x0D, 0x0A] : [0x0A]
-        func row(_ value: Value?) -> String {
-            guard case .object(let object)? = value else { return "" }
+        // Each side's row, its line ending the marker line's (`replacingMarkerLines`).
+        func row(_ value: Value?) -> String? {
+            guard case .object(let object)? = value else { return nil }
             var bytes: [UInt8] = []
-            FileApplier.csvRow(FileApplier.csvCells(of: object, header: header), separator: separator, newline: newline, into: &bytes)
+            FileApplier.csvRow(FileApplier.csvCells(of: object, header: header), separator: separator, newline: [], into: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
-        let end = crlf ? "\r\n" : "\n"
-        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        for n in open {
-            let token = Conflict.marker(n)
-            guard let k = lines.firstIndex(where: { $0.contains(token) }) else { continue }
+        let written = try Self.replacingMarkerLines(in: text, open: Set(open)) { (n, _) throws(ListDiffError) -> [String] in
             let conflict = result.conflicts[n]
-            lines[k] =
-                String(repeating: "<", count: size) + " " + labels.ours + end + row(conflict.ours) + String(repeating: "=", count: size)
-                + end
-                + row(conflict.theirs) + String(repeating: ">", count: size) + " " + labels.theirs + (crlf ? "\r" : "")
+            return [String(repeating: "<", count: size) + " " + labels.ours] + [row(conflict.ours)].compactMap { $0 }
+                + [String(repeating: "=", count: size)] + [row(conflict.theirs)].compactMap { $0 }
+                + [String(repeating: ">", count: size) + " " + labels.theirs]
         }
-        Array(lines.joined(separator: "\n").utf8).withUnsafeBytes(out)
+        written.withUnsafeBytes(out)
     }
 
     /// The conflicts as data: `{"version": 1, "conflicts": [...]}`, each with its `kind`,
@@ -331,7 +362,9 @@ package struct FileMerger: Sendable {
         }
         let records = side.records
         let yaml = format == .yaml
-        guard format == .json || format == .ndjson || yaml, !side.layout.isSectioned, side.count >= 1 else { return false }
+        // (A merge that keeps no record is written by the applier, which writes an empty list.)
+        guard format == .json || format == .ndjson || yaml, !side.layout.isSectioned, side.count >= 1, result.changeset.newCount > 0
+        else { return false }
         // YAML: a list (a block sequence, or a stream of documents) of two records or more,
         // each of which reads alone (no alias to an anchor in another record).
         if yaml {
@@ -342,30 +375,57 @@ package struct FileMerger: Sendable {
         let bytes = side.file.bytes
         let map = side.layout.shape == .map
         func start(_ r: Int) -> Int { map ? records.names!.starts[r] : records.starts[r] }
-        // (A YAML block record's text runs on to the next record's indentation: it ends at
-        // its last character that is not a space or a line break.)
+        // (A YAML block record's text runs on to the next record's indentation: it ends
+        // after its last line break, the line breaks a kept block scalar ends with
+        // included.)
         func end(_ r: Int) -> Int {
             let end = records.starts[r] + Int(records.lengths[r])
             guard yaml else { return end }
             var k = end
-            while k > records.starts[r], [0x20, 0x09, 0x0A, 0x0D].contains(bytes[k - 1]) { k -= 1 }
+            while k > records.starts[r], bytes[k - 1] == 0x20 || bytes[k - 1] == 0x09 { k -= 1 }
             return k
         }
         func text(_ range: Range<Int>) -> [UInt8] { Array(bytes[range]) }
-        // The separator between records, and the indentation a record starts at.
-        let separator: [UInt8]
+        // BASE's line ending (CRLF or LF), for the lines written here.
+        let newline: [UInt8] = bytes.firstIndex(of: 0x0A).map { $0 > 0 && bytes[$0 - 1] == 0x0D } == true ? [0x0D, 0x0A] : [0x0A]
+        // Whether a YAML record's text ends with its own line break (block records), which
+        // then every record's does, so that records can stand in any order.
+        let ownBreak = yaml && bytes[end(0) - 1] == 0x0A
+        if yaml, !(0..<side.count).allSatisfy({ (bytes[end($0) - 1] == 0x0A) == ownBreak }) { return false }
+        // The separator between records, and the indentation a record starts at. In YAML,
+        // the first two records' with its comment lines left out: it goes before new records.
+        var separator: [UInt8]
         if side.count >= 2 {
             separator = text(end(0)..<start(1))
         } else {
             let before = text(0..<start(0)).reversed().prefix { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
             separator = (format == .ndjson ? [] : [UInt8(ascii: ",")]) + before.reversed()
         }
-        guard let lastBreak = separator.lastIndex(of: 0x0A) else { return false }
-        // (In YAML, only line breaks, spaces and the `- ` or `---` that start a record: no
-        // comment, which each new record would repeat.)
-        if yaml, !separator.allSatisfy({ $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == UInt8(ascii: "-") }) { return false }
+        if yaml {
+            let lines = separator.split(separator: 0x0A, omittingEmptySubsequences: false)
+            separator = Array(lines.filter { $0.first { $0 != 0x20 } != UInt8(ascii: "#") }.joined(separator: [0x0A]))
+            // (Only line breaks, spaces and the `- ` or `---` that start a record.)
+            guard separator.allSatisfy({ $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == UInt8(ascii: "-") }) else { return false }
+        }
+        guard let lastBreak = separator.lastIndex(of: 0x0A) ?? (ownBreak ? -1 : nil) else { return false }
         // (In YAML, what starts the record's line: its indentation and `- `.)
         let indent = Array(separator[(lastBreak + 1)...])
+        // The text before BASE's record `i` when another comes before it: in YAML, BASE's own
+        // (its comments and blank lines kept); else the separator.
+        func gap(_ i: Int) -> [UInt8] { yaml && i > 0 ? text(end(i - 1)..<start(i)) : separator }
+        // The comment and blank lines a YAML block record's text ends with (about what comes
+        // next): kept when the record is written anew.
+        func tail(_ i: Int) -> [UInt8] {
+            guard ownBreak else { return [] }
+            var k = end(i)
+            while k > start(i) {
+                let lineStart = (bytes[start(i)..<(k - 1)].lastIndex(of: 0x0A) ?? (start(i) - 1)) + 1
+                let line = bytes[lineStart..<k].drop { $0 == 0x20 || $0 == 0x09 }
+                guard line.first == UInt8(ascii: "#") || line.allSatisfy({ $0 == 0x0A || $0 == 0x0D }) else { break }
+                k = lineStart
+            }
+            return text(k..<end(i))
+        }
         let comma = format == .json
         // A map member's name and what stands between it and the record (`": "`).
         var nameGap: [UInt8] = []
@@ -375,7 +435,8 @@ package struct FileMerger: Sendable {
             do throws(JSONParseFailure) { _ = try parser.scanString() } catch { return false }
             nameGap = text(parser.index..<records.starts[0])
         }
-        let first = text(records.starts[0]..<end(0))
+        var first = text(records.starts[0]..<end(0))
+        while first.last == 0x0A || first.last == 0x0D { first.removeLast() }
         let multiline = first.contains(0x0A), spaced = first.count > 2 && first.contains(0x20)
         func written(_ value: Value) throws(ListDiffError) -> [UInt8] {
             // YAML records on one line each: a new one too, in flow style (JSON is YAML), unless
@@ -388,10 +449,13 @@ package struct FileMerger: Sendable {
                 if text.starts(with: Array("--- ".utf8)) { text.removeFirst(4) }
                 var out: [UInt8] = []
                 for b in text {
-                    out.append(b)
-                    if b == 0x0A { out += [UInt8](repeating: 0x20, count: indent.count) }
+                    if b == 0x0A {
+                        out += newline + [UInt8](repeating: 0x20, count: indent.count)
+                    } else {
+                        out.append(b)
+                    }
                 }
-                return out
+                return ownBreak ? out + newline : out
             }
             if multiline {
                 var pretty = ""
@@ -440,7 +504,7 @@ package struct FileMerger: Sendable {
                     run = run.lowerBound..<end(i)
                 } else {
                     flush()
-                    if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
+                    if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : gap(i) }
                     run = start(i)..<end(i)
                 }
                 lastBase = i
@@ -459,7 +523,9 @@ package struct FileMerger: Sendable {
             // (The first record's conflict keeps BASE's text before it unwritten, to take
             // its indentation off.)
             if j > 0 || conflict == nil { flush() }
-            if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : separator }
+            // (A record of BASE's, moved or changed, keeps the text before it.)
+            let own = change.operation == .insert ? nil : change.old?.index
+            if j > 0 { out += afterConflict && comma ? Array(separator.dropFirst()) : own.map(gap) ?? separator }
             afterConflict = false
             guard let conflict else {
                 // (A YAML record's text holds its column: it is written anew, at BASE's.)
@@ -468,27 +534,43 @@ package struct FileMerger: Sendable {
                 } else if change.operation == .move, let i = change.old?.index {
                     run = start(i)..<end(i)
                 } else {
-                    out += member(change.key, try written(value ?? .null))
+                    out += member(change.key, try written(value ?? .null)) + (own.map(tail) ?? [])
                 }
                 continue
             }
-            // Both sides, between git's markers, each on lines of its own.
+            // Both sides, between git's markers, each on lines of its own: the indentation
+            // written before the record is taken off where a line break comes before it, and
+            // a line break is written where none does.
             if j > 0 {
-                out.removeLast(indent.count)
+                let atLineStart = out.count == indent.count || (out.count > indent.count && out[out.count - indent.count - 1] == 0x0A)
+                if out.count >= indent.count, out.suffix(indent.count).elementsEqual(indent), atLineStart {
+                    out.removeLast(indent.count)
+                } else {
+                    out += newline
+                }
             } else {
-                run = run.lowerBound..<run.upperBound - indent.count
-                flush()
+                let cut = run.upperBound - indent.count
+                if cut >= run.lowerBound, bytes[cut..<run.upperBound].elementsEqual(indent), cut == 0 || bytes[cut - 1] == 0x0A {
+                    run = run.lowerBound..<cut
+                    flush()
+                } else {
+                    flush()
+                    out += newline
+                }
             }
             func lines(_ value: Value?) throws(ListDiffError) -> [UInt8] {
                 guard let value else { return [] }
-                return indent + member(conflict.key, try written(value)) + (comma && !last ? [UInt8(ascii: ",")] : []) + [0x0A]
+                return indent + member(conflict.key, try written(value)) + (comma && !last ? [UInt8(ascii: ",")] : [])
+                    + (ownBreak ? [] : newline)
             }
-            out += Array("\(markers.0) \(labels.ours)\n".utf8) + (try lines(conflict.ours)) + Array("\(markers.1)\n".utf8)
-            out += (try lines(conflict.theirs)) + Array("\(markers.2) \(labels.theirs)".utf8)
+            out += Array("\(markers.0) \(labels.ours)".utf8) + newline + (try lines(conflict.ours)) + Array(markers.1.utf8) + newline
+            out += (try lines(conflict.theirs)) + Array("\(markers.2) \(labels.theirs)".utf8) + (ownBreak ? newline : [])
             afterConflict = true
         }
         flush()
         run = end(side.count - 1)..<bytes.count
+        // (After a conflict, what follows the records starts on a line of its own.)
+        if afterConflict, !ownBreak, run.isEmpty || (bytes[run.lowerBound] != 0x0A && bytes[run.lowerBound] != 0x0D) { out += newline }
         flush()
         return true
     }

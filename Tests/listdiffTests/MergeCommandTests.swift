@@ -100,6 +100,56 @@ import Testing
         #expect(try String(contentsOf: dir.appendingPathComponent("m.csv"), encoding: .utf8).contains("1,\"Ada, Countess\",eng,\n"))
     }
 
+    /// What the writer keeps of BASE at the edges: CRLF line endings (CSV and YAML), a merge
+    /// that empties a YAML list, comments and blank lines between YAML records, a kept block
+    /// scalar's line breaks, and JSON brackets on the records' lines.
+    @Test func theWriterKeepsBASEAtTheEdges() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func merge(_ base: String, _ ours: String, _ theirs: String, ext: String, _ options: [String] = []) throws -> (Int32, String) {
+            for (name, text) in [("b", base), ("o", ours), ("t", theirs)] {
+                try text.write(to: dir.appendingPathComponent("\(name).\(ext)"), atomically: true, encoding: .utf8)
+            }
+            let run = try Binary.run(["merge", "-q"] + options + ["b.\(ext)", "o.\(ext)", "t.\(ext)"], in: dir)
+            return (run.status, run.stdout)
+        }
+        // CSV with CRLF: every row kept, both conflicts marked, every line ending CRLF.
+        let csv = try merge(
+            "id,name,note\r\n1,a,x\r\n2,b,y\r\n3,c,z\r\n", "id,name,note\r\n1,A,x\r\n2,b,y\r\n3,C,z\r\n",
+            "id,name,note\r\n1,AA,x\r\n2,b,y\r\n4,d,w\r\n", ext: "csv")
+        #expect(csv.0 == 1)
+        #expect(
+            csv.1
+                == [
+                    "id,name,note", "<<<<<<< ours", "1,A,x", "=======", "1,AA,x", ">>>>>>> theirs", "2,b,y", "4,d,w", "<<<<<<< ours",
+                    "3,C,z",
+                    "=======", ">>>>>>> theirs", "",
+                ].joined(separator: "\r\n"), "\(csv.1)")
+        // A YAML list both sides leave empty, or one side empties: an empty list.
+        let emptied = try merge("- id: 1\n  name: a\n- id: 2\n  name: b\n", "[]\n", "- id: 1\n  name: a\n- id: 2\n  name: b\n", ext: "yaml")
+        #expect(emptied.0 == 0 && emptied.1 == "[]\n", "\(emptied.1)")
+        // Comments and a kept block scalar stay where the records around them did not change.
+        let base = "- id: 1\n  t: a\n- id: 2\n  t: |+\n    keep\n\n\n# about 3\n- id: 3\n  t: c\n"
+        let kept = try merge(
+            base, base.replacingOccurrences(of: "t: a", with: "t: A"), base.replacingOccurrences(of: "t: c", with: "t: C"), ext: "yaml")
+        #expect(kept.0 == 0)
+        #expect(kept.1 == base.replacingOccurrences(of: "t: a", with: "t: A").replacingOccurrences(of: "t: c", with: "t: C"), "\(kept.1)")
+        // A stream of documents: the comment before an untouched document stays.
+        let doc = { (name: String, x: String) in "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \(name)\ndata:\n  x: \"\(x)\"\n" }
+        let stream = try merge(
+            doc("a", "1") + "---\n# the second\n" + doc("b", "1") + "---\n" + doc("c", "1"),
+            doc("a", "2") + "---\n# the second\n" + doc("b", "1") + "---\n" + doc("c", "1"),
+            doc("a", "1") + "---\n# the second\n" + doc("b", "1") + "---\n" + doc("c", "3"), ext: "yaml", ["--key", "metadata.name"])
+        #expect(stream.1 == doc("a", "2") + "---\n# the second\n" + doc("b", "1") + "---\n" + doc("c", "3"), "\(stream.1)")
+        // JSON whose brackets share the records' lines: the brackets kept, markers at the start
+        // of their lines.
+        let json = try merge(
+            "[{\"id\": 1, \"a\": 1},\n {\"id\": 2, \"a\": 2}]\n", "[{\"id\": 1, \"a\": 3},\n {\"id\": 2, \"a\": 3}]\n",
+            "[{\"id\": 1, \"a\": 4},\n {\"id\": 2, \"a\": 4}]\n", ext: "json")
+        #expect(json.1.hasPrefix("[\n<<<<<<< ours\n") && json.1.hasSuffix(">>>>>>> theirs\n]\n"), "\(json.1)")
+        #expect(!json.1.split(separator: "\n").contains { $0.contains("<<<<<<<") && !$0.hasPrefix("<<<<<<<") })
+    }
+
     /// A clean merge exits 0; trouble exits 2 with one line and writes nothing.
     @Test func statusesAndErrors() throws {
         let dir = try temporaryDirectory()
