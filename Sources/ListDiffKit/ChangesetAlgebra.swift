@@ -44,16 +44,58 @@ extension Changeset {
     ///
     /// The moves are those such a diff chooses, unless that would move a record neither
     /// changeset names (whose key neither holds): then, of the fewest moves, those that
-    /// move named records only.
+    /// move named records only. `composed(with:oldPath:)` reads such keys from OLD.
     ///
     /// - Throws: a `ListDiffError` of kind `changeset` when `next` does not start where
     ///   this one ends (its OLD fingerprint or record count differs, or its key, layout or
     ///   rules), for positions that do not fit together, or for a changeset this cannot
-    ///   compose (see `checkAlgebra`).
+    ///   compose (see `checkAlgebra`); when even the fewest moves must move a record
+    ///   neither changeset names, with the hint `.oldDocument`.
     public func composed(with next: Changeset) throws(ListDiffError) -> Changeset {
         try checkAlgebra("compose")
         try next.checkAlgebra("compose")
         try checkChain(to: next)
+        return try composition(with: next, oldKeys: nil)
+    }
+
+    /// This changeset followed by `next`, as `composed(with:)`, with the keys of the
+    /// records neither changeset names read from the file at `path`, the OLD this one was
+    /// made from: the result is the changeset a diff of OLD and `next`'s NEW writes, moves
+    /// included. OLD is read as `FileApplier` reads it (as this changeset records), and
+    /// scanned, not parsed: only the keys of records that move are read.
+    ///
+    /// - Throws: the errors of `composed(with:)` (but for the one about a record neither
+    ///   names); the errors reading OLD for a diff gives; a `.changeset` error when this
+    ///   changeset has no fingerprints, or OLD is not the document it was made from.
+    public func composed(with next: Changeset, oldPath path: String) throws(ListDiffError) -> Changeset {
+        try checkAlgebra("compose")
+        try next.checkAlgebra("compose")
+        try checkChain(to: next)
+        guard let fingerprints else {
+            throw ListDiffError(
+                .changeset, file: origin?.source.name, "the first changeset has no fingerprints, so it cannot be checked against \(path)")
+        }
+        let scan = try FileApplier.scan(FileApplier.Header(self), old: path, reader: DocumentReader(key: key), progress: nil)
+        let side = scan.side
+        let fingerprint = Fingerprint.string(side.fingerprint)
+        guard fingerprint == fingerprints.old, side.count == oldCount else {
+            throw ListDiffError(
+                .changeset, file: scan.name,
+                "this is not the document the first changeset was made from (its fingerprint is \(fingerprint.prefix(19))…, the changeset's \(fingerprints.old.prefix(19))…; \(side.count) records, the changeset's \(oldCount))"
+            )
+        }
+        let records = side.records, key = key
+        let composed = try composition(with: next, oldKeys: { a throws(ListDiffError) in (try records.key(a, key), records.isScalar(a)) })
+        // The keys were read as they were found.
+        try side.file.checkIntact()
+        return composed
+    }
+
+    /// The composition, the changesets checked; `oldKeys` gives the key of OLD's record
+    /// (and whether it is a scalar keyed by itself) for those neither changeset names.
+    private func composition(
+        with next: Changeset, oldKeys: ((Int) throws(ListDiffError) -> (Value, Bool))?
+    ) throws(ListDiffError) -> Changeset {
         // Each changeset's flow on a core of its own; the first's error is reported first.
         let (one, two) = Concurrently.both(
             { () throws(ListDiffError) in try RecordFlow(self) }, { () throws(ListDiffError) in try RecordFlow(next) })
@@ -81,32 +123,37 @@ extension Changeset {
         if layout.shape != .map {
             stays = [Bool](repeating: false, count: oldCount)
             visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToLast[$0]) }) { stays[$0] = true }
-            if (0..<oldCount).contains(where: { oldToLast[$0] >= 0 && !stays[$0] && !named($0) }) {
+            // With OLD at hand, the diff's run stands: the keys it lacks are read there.
+            if oldKeys == nil, (0..<oldCount).contains(where: { oldToLast[$0] >= 0 && !stays[$0] && !named($0) }) {
                 stays = Self.longestRunKeeping(oldToLast, count: next.newCount, unnamed: { !named($0) })
                 if let a = (0..<oldCount).first(where: { oldToLast[$0] >= 0 && !stays[$0] && !named($0) }) {
                     throw ListDiffError(
                         .changeset,
-                        "the composed changes move old record \(a), which neither changeset names, so its key is not known; diff the two documents instead"
-                    )
+                        "the composed changes move old record \(a), which neither changeset names, so its key is not known",
+                        hint: .oldDocument)
                 }
             }
         }
         // A record's values: OLD's from the first changeset (or, when it did not change
         // there, from the second's view of it), the last NEW's from the second (or the first).
-        // The key of B's record b, from whichever change names it.
-        func middleKey(_ b: Int) -> (Value, Bool)? {
+        // The key of B's record b, from whichever change names it, else from OLD when at hand.
+        func middleKey(_ b: Int) throws(ListDiffError) -> (Value, Bool)? {
             let a = Int(first.newToOld[b]), c = Int(second.oldToNew[b])
-            return first.newKey(b) ?? second.oldKey(b) ?? (a >= 0 ? first.oldKey(a) : nil) ?? (c >= 0 ? second.newKey(c) : nil)
+            if let named = first.newKey(b) ?? second.oldKey(b) ?? (a >= 0 ? first.oldKey(a) : nil) ?? (c >= 0 ? second.newKey(c) : nil) {
+                return named
+            }
+            guard a >= 0, let oldKeys else { return nil }
+            return try oldKeys(a)
         }
         var oldSide = first.oldSide(
             orElse: { a throws(ListDiffError) in
                 let b = Int(first.oldToNew[a])
-                return b < 0 ? (nil, nil) : (try second.oldValue(b), middleKey(b))
+                return b < 0 ? (nil, nil) : (try second.oldValue(b), try middleKey(b))
             })
         var lastSide = second.newSide(
             orElse: { c throws(ListDiffError) in
                 let b = Int(second.newToOld[c])
-                return b < 0 ? (nil, nil) : (try first.newValue(b), middleKey(b))
+                return b < 0 ? (nil, nil) : (try first.newValue(b), try middleKey(b))
             })
         // Whether each record differs from OLD to the last NEW: it does when one changeset
         // alone updates it (as invert keeps an update). Records both update, or deleted

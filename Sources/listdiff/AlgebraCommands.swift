@@ -69,7 +69,11 @@ struct ComposeCommand: ParsableCommand, Executable {
             The result is the changeset a diff of A and C writes (with the fewest moves), but \
             for the generator, the order of members in records rebuilt from an update, and, \
             where several sets of fewest moves exist and the diff's would move a record \
-            neither changeset names, which records move. Changesets that do not chain (the \
+            neither changeset names, which records move: compose refuses when even the \
+            fewest moves must move such a record, whose key neither changeset holds. With \
+            --old A, those keys are read from A (scanned as apply scans OLD, after its \
+            fingerprint is checked against the first changeset's), and the moves are the \
+            diff's. Changesets that do not chain (the \
             second's OLD fingerprint or record count is not the first's NEW, or their keys \
             or layouts differ) are refused. Keyed lists inside records (--array-key) are \
             handled; changesets of sections, made under comparison rules, with --duplicates \
@@ -93,9 +97,16 @@ struct ComposeCommand: ParsableCommand, Executable {
     @Option(name: [.customShort("o"), .long], help: ChangesetOutput.outputHelp, completion: .file())
     var output: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A, the document the first changeset was made from, read as that changeset records: the keys of records neither changeset names are read from it, so that the moves are the direct diff's. Its fingerprint must be the first changeset's OLD fingerprint.",
+            valueName: "file"),
+        completion: .file())
+    var old: String?
+
     func validate() throws {
-        if first == "-" && second == "-" {
-            throw ValidationError("only one of FIRST and SECOND can be standard input ('-')")
+        if [first, second, old].count(where: { $0 == "-" }) > 1 {
+            throw ValidationError("only one of FIRST, SECOND and --old can be standard input ('-')")
         }
     }
 
@@ -109,8 +120,14 @@ struct ComposeCommand: ParsableCommand, Executable {
             { () throws(ListDiffError) in try ChangesetOutput.read(second) })
         let one = try a.get(), two = try b.get()
         progress?.lap("read changesets")
-        let composed = try one.composed(with: two)
-        progress?.lap("compose")
+        // With A, the keys neither changeset holds are read from it.
+        let composed: Changeset
+        if let old {
+            composed = try one.composed(with: two, oldPath: old)
+        } else {
+            composed = try one.composed(with: two)
+        }
+        progress?.lap(old == nil ? "compose" : "scan A, compose")
         let names = composed.inputNames ?? (old: "old", new: "new")
         try ChangesetOutput.write(composed, oldName: names.old, newName: names.new, to: output)
         progress?.lap("write")

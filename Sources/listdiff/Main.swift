@@ -190,6 +190,7 @@ extension ListDiffError {
         case .algorithm(let instead): worded.message += "; use --algorithm \(instead) for lists this large, or raise --cost-limit"
         case .key(let fields): worded.message += " (try " + fields.map { "--key " + $0 }.joined(separator: " ") + ")"
         case .wholeRecordKey: worded.message += " (--key . diffs the lists as sequences)"
+        case .oldDocument: worded.message += "; --old FILE reads it from the document the first changeset was made from"
         }
         worded.hint = nil
         return worded

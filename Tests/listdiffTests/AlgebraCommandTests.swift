@@ -153,7 +153,7 @@ import Testing
     }
 
     /// A random chain A → B → C: the composed changeset equals A's diff to C, and applied to
-    /// A gives C.
+    /// A gives C; with --old A, it is the diff's changeset exactly, moves included.
     @Test(arguments: 0..<30, [[], ["--array-key", "/lines=sku"]])
     func composeEqualsTheDirectDiff(seed: Int, options: [String]) throws {
         let dir = try temporaryDirectory()
@@ -170,20 +170,60 @@ import Testing
         }
         _ = try Self.run(["-f", "json", "-o", "ab.json"] + options + ["a.json", "b.json"], in: dir)
         _ = try Self.run(["-f", "json", "-o", "bc.json"] + options + ["b.json", "c.json"], in: dir)
+        let direct = try Self.run(["-f", "json"] + options + ["a.json", "c.json"], in: dir)
+        // With A, the keys the changesets lack are read from it: the diff's own moves.
+        let withOld = try Binary.run(["compose", "--old", "a.json", "ab.json", "bc.json"], in: dir)
+        #expect(withOld.status == 0, "seed \(seed): \(withOld.stderr)")
+        #expect(try Self.canonical(withOld.stdout) == Self.canonical(direct), "seed \(seed)")
         let run = try Binary.run(["compose", "ab.json", "bc.json", "-o", "ac.json"], in: dir)
         // A record neither changeset names may have to move: its key is then not known.
         if run.status == 2, run.stderr.contains("which neither changeset names") {
-            let direct = try Self.run(["-f", "json"] + options + ["a.json", "c.json"], in: dir)
             #expect(direct.contains("\"op\": \"move\""), "seed \(seed): refused, but the direct diff moves nothing")
             return
         }
         #expect(run.status == 0, "seed \(seed): \(run.stderr)")
         let composed = try String(contentsOf: dir.appendingPathComponent("ac.json"), encoding: .utf8)
-        let direct = try Self.run(["-f", "json"] + options + ["a.json", "c.json"], in: dir)
         try Self.expectDirect(composed, direct, seed: seed)
         let applied = try Binary.run(["apply", "a.json", "ac.json", "-o", "result.json"], in: dir)
         #expect(applied.status == 0, "seed \(seed): \(applied.stderr)")
         #expect(try Binary.run(["-q", "result.json", "c.json"], in: dir).status == 0, "seed \(seed)")
+    }
+
+    /// Where every fewest set of moves moves a record neither changeset names (3, which
+    /// stays in B and in C while 1 and 2 move around it), compose refuses and names
+    /// --old; with it, the result is the direct diff, and a document other than A is refused.
+    @Test func composeReadsTheKeysItLacksFromA() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, ids) in [("a", [1, 2, 3]), ("b", [2, 3, 1]), ("c", [3, 1, 2])] {
+            let text = "[" + ids.map { "{\"id\": \($0), \"v\": \"r\($0)\"}" }.joined(separator: ", ") + "]\n"
+            try text.write(to: dir.appendingPathComponent(name + ".json"), atomically: true, encoding: .utf8)
+        }
+        _ = try Self.run(["-f", "json", "-o", "ab.json", "a.json", "b.json"], in: dir)
+        _ = try Self.run(["-f", "json", "-o", "bc.json", "b.json", "c.json"], in: dir)
+        let refused = try Binary.run(["compose", "ab.json", "bc.json", "-o", "ac.json"], in: dir)
+        #expect(refused.status == 2)
+        #expect(
+            refused.stderr
+                == "listdiff: error: the composed changes move old record 2, which neither changeset names, so its key is not known; --old FILE reads it from the document the first changeset was made from\n",
+            "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ac.json").path))
+        let composed = try Binary.run(["compose", "--old", "a.json", "ab.json", "bc.json"], in: dir)
+        #expect(composed.status == 0, "\(composed.stderr)")
+        let direct = try Self.run(["-f", "json", "a.json", "c.json"], in: dir)
+        #expect(composed.stdout == direct, "\(composed.stdout)")
+        // A from standard input, as apply reads OLD.
+        let a = try String(contentsOf: dir.appendingPathComponent("a.json"), encoding: .utf8)
+        let piped = try Binary.run(["compose", "--old", "-", "ab.json", "bc.json"], stdin: a, in: dir)
+        #expect(piped.stdout == direct, "\(piped.stderr)")
+        // Another document is not A: refused, one line, no result written.
+        let wrong = try Binary.run(["compose", "--old", "b.json", "ab.json", "bc.json", "-o", "ac.json"], in: dir)
+        #expect(wrong.status == 2)
+        #expect(
+            wrong.stderr.hasPrefix("b.json: error: this is not the document the first changeset was made from (its fingerprint is "),
+            "\(wrong.stderr)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ac.json").path))
     }
 
     /// Changesets that do not chain are refused, naming the second and both fingerprints.

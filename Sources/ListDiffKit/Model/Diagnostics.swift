@@ -110,6 +110,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
         /// Make the whole record its identity (`IdentityKey.wholeRecord`): the lists diff as
         /// sequences.
         case wholeRecordKey
+        /// Read the keys compose lacks from the document the first changeset was made from
+        /// (`Changeset.composed(with:oldPath:)`).
+        case oldDocument
     }
 
     /// The same error with `hint`.
