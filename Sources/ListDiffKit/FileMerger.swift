@@ -114,6 +114,9 @@ package struct FileMerger: Sendable {
         package var fromOurs = 0, fromTheirs = 0, fromBoth = 0, resolved = 0
         /// BASE as the diff to OURS scanned it, so that writing need not scan it again.
         var base: (side: Engine.Side, format: InputFormat)?
+        /// The two diffs, kept with the result so that a command can exit without first
+        /// freeing their tables one by one.
+        var inputs: [FileDiffer.Result] = []
     }
 
     /// A change both sides made to one record that cannot both hold.
@@ -513,7 +516,10 @@ package struct FileMerger: Sendable {
             }
             lastBase = -2
             let change = changes[Int(placed[j])]
-            let value = try change.value()
+            // (A record taken whole from a side, as its text, is no conflict's marker: JSON
+            // copies the text, unread.)
+            let copied = yaml ? nil : change.reference?.withBytes { Array($0) }
+            let value = copied == nil ? try change.value() : nil
             var conflict: Conflict? = nil
             if case .string(let s)? = value, s.hasPrefix("<<listdiff conflict 7d1e5f0a "),
                 let n = Int(s.dropFirst("<<listdiff conflict 7d1e5f0a ".count).dropLast(2)), n < result.conflicts.count
@@ -529,7 +535,7 @@ package struct FileMerger: Sendable {
             afterConflict = false
             guard let conflict else {
                 // (A YAML record's text holds its column: it is written anew, at BASE's.)
-                if !yaml, let copied = change.reference?.withBytes({ Array($0) }) {
+                if let copied {
                     out += member(change.key, copied)
                 } else if change.operation == .move, let i = change.old?.index {
                     run = start(i)..<end(i)
@@ -608,6 +614,7 @@ package struct FileMerger: Sendable {
                 return value
             })
         result.base = a.old
+        result.inputs = diffs
         return result
     }
 
@@ -621,6 +628,8 @@ package struct FileMerger: Sendable {
         var inserted: [Int: Change] = [:]
         /// The BASE records this side deleted or updated.
         var touched: [Int] = []
+        /// Each deleted BASE record's change (which holds the record).
+        var deletions: [Int: Change] = [:]
         /// The side's records, in order.
         var order: [Ref] = []
 
@@ -631,48 +640,92 @@ package struct FileMerger: Sendable {
             self.order = order
         }
 
-        /// The changes of `changeset`. Each inserted record's identity is numbered in
-        /// `numbers`, which both sides share, so that one key inserted twice has one number.
-        init(_ changeset: Changeset, numbering numbers: inout [String: Int]) {
-            let n = changeset.oldCount
-            deleted = [Bool](repeating: false, count: n)
-            moved = [Bool](repeating: false, count: n)
-            var slots = [Ref?](repeating: nil, count: changeset.newCount)
+        /// The changes of `changeset`. Inserted records are numbered in the changeset's order
+        /// (`renumber` numbers them as the other side does).
+        init(_ changeset: Changeset) {
+            var numbers: [String: Int] = [:]
+            let n = changeset.oldCount, count = changeset.newCount
+            var deleted = [Bool](repeating: false, count: n), moved = [Bool](repeating: false, count: n)
+            // What each place of the side holds: BASE's record i (i), a record inserted with
+            // identity number k (-2 - k), or a record no change names (-1).
+            var slots = [Int](repeating: -1, count: count)
             var placed = [Bool](repeating: false, count: n)
-            for change in changeset.changes {
-                switch change.operation {
+            updated.reserveCapacity(changeset.summary.updated)
+            deletions.reserveCapacity(changeset.summary.deleted)
+            for k in changeset.changes.indices {
+                let operation = changeset.changes[k].operation
+                let old = changeset.changes[k].old?.index, new = changeset.changes[k].new?.index
+                switch operation {
                 case .delete:
-                    guard let i = change.old?.index else { continue }
+                    guard let i = old else { continue }
                     deleted[i] = true
+                    deletions[i] = changeset.changes[k]
                     touched.append(i)
                 case .insert:
-                    let id = FileMerger.identity(change)
+                    let id = FileMerger.identity(changeset.changes[k])
                     let number = numbers[id] ?? numbers.count
                     numbers[id] = number
-                    inserted[number] = change
-                    if let j = change.new?.index, j < slots.count { slots[j] = .inserted(number) }
+                    inserted[number] = changeset.changes[k]
+                    if let j = new, j < count { slots[j] = -2 - number }
                 case .move, .update:
-                    guard let i = change.old?.index else { continue }
-                    if change.operation == .move {
+                    guard let i = old else { continue }
+                    if operation == .move {
                         moved[i] = true
                     } else {
-                        updated[i] = change
+                        updated[i] = changeset.changes[k]
                         touched.append(i)
                     }
-                    if let j = change.new?.index, j < slots.count {
-                        slots[j] = .base(i)
+                    if let j = new, j < count {
+                        slots[j] = i
                         placed[i] = true
                     }
                 }
             }
-            // The slots no change names hold the records that stayed, in BASE's order.
+            // The places no change names hold the records that stayed, in BASE's order.
+            var order: [Ref] = []
+            order.reserveCapacity(count)
             var next = 0
-            order = slots.map { slot in
-                if let slot { return slot }
-                while next < n, deleted[next] || placed[next] { next += 1 }
-                defer { next += 1 }
-                return .base(next)
+            for slot in slots {
+                if slot >= 0 {
+                    order.append(.base(slot))
+                } else if slot < -1 {
+                    order.append(.inserted(-2 - slot))
+                } else {
+                    while next < n, deleted[next] || placed[next] { next += 1 }
+                    order.append(.base(next))
+                    next += 1
+                }
             }
+            self.deleted = deleted
+            self.moved = moved
+            self.order = order
+            identities = numbers
+        }
+
+        /// Each inserted record's identity, by its number on this side (`inserted`'s keys).
+        var identities: [String: Int] = [:]
+
+        /// This side's inserted records numbered as `other` numbers them: an identity both
+        /// inserted takes `other`'s number, the others numbers after `other`'s. The count of
+        /// numbers in use on both sides.
+        mutating func renumber(after other: SideChanges) -> Int {
+            var next = other.identities.count
+            var map: [Int: Int] = [:]
+            for (id, k) in identities.sorted(by: { $0.value < $1.value }) {
+                if let shared = other.identities[id] {
+                    map[k] = shared
+                } else {
+                    map[k] = next
+                    next += 1
+                }
+            }
+            guard map.contains(where: { $0.key != $0.value }) else { return next }
+            inserted = Dictionary(uniqueKeysWithValues: inserted.map { (map[$0.key]!, $0.value) })
+            identities = identities.mapValues { map[$0]! }
+            for j in order.indices {
+                if case .inserted(let k) = order[j] { order[j] = .inserted(map[k]!) }
+            }
+            return next
         }
     }
 
@@ -691,8 +744,11 @@ package struct FileMerger: Sendable {
     /// The changes of both sides, combined into changes from BASE. The work grows with the
     /// changes, beside a few passes over BASE's record numbers.
     func combine(_ a: Changeset, _ b: Changeset, base: (Int) throws(ListDiffError) -> Value) throws(ListDiffError) -> Result {
-        var numbers: [String: Int] = [:]
-        let ours = SideChanges(a, numbering: &numbers), theirs = SideChanges(b, numbering: &numbers)
+        // Each side's changes, on a core of its own; then one numbering of inserted records.
+        let (mine, yours) = Concurrently.both({ SideChanges(a) }, { SideChanges(b) })
+        let ours = mine
+        var theirs = yours
+        let insertedCount = theirs.renumber(after: ours)
         let n = a.oldCount
         var result = Result(changeset: a, conflicts: [])
         // What each changed record becomes (a record not here is kept as BASE has it): gone,
@@ -719,20 +775,22 @@ package struct FileMerger: Sendable {
         }
         /// A change to a merged record, holding the side's record text where it was taken whole.
         func change(
-            _ operation: Change.Operation, key: Value, keyedBySelf: Bool = false, old: Int?, new: Int, occurrence: Int?, _ outcome: Outcome
+            _ operation: Change.Operation, key: Value, keyedBySelf: Bool = false, old: Int?, new: Int?, occurrence: Int?, _ outcome: Outcome
         ) throws(ListDiffError) -> Change {
             let taken: Change? = if case .taken(let change) = outcome { change } else { nil }
             return Change(
-                operation, key: key, keyedBySelf: keyedBySelf, old: old.map { RecordPosition(index: $0) }, new: RecordPosition(index: new),
+                operation, key: key, keyedBySelf: keyedBySelf, old: old.map { RecordPosition(index: $0) },
+                new: new.map { RecordPosition(index: $0) },
                 value: taken?.reference == nil ? try outcome.value() : nil, reference: taken?.reference, occurrence: occurrence)
         }
         /// A BASE record's key (and occurrence), from whichever side changed or moved it.
         var keys: [Int: (key: Value, occurrence: Int?)] = [:]
+        keys.reserveCapacity(a.changes.count + b.changes.count)
         var named = [Bool](repeating: false, count: n)
         for changeset in [a, b] {
-            for change in changeset.changes where change.operation != .insert {
-                guard let i = change.old?.index else { continue }
-                keys[i] = (change.key, change.occurrence)
+            for k in changeset.changes.indices where changeset.changes[k].operation != .insert {
+                guard let i = changeset.changes[k].old?.index, !named[i] else { continue }
+                keys[i] = (changeset.changes[k].key, changeset.changes[k].occurrence)
                 named[i] = true
             }
         }
@@ -808,7 +866,7 @@ package struct FileMerger: Sendable {
 
         // Records only the sides hold, in the order their identities were numbered.
         var inserted: [Int: Outcome] = [:]
-        for k in 0..<numbers.count {
+        for k in 0..<insertedCount {
             switch (ours.inserted[k], theirs.inserted[k]) {
             case (let change?, let other?):
                 let mine = try change.value() ?? .null, yours = try other.value() ?? .null
@@ -832,7 +890,7 @@ package struct FileMerger: Sendable {
         }
 
         // The order.
-        let order = try Self.mergedOrder(ours, theirs, n: n, prefer: preference.side(for: .order), outcome: { !gone[$0] }) {
+        let order = try Self.mergedOrder(ours, theirs, n: n, prefer: preference.side(for: .order), gone: gone) {
             ref throws(ListDiffError) in
             // A record both sides moved, or inserted, to different places.
             let (key, occurrence): (Value, Int?)
@@ -851,12 +909,18 @@ package struct FileMerger: Sendable {
 
         // The changes from BASE that make the merged document.
         var changes: [Change] = []
+        changes.reserveCapacity(a.changes.count + b.changes.count)
         var summary = Changeset.Summary()
         var newIndex = [Int](repeating: -1, count: n)
         for (j, ref) in order.enumerated() { if case .base(let i) = ref { newIndex[i] = j } }
         for i in 0..<n where newIndex[i] < 0 {
             let (key, occurrence) = keys[i] ?? (.null, nil)
-            changes.append(Change(.delete, key: key, old: RecordPosition(index: i), value: try base(i), occurrence: occurrence))
+            // (The record as the side that deleted it holds it, read when it is written.)
+            if let deletion = ours.deletions[i] ?? theirs.deletions[i] {
+                changes.append(try change(.delete, key: key, old: i, new: nil, occurrence: occurrence, .taken(deletion)))
+            } else {
+                changes.append(Change(.delete, key: key, old: RecordPosition(index: i), value: try base(i), occurrence: occurrence))
+            }
             summary.deleted += 1
         }
         for (j, ref) in order.enumerated() {
@@ -903,16 +967,19 @@ package struct FileMerger: Sendable {
     /// (OURS's first at one place). `clash` is told of a record both sides put at
     /// different places, which then goes where OURS put it (or the preferred side).
     static func mergedOrder<E: Error>(
-        _ ours: SideChanges, _ theirs: SideChanges, n: Int, prefer: Side?, outcome isKept: (Int) -> Bool,
+        _ ours: SideChanges, _ theirs: SideChanges, n: Int, prefer: Side?, gone: [Bool],
         clash: (Ref) throws(E) -> Void
     ) throws(E) -> [Ref] {
+        // (Worked out once per record, not once per look.)
+        var stableAt = [Bool](repeating: false, count: n)
+        for i in 0..<n { stableAt[i] = !gone[i] && !ours.moved[i] && !theirs.moved[i] }
         func stable(_ ref: Ref) -> Bool {
             guard case .base(let i) = ref else { return false }
-            return isKept(i) && !ours.moved[i] && !theirs.moved[i]
+            return stableAt[i]
         }
         func kept(_ ref: Ref) -> Bool {
             guard case .base(let i) = ref else { return true }
-            return isKept(i)
+            return !gone[i]
         }
         /// Each record a side places (moved or inserted), with the stable record it follows
         /// (-1: the start), in the side's order.
@@ -956,7 +1023,7 @@ package struct FileMerger: Sendable {
             order.append(sorted[k].key)
             k += 1
         }
-        for i in 0..<n where stable(.base(i)) {
+        for i in 0..<n where stableAt[i] {
             order.append(.base(i))
             while k < sorted.count, sorted[k].value.anchor == i {
                 order.append(sorted[k].key)
@@ -1087,7 +1154,7 @@ package struct FileMerger: Sendable {
                 nil, sides.ours, sides.theirs, at: path + [String(index)], steps: steps + [step(id)], comparison: comparison,
                 clashes: &clashes, prefer: prefer)
         }
-        let order = Self.mergedOrder(mine, yours, n: base.count, prefer: prefer, outcome: { merged[$0] != nil }) { (ref: Ref) in
+        let order = Self.mergedOrder(mine, yours, n: base.count, prefer: prefer, gone: merged.map { $0 == nil }) { (ref: Ref) in
             let id =
                 switch ref {
                 case .base(let i): b[i]
