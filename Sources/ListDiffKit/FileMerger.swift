@@ -643,7 +643,7 @@ package struct FileMerger: Sendable {
         /// The changes of `changeset`. Inserted records are numbered in the changeset's order
         /// (`renumber` numbers them as the other side does).
         init(_ changeset: Changeset) {
-            var numbers: [String: Int] = [:]
+            var numbers: [Hash128: Int] = [:]
             let n = changeset.oldCount, count = changeset.newCount
             var deleted = [Bool](repeating: false, count: n), moved = [Bool](repeating: false, count: n)
             // What each place of the side holds: BASE's record i (i), a record inserted with
@@ -682,19 +682,20 @@ package struct FileMerger: Sendable {
                 }
             }
             // The places no change names hold the records that stayed, in BASE's order.
-            var order: [Ref] = []
-            order.reserveCapacity(count)
             var next = 0
-            for slot in slots {
-                if slot >= 0 {
-                    order.append(.base(slot))
-                } else if slot < -1 {
-                    order.append(.inserted(-2 - slot))
-                } else {
-                    while next < n, deleted[next] || placed[next] { next += 1 }
-                    order.append(.base(next))
-                    next += 1
+            let order = [Ref](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for (j, slot) in slots.enumerated() {
+                    if slot >= 0 {
+                        buffer.initializeElement(at: j, to: .base(slot))
+                    } else if slot < -1 {
+                        buffer.initializeElement(at: j, to: .inserted(-2 - slot))
+                    } else {
+                        while next < n, deleted[next] || placed[next] { next += 1 }
+                        buffer.initializeElement(at: j, to: .base(next))
+                        next += 1
+                    }
                 }
+                initialized = count
             }
             self.deleted = deleted
             self.moved = moved
@@ -703,7 +704,7 @@ package struct FileMerger: Sendable {
         }
 
         /// Each inserted record's identity, by its number on this side (`inserted`'s keys).
-        var identities: [String: Int] = [:]
+        var identities: [Hash128: Int] = [:]
 
         /// This side's inserted records numbered as `other` numbers them: an identity both
         /// inserted takes `other`'s number, the others numbers after `other`'s. The count of
@@ -737,8 +738,8 @@ package struct FileMerger: Sendable {
     }
 
     /// A record's identity across the inputs: its key and, when numbered, its occurrence.
-    static func identity(_ change: Change) -> String {
-        Fingerprint.of(.array([change.key, .number(Number(exactly: change.occurrence ?? 0))]))
+    static func identity(_ change: Change) -> Hash128 {
+        CanonicalHash.of(.array([change.key, .number(Number(exactly: change.occurrence ?? 0))]))
     }
 
     /// The changes of both sides, combined into changes from BASE. The work grows with the
@@ -768,6 +769,7 @@ package struct FileMerger: Sendable {
             }
         }
         var outcome: [Int: Outcome] = [:]
+        outcome.reserveCapacity(ours.touched.count + theirs.touched.count)
         var gone = [Bool](repeating: false, count: n)
         func settle(_ i: Int, _ value: Value?) {
             outcome[i] = value.map { .value($0) } ?? .deleted
@@ -866,6 +868,7 @@ package struct FileMerger: Sendable {
 
         // Records only the sides hold, in the order their identities were numbered.
         var inserted: [Int: Outcome] = [:]
+        inserted.reserveCapacity(insertedCount)
         for k in 0..<insertedCount {
             switch (ours.inserted[k], theirs.inserted[k]) {
             case (let change?, let other?):
