@@ -724,7 +724,7 @@ package struct FileMerger: Sendable {
             inserted = Dictionary(uniqueKeysWithValues: inserted.map { (map[$0.key]!, $0.value) })
             identities = identities.mapValues { map[$0]! }
             for j in order.indices {
-                if case .inserted(let k) = order[j] { order[j] = .inserted(map[k]!) }
+                if let k = order[j].inserted { order[j] = .inserted(map[k]!) }
             }
             return next
         }
@@ -733,8 +733,16 @@ package struct FileMerger: Sendable {
     /// A record of a merged list: BASE's record `i`, or the record a side inserted with
     /// identity number `k`.
     enum Ref: Hashable {
-        case base(Int)
-        case inserted(Int)
+        // (32-bit numbers, as the engine's tables hold record numbers: 8 bytes a record.)
+        case baseRecord(Int32)
+        case insertedRecord(Int32)
+
+        static func base(_ i: Int) -> Ref { .baseRecord(Int32(truncatingIfNeeded: i)) }
+        static func inserted(_ k: Int) -> Ref { .insertedRecord(Int32(truncatingIfNeeded: k)) }
+        /// BASE's record number, or nil.
+        var base: Int? { if case .baseRecord(let i) = self { Int(i) } else { nil } }
+        /// The inserted record's identity number, or nil.
+        var inserted: Int? { if case .insertedRecord(let k) = self { Int(k) } else { nil } }
     }
 
     /// A record's identity across the inputs: its key and, when numbered, its occurrence.
@@ -899,10 +907,12 @@ package struct FileMerger: Sendable {
             let (key, occurrence): (Value, Int?)
             let value: Value?
             switch ref {
-            case .base(let i):
+            case .baseRecord(let r):
+                let i = Int(r)
                 (key, occurrence) = keys[i] ?? (.null, nil)
                 if let merged = outcome[i] { value = try merged.value() } else { value = try base(i) }
-            case .inserted(let k):
+            case .insertedRecord(let r):
+                let k = Int(r)
                 let change = ours.inserted[k] ?? theirs.inserted[k]!
                 (key, occurrence) = (change.key, change.occurrence)
                 value = try inserted[k]?.value()
@@ -915,7 +925,7 @@ package struct FileMerger: Sendable {
         changes.reserveCapacity(a.changes.count + b.changes.count)
         var summary = Changeset.Summary()
         var newIndex = [Int](repeating: -1, count: n)
-        for (j, ref) in order.enumerated() { if case .base(let i) = ref { newIndex[i] = j } }
+        for (j, ref) in order.enumerated() { if let i = ref.base { newIndex[i] = j } }
         for i in 0..<n where newIndex[i] < 0 {
             let (key, occurrence) = keys[i] ?? (.null, nil)
             // (The record as the side that deleted it holds it, read when it is written.)
@@ -928,14 +938,16 @@ package struct FileMerger: Sendable {
         }
         for (j, ref) in order.enumerated() {
             switch ref {
-            case .inserted(let k):
+            case .insertedRecord(let r):
+                let k = Int(r)
                 let side = ours.inserted[k] ?? theirs.inserted[k]!
                 changes.append(
                     try change(
                         .insert, key: side.key, keyedBySelf: side.keyedBySelf, old: nil, new: j, occurrence: side.occurrence,
                         inserted[k] ?? .taken(side)))
                 summary.inserted += 1
-            case .base(let i):
+            case .baseRecord(let r):
+                let i = Int(r)
                 // (A record no side changed or moved stays as it is.)
                 guard named[i], let (key, occurrence) = keys[i] else {
                     summary.unchanged += 1
@@ -977,11 +989,11 @@ package struct FileMerger: Sendable {
         var stableAt = [Bool](repeating: false, count: n)
         for i in 0..<n { stableAt[i] = !gone[i] && !ours.moved[i] && !theirs.moved[i] }
         func stable(_ ref: Ref) -> Bool {
-            guard case .base(let i) = ref else { return false }
+            guard let i = ref.base else { return false }
             return stableAt[i]
         }
         func kept(_ ref: Ref) -> Bool {
-            guard case .base(let i) = ref else { return true }
+            guard let i = ref.base else { return true }
             return !gone[i]
         }
         /// Each record a side places (moved or inserted), with the stable record it follows
@@ -990,12 +1002,12 @@ package struct FileMerger: Sendable {
             var anchor = -1
             var out: [(ref: Ref, after: Int)] = []
             for ref in side.order {
-                if stable(ref), case .base(let i) = ref {
+                if stable(ref), let i = ref.base {
                     anchor = i
                 } else if kept(ref), !stable(ref) {
                     // (A record the other side moved, but this side did not, follows the
                     // other side: it is not placed here.)
-                    if case .base(let i) = ref, !(side.moved[i]) { continue }
+                    if let i = ref.base, !(side.moved[i]) { continue }
                     out.append((ref, anchor))
                 }
             }
@@ -1126,7 +1138,7 @@ package struct FileMerger: Sendable {
         func side(_ ids: [RecordID]) -> SideChanges {
             let order = ids.map(ref)
             var moved = [Bool](repeating: false, count: base.count)
-            let kept = order.compactMap { ref -> Int? in if case .base(let i) = ref { i } else { nil } }
+            let kept = order.compactMap(\.base)
             if moves {
                 var stays = [Bool](repeating: false, count: base.count)
                 visitLongestIncreasingSubsequence(count: kept.count, value: { kept[$0] }) { stays[kept[$0]] = true }
@@ -1160,15 +1172,15 @@ package struct FileMerger: Sendable {
         let order = Self.mergedOrder(mine, yours, n: base.count, prefer: prefer, gone: merged.map { $0 == nil }) { (ref: Ref) in
             let id =
                 switch ref {
-                case .base(let i): b[i]
-                case .inserted(let k): insertedIDs[k]
+                case .baseRecord(let r): b[Int(r)]
+                case .insertedRecord(let r): insertedIDs[Int(r)]
                 }
             clashes.append(Changeset.FieldChange.readable(steps + [step(id)]))
         }
         return order.compactMap { ref in
             switch ref {
-            case .base(let i): merged[i]
-            case .inserted(let k): inserted[k]
+            case .baseRecord(let r): merged[Int(r)]
+            case .insertedRecord(let r): inserted[Int(r)]
             }
         }
     }
