@@ -214,12 +214,6 @@ package struct FileMerger: Sendable {
         written.withUnsafeBytes(out)
     }
 
-    /// BASE's line ending, as a text written from it ends its first line: CRLF or LF.
-    static func newline(of text: [UInt8]) -> [UInt8] {
-        guard let k = text.firstIndex(of: 0x0A), k > 0, text[k - 1] == 0x0D else { return [0x0A] }
-        return [0x0D, 0x0A]
-    }
-
     /// `text` with each line that holds the token of an open conflict replaced by the lines
     /// `replace` gives for it, each ended as the text ends its lines (CRLF or LF); in one
     /// pass, whatever the number of conflicts.
