@@ -11,7 +11,7 @@ struct MergeCommand: ParsableCommand, Executable {
             that side's change; changes to different fields of one record both apply; the \
             same change made on both sides is one change. Records neither side moved keep \
             BASE's order, and each side's moved and inserted records follow the record they \
-            follow on that side. A keyed list inside a record (--array-key, --array-keys \
+            follow on that side. A keyed list inside a record (--array-key, --array-key \
             auto, --preset kubernetes) merges element by element, as records do.
 
             A conflict is reported, never guessed: a field changed to different values, or \
