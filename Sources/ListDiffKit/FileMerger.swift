@@ -112,10 +112,9 @@ package struct FileMerger: Sendable {
         package var conflicts: [Conflict]
         /// How many records took each side's change (both: the same change on both sides).
         package var fromOurs = 0, fromTheirs = 0, fromBoth = 0, resolved = 0
-        /// BASE as the diff to OURS scanned it, so that writing need not scan it again.
-        var base: (side: Engine.Side, format: InputFormat)?
-        /// The two diffs, kept with the result so that a command can exit without first
-        /// freeing their tables one by one.
+        /// The two diffs: BASE as they scanned it, so that writing need not scan it again;
+        /// kept with the result too, so that a command can exit without first freeing their
+        /// tables one by one.
         var inputs: [FileDiffer.Result] = []
     }
 
@@ -350,13 +349,8 @@ package struct FileMerger: Sendable {
         _ result: Result, base path: String, markerSize size: Int, labels: (ours: String, theirs: String),
         to write: (UnsafeRawBufferPointer) -> Void
     ) throws(ListDiffError) -> Bool {
-        let (side, format): (Engine.Side, InputFormat)
-        if let base = result.base {
-            (side, format) = base
-        } else {
-            let scan = try FileApplier.scan(FileApplier.Header(result.changeset), old: path, reader: files.reader, progress: nil)
-            (side, format) = (scan.side, scan.format)
-        }
+        // (A result without BASE's scan is written by the applier.)
+        guard let (side, format) = result.inputs.first?.old else { return false }
         let records = side.records
         let yaml = format == .yaml
         // (A merge that keeps no record is written by the applier, which writes an empty list.)
@@ -607,7 +601,6 @@ package struct FileMerger: Sendable {
                 }
                 return value
             })
-        result.base = a.old
         result.inputs = diffs
         return result
     }
