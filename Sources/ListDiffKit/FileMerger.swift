@@ -144,7 +144,21 @@ package struct FileMerger: Sendable {
 
         /// The text of the string that stands for conflict `n` in the merged document until
         /// the writer replaces it with both sides.
-        package static func marker(_ n: Int) -> String { "<<listdiff conflict 7d1e5f0a \(n)>>" }
+        package static func marker(_ n: Int) -> String { markerHead + "\(n)>>" }
+        /// What every marker starts with, up to its number.
+        static let markerHead = "<<listdiff conflict 7d1e5f0a "
+
+        /// The number of the conflict whose marker `text` is, or nil.
+        static func number(ofMarker text: String) -> Int? {
+            guard text.hasPrefix(markerHead), text.hasSuffix(">>") else { return nil }
+            return Int(text.dropFirst(markerHead.count).dropLast(2))
+        }
+    }
+
+    /// Git's conflict markers, `size` characters each: before OURS, between the sides, and
+    /// after THEIRS.
+    static func gitMarkers(_ size: Int) -> (ours: String, between: String, theirs: String) {
+        (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
     }
 
     // MARK: - Writing
@@ -206,7 +220,7 @@ package struct FileMerger: Sendable {
                     return (prefix + pretty + suffix).split(separator: "\n").map(String.init)
                 }
             }
-            let marks = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
+            let marks = Self.gitMarkers(size)
             return ["\(marks.0) \(labels.ours)"] + (try side(conflict.ours)) + [marks.1] + (try side(conflict.theirs))
                 + ["\(marks.2) \(labels.theirs)"]
         }
@@ -219,7 +233,7 @@ package struct FileMerger: Sendable {
     static func replacingMarkerLines(
         in text: [UInt8], open: Set<Int>, _ replace: (Int, ArraySlice<UInt8>) throws(ListDiffError) -> [String]
     ) throws(ListDiffError) -> [UInt8] {
-        let token = Array(Conflict.marker(0).utf8.dropLast(3))  // up to the conflict's number
+        let token = Array(Conflict.markerHead.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
         var k = 0
@@ -287,9 +301,9 @@ package struct FileMerger: Sendable {
         }
         let written = try Self.replacingMarkerLines(in: text, open: Set(open)) { (n, _) throws(ListDiffError) -> [String] in
             let conflict = result.conflicts[n]
-            return [String(repeating: "<", count: size) + " " + labels.ours] + [row(conflict.ours)].compactMap { $0 }
-                + [String(repeating: "=", count: size)] + [row(conflict.theirs)].compactMap { $0 }
-                + [String(repeating: ">", count: size) + " " + labels.theirs]
+            let marks = Self.gitMarkers(size)
+            return [marks.ours + " " + labels.ours] + [row(conflict.ours)].compactMap { $0 } + [marks.between]
+                + [row(conflict.theirs)].compactMap { $0 } + [marks.theirs + " " + labels.theirs]
         }
         written.withUnsafeBytes(out)
     }
@@ -477,7 +491,7 @@ package struct FileMerger: Sendable {
         var lastBase = -2
         var next = 0
         var afterConflict = false
-        let markers = (String(repeating: "<", count: size), String(repeating: "=", count: size), String(repeating: ">", count: size))
+        let markers = Self.gitMarkers(size)
         func flush() {
             out.withUnsafeBytes(write)
             out.removeAll(keepingCapacity: true)
@@ -509,9 +523,7 @@ package struct FileMerger: Sendable {
             let copied = yaml ? nil : change.reference?.withBytes { Array($0) }
             let value = copied == nil ? try change.value() : nil
             var conflict: Conflict? = nil
-            if case .string(let s)? = value, s.hasPrefix("<<listdiff conflict 7d1e5f0a "),
-                let n = Int(s.dropFirst("<<listdiff conflict 7d1e5f0a ".count).dropLast(2)), n < result.conflicts.count
-            {
+            if case .string(let s)? = value, let n = Conflict.number(ofMarker: s), n < result.conflicts.count {
                 conflict = result.conflicts[n]
             }
             // (The first record's conflict keeps BASE's text before it unwritten, to take

@@ -460,6 +460,28 @@ struct JSONBytes: ~Copyable {
         append(value, level: nil)
     }
 
+    /// `name` (the member's comma, name and colon) and then `value`; nothing when `value` is
+    /// nil, so that an optional member is one line at its writer.
+    mutating func append(_ name: StaticString, int value: Int?) {
+        guard let value else { return }
+        append(name)
+        append(int: value)
+    }
+
+    /// `name`, then `value` as a JSON string; nothing when `value` is nil.
+    mutating func append(_ name: StaticString, string value: String?) {
+        guard let value else { return }
+        append(name)
+        append(string: value)
+    }
+
+    /// `name`, then `value` on one line; nothing when `value` is nil.
+    mutating func append(_ name: StaticString, value: Value?) {
+        guard let value else { return }
+        append(name)
+        append(value: value)
+    }
+
     /// A value indented with two spaces, starting at `level`.
     mutating func appendPretty(_ value: Value, level: Int) {
         append(value, level: level)

@@ -34,47 +34,30 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             out(UnsafeRawBufferPointer(buffer.bytes))
             buffer.removeAll()
         }
-        buffer.append("{\n  \"version\": ")
-        buffer.append(int: ChangesetReader.version(of: changeset))
-        buffer.append(",\n  \"generator\": ")
-        buffer.append(string: ListDiffVersion.generator)
-        buffer.append(",\n  \"old\": ")
-        buffer.append(string: context.oldName)
-        buffer.append(",\n  \"new\": ")
-        buffer.append(string: context.newName)
-        buffer.append(",\n  \"key\": ")
-        buffer.append(value: .array(changeset.key.spellings.map { .string($0) }))
-        buffer.append(",\n  \"algorithm\": ")
-        buffer.append(string: changeset.algorithm)
-        buffer.append(",\n  \"duplicates\": ")
-        buffer.append(string: changeset.duplicates.rawValue)
+        buffer.append("{\n  \"version\": ", int: ChangesetReader.version(of: changeset))
+        buffer.append(",\n  \"generator\": ", string: ListDiffVersion.generator)
+        buffer.append(",\n  \"old\": ", string: context.oldName)
+        buffer.append(",\n  \"new\": ", string: context.newName)
+        buffer.append(",\n  \"key\": ", value: .array(changeset.key.spellings.map { .string($0) }))
+        buffer.append(",\n  \"algorithm\": ", string: changeset.algorithm)
+        buffer.append(",\n  \"duplicates\": ", string: changeset.duplicates.rawValue)
         if !changeset.comparison.isEmpty {
-            buffer.append(",\n  \"comparison\": ")
-            buffer.append(value: changeset.comparison.value)
+            buffer.append(",\n  \"comparison\": ", value: changeset.comparison.value)
         }
-        buffer.append(",\n  \"records\": {\"old\": ")
-        buffer.append(int: changeset.oldCount)
-        buffer.append(", \"new\": ")
-        buffer.append(int: changeset.newCount)
+        buffer.append(",\n  \"records\": {\"old\": ", int: changeset.oldCount)
+        buffer.append(", \"new\": ", int: changeset.newCount)
         buffer.append("}")
         if let f = changeset.fingerprints {
-            buffer.append(",\n  \"fingerprints\": {\"old\": ")
-            buffer.append(string: f.old)
-            buffer.append(", \"new\": ")
-            buffer.append(string: f.new)
+            buffer.append(",\n  \"fingerprints\": {\"old\": ", string: f.old)
+            buffer.append(", \"new\": ", string: f.new)
             buffer.append("}")
         }
         let s = changeset.summary
-        buffer.append(",\n  \"summary\": {\"inserted\": ")
-        buffer.append(int: s.inserted)
-        buffer.append(", \"deleted\": ")
-        buffer.append(int: s.deleted)
-        buffer.append(", \"moved\": ")
-        buffer.append(int: s.moved)
-        buffer.append(", \"updated\": ")
-        buffer.append(int: s.updated)
-        buffer.append(", \"unchanged\": ")
-        buffer.append(int: s.unchanged)
+        buffer.append(",\n  \"summary\": {\"inserted\": ", int: s.inserted)
+        buffer.append(", \"deleted\": ", int: s.deleted)
+        buffer.append(", \"moved\": ", int: s.moved)
+        buffer.append(", \"updated\": ", int: s.updated)
+        buffer.append(", \"unchanged\": ", int: s.unchanged)
         buffer.append("}")
         buffer.append(",\n  \"layout\": ")
         Self.write(changeset.layout, to: &buffer)
@@ -82,10 +65,8 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             // Every section's name, in order, on both sides: the positions of the changes
             // and of the stages are section indexes, which these names make readable, and
             // from which a changeset read back renders as this one does.
-            buffer.append(",\n  \"section_names\": {\"old\": ")
-            buffer.append(value: .array(changeset.oldSections.names.map { $0 ?? .null }))
-            buffer.append(", \"new\": ")
-            buffer.append(value: .array(changeset.newSections.names.map { $0 ?? .null }))
+            buffer.append(",\n  \"section_names\": {\"old\": ", value: .array(changeset.oldSections.names.map { $0 ?? .null }))
+            buffer.append(", \"new\": ", value: .array(changeset.newSections.names.map { $0 ?? .null }))
             buffer.append("}")
         }
         buffer.append(",\n  \"sections\": [")
@@ -95,8 +76,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         }
         buffer.append(changeset.sections.isEmpty ? "]" : "\n  ]")
         if let shown = changeset.shown {
-            buffer.append(",\n  \"shown\": ")
-            buffer.append(value: .array(shown.names.map { .string($0) }))
+            buffer.append(",\n  \"shown\": ", value: .array(shown.names.map { .string($0) }))
         }
         if statOnly {
             let counts = changeset.fieldCounts
@@ -104,8 +84,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             for (n, field) in counts.enumerated() {
                 buffer.append(n == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ")
                 buffer.append(string: field.path)
-                buffer.append(", \"updated\": ")
-                buffer.append(int: field.count)
+                buffer.append(", \"updated\": ", int: field.count)
                 buffer.append("}")
             }
             buffer.append(counts.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
@@ -123,8 +102,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append(",\n  \"stages\": [")
         for (k, entries) in plan.stages.enumerated() {
             buffer.append(k == 0 ? "\n    " : ",\n    ")
-            buffer.append("{\"stage\": ")
-            buffer.append(string: Stage.Kind.allCases[k].rawValue)
+            buffer.append("{\"stage\": ", string: Stage.Kind.allCases[k].rawValue)
             buffer.append(", \"sections\": [")
             for (n, op) in plan.sections[k].enumerated() {
                 if n > 0 { buffer.append(", ") }
@@ -192,47 +170,28 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     static func write(_ layout: Layout, to out: inout JSONBytes) {
         out.append("{\"path\": ")
         if let path = layout.path { out.append(string: path.spelling) } else { out.append("null") }
-        if let format = layout.format {
-            out.append(", \"format\": ")
-            out.append(string: format.rawValue)
-        }
+        out.append(", \"format\": ", string: layout.format?.rawValue)
         if layout.csvInfersTypes { out.append(", \"csv_types\": \"infer\"") }
-        if let version = layout.yamlVersion {
-            out.append(", \"yaml_version\": ")
-            out.append(string: version.rawValue)
-        }
+        out.append(", \"yaml_version\": ", string: layout.yamlVersion?.rawValue)
         switch layout.shape {
         case .list: out.append(", \"shape\": \"list\"}")
         case .map: out.append(", \"shape\": \"map\"}")
         case .pattern: out.append(", \"shape\": \"pattern\"}")
         case .objectOfLists: out.append(", \"shape\": \"object\"}")
         case .sectionList(let key, let items):
-            out.append(", \"shape\": \"sections\", \"section_key\": ")
-            out.append(string: key)
-            out.append(", \"items\": ")
-            out.append(string: items)
+            out.append(", \"shape\": \"sections\", \"section_key\": ", string: key)
+            out.append(", \"items\": ", string: items)
             out.append("}")
         }
     }
 
     static func write(_ op: SectionChange, to out: inout JSONBytes) {
-        out.append("{\"op\": ")
-        out.append(string: op.operation.rawValue)
-        out.append(", \"name\": ")
-        out.append(value: op.name)
-        if let old = op.old {
-            out.append(", \"old\": ")
-            out.append(int: old)
-        }
-        if let new = op.new {
-            out.append(", \"new\": ")
-            out.append(int: new)
-        }
+        out.append("{\"op\": ", string: op.operation.rawValue)
+        out.append(", \"name\": ", value: op.name)
+        out.append(", \"old\": ", int: op.old)
+        out.append(", \"new\": ", int: op.new)
         if op.operation == .update { writeFields(op.fields, to: &out) }
-        if let value = op.value {
-            out.append(", \"value\": ")
-            out.append(value: value)
-        }
+        out.append(", \"value\": ", value: op.value)
         out.append("}")
     }
 
@@ -240,32 +199,13 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         out.append(", \"fields\": [")
         for (k, field) in fields.enumerated() {
             if k > 0 { out.append(", ") }
-            out.append("{\"path\": ")
-            out.append(string: field.path)
-            if let from = field.from {
-                out.append(", \"from\": ")
-                out.append(string: from)
-            }
-            if let keyed = field.keyedPath {
-                out.append(", \"keyed_path\": ")
-                out.append(value: .array(keyed))
-            }
-            if let old = field.old {
-                out.append(", \"old\": ")
-                out.append(value: old)
-            }
-            if let new = field.new {
-                out.append(", \"new\": ")
-                out.append(value: new)
-            }
-            if let added = field.added {
-                out.append(", \"added\": ")
-                out.append(value: .array(added))
-            }
-            if let removed = field.removed {
-                out.append(", \"removed\": ")
-                out.append(value: .array(removed))
-            }
+            out.append("{\"path\": ", string: field.path)
+            out.append(", \"from\": ", string: field.from)
+            out.append(", \"keyed_path\": ", value: field.keyedPath.map(Value.array))
+            out.append(", \"old\": ", value: field.old)
+            out.append(", \"new\": ", value: field.new)
+            out.append(", \"added\": ", value: field.added.map(Value.array))
+            out.append(", \"removed\": ", value: field.removed.map(Value.array))
             out.append("}")
         }
         out.append("]")
@@ -274,8 +214,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     static func write(_ position: RecordPosition, to out: inout JSONBytes) {
         out.append(byte: UInt8(ascii: "["))
         out.append(int: position.section)
-        out.append(", ")
-        out.append(int: position.index)
+        out.append(", ", int: position.index)
         out.append(byte: UInt8(ascii: "]"))
     }
 
@@ -285,14 +224,9 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         _ operation: Change.Operation, key: Value, occurrence: Int?, old: RecordPosition?,
         new: RecordPosition?, to out: inout JSONBytes
     ) {
-        out.append("{\"op\": ")
-        out.append(string: operation.rawValue)
-        out.append(", \"key\": ")
-        out.append(value: key)
-        if let occurrence {
-            out.append(", \"occurrence\": ")
-            out.append(int: occurrence)
-        }
+        out.append("{\"op\": ", string: operation.rawValue)
+        out.append(", \"key\": ", value: key)
+        out.append(", \"occurrence\": ", int: occurrence)
         if let old {
             out.append(", \"old\": ")
             write(old, to: &out)
@@ -310,9 +244,8 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             // A record of a JSON input: its text, written anew, without building its value.
             out.append(", \"value\": ")
             reference.withBytes { out.append(compactJSON: $0) }
-        } else if let value = try change.value() {
-            out.append(", \"value\": ")
-            out.append(value: value)
+        } else {
+            out.append(", \"value\": ", value: try change.value())
         }
         out.append("}")
     }
