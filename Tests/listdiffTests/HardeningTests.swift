@@ -138,6 +138,43 @@ import Testing
             try Binary.run(["old.json", "deeper.json"], in: dir), "deeper.json:1:1015: error: nesting is deeper than the limit of 1000")
     }
 
+    /// An NDJSON line and a YAML stream's document count one level deep, as a record in a
+    /// list does: the deepest record they accept, written by apply as a list (JSON or YAML),
+    /// is read back, and one level more is refused when it is read, not after it is written.
+    @Test func topLevelRecordsHaveAListsRoom() throws {
+        let dir = try temporaryDirectory()
+        func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth) }
+        let files = [
+            "old.ndjson": "{\"id\": 0, \"v\": 1}\n",
+            "new.ndjson": "{\"id\": 0, \"v\": 1}\n{\"id\": 1, \"v\": \(nested(998))}\n",
+            "deeper.ndjson": "{\"id\": 0, \"v\": 1}\n{\"id\": 1, \"v\": \(nested(999))}\n",
+            "old.yaml": "id: 0\nv: 1\n---\nid: 2\n",
+            "new.yaml": "id: 0\nv: 1\n---\n{id: 1, v: \(nested(998))}\n",
+            "deeper.yaml": "id: 0\nv: 1\n---\n{id: 1, v: \(nested(999))}\n",
+        ]
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for kind in ["ndjson", "yaml"] {
+            let changes = "changes-\(kind).json"
+            #expect(try Binary.run(["-f", "json", "-o", changes, "old.\(kind)", "new.\(kind)"], in: dir).status == 1)
+            for written in ["result-\(kind).json", "result-\(kind).yaml"] {
+                let applied = try Binary.run(["apply", "-o", written, "old.\(kind)", changes], in: dir)
+                #expect(applied.status == 0, "\(applied.stderr)")
+                let again = try Binary.run(["-q", "new.\(kind)", written], in: dir)
+                #expect(again.status == 0, "\(written): \(again.stderr)")
+            }
+            let column = kind == "ndjson" ? 1014 : 1010
+            let line = kind == "ndjson" ? 2 : 4
+            expectOneLine(
+                try Binary.run(["old.\(kind)", "deeper.\(kind)"], in: dir),
+                "deeper.\(kind):\(line):\(column): error: nesting is deeper than the limit of 1000")
+        }
+        // The sorted merge reads NDJSON lines with the same room.
+        #expect(try Binary.run(["--sorted", "-q", "old.ndjson", "new.ndjson"], in: dir).status == 1)
+        expectOneLine(
+            try Binary.run(["--sorted", "old.ndjson", "deeper.ndjson"], in: dir),
+            "deeper.ndjson:2:1014: error: nesting is deeper than the limit of 1000")
+    }
+
     @Test func failedWritesAreErrors() throws {
         for format in ["patch", "json", "markdown"] {
             let run = try bash("\"$LISTDIFF\" -f \(format) people-old.json people-new.json > /dev/full", in: Self.examples)

@@ -107,6 +107,14 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 "deep.json": "[{\"id\": 1, \"v\": " + String(repeating: "[", count: 1001) + String(repeating: "]", count: 1001) + "}]"
             ]),
             arguments: ["deep.json", "new.json"], expected: "deep.json:1:1015: error: nesting is deeper than the limit of 1000"),
+        // A line counts one level, as in a list: written as a JSON list by apply, this record
+        // would be 1,001 deep, which listdiff would refuse to read back.
+        HostileCase(
+            name: "an NDJSON line nested past the limit a list has",
+            files: with([
+                "deep.ndjson": "{\"id\": 1, \"v\": " + String(repeating: "[", count: 999) + String(repeating: "]", count: 999) + "}\n"
+            ]),
+            arguments: ["deep.ndjson", "new.json"], expected: "deep.ndjson:1:1014: error: nesting is deeper than the limit of 1000"),
         // Files that are not there, not readable, not files.
         HostileCase(
             name: "a missing file", files: with([:]), arguments: ["missing.json", "new.json"],

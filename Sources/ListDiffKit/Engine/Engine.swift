@@ -19,7 +19,7 @@ struct Engine: Sendable {
     var differ: Differ
     var duplicates: DuplicatePolicy
     var options: LayoutOptions
-    var maxDepth = 1000
+    var maxDepth = NestingLimit.standard
     var yaml = YAMLReader()
     var progress: Progress?
     /// Parts a large input is scanned in and compared in: one per core.

@@ -17,7 +17,7 @@ package struct SortedMerge: Sendable {
     package var memberOrder: Differ.MemberOrder
     /// The rules under which two versions of a record are the same.
     package var comparison = Comparison()
-    package var maxDepth = 1000
+    package var maxDepth = NestingLimit.standard
     package var progress: Progress?
     /// Bytes read at a time (a record longer than this grows the buffer).
     package var blockSize = 1 << 20
@@ -258,6 +258,7 @@ final class RecordStream {
         let start = position
         var parser = JSONParser(bytes: UnsafeBufferPointer(buffer.rebased(0..<filled)), maxDepth: maxDepth)
         parser.index = start
+        parser.depth = NestingLimit.topLevelRecord
         currentKey.removeAll(keepingCapacity: true)
         let scanned: Hash128?
         let end: Int
@@ -312,7 +313,8 @@ final class RecordStream {
 
     func value(_ start: Int) throws(ListDiffError) -> Value {
         do throws(JSONParseFailure) {
-            return try JSONParser.value(in: UnsafeBufferPointer(buffer.rebased(0..<filled)), at: start, depth: 0, maxDepth: maxDepth)
+            return try JSONParser.value(
+                in: UnsafeBufferPointer(buffer.rebased(0..<filled)), at: start, depth: NestingLimit.topLevelRecord, maxDepth: maxDepth)
         } catch {
             throw self.error(error.kind, at: error.offset, error.message(location))
         }
@@ -325,6 +327,7 @@ final class RecordStream {
         func hash(_ stream: RecordStream) throws(ListDiffError) -> Hash128 {
             var parser = JSONParser(bytes: UnsafeBufferPointer(stream.buffer.rebased(0..<stream.filled)), maxDepth: maxDepth)
             parser.index = stream.current!.start
+            parser.depth = NestingLimit.topLevelRecord
             do throws(JSONParseFailure) {
                 return try parser.ruleHash(rules, rules.root, usedTolerance: &usedTolerance)
             } catch {

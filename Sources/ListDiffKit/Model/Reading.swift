@@ -1,3 +1,14 @@
+/// The nesting limit every reader applies, JSON and YAML alike.
+package enum NestingLimit {
+    /// The deepest nesting read.
+    package static let standard = 1000
+    /// The depth a record standing at the top level starts at (an NDJSON line, a document of
+    /// a YAML stream, a lone object): one, as if it sat in a list. A record then has the same
+    /// room in each of these layouts as in a list, so that apply can write NDJSON's records
+    /// as a JSON list, or a stream's documents as a list, and listdiff reads its own output.
+    package static let topLevelRecord = 1
+}
+
 /// How `apply` is asked to read OLD: nil where the caller leaves it to the changeset
 /// (`listdiff apply` without `--input-format`, `--csv-types` or `--yaml-version`).
 package struct ReadingRequest: Sendable, Hashable {

@@ -13,7 +13,7 @@ package struct JSONReader: Sendable {
     /// The deepest nesting of arrays and objects accepted.
     package var maxDepth: Int
 
-    package init(maxDepth: Int = 1000) {
+    package init(maxDepth: Int = NestingLimit.standard) {
         self.maxDepth = maxDepth
     }
 

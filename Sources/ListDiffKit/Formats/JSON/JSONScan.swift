@@ -128,7 +128,9 @@ struct JSONScan {
         parser.skipByteOrderMark()
         let state = PartState(scan: self, table: part.table, startsList: true)
         if lines {
-            // (NDJSON: the first step picks lines, as for any path.)
+            // (NDJSON: the first step picks lines, as for any path; a line is one level
+            // deep, as in a list.)
+            parser.depth = NestingLimit.topLevelRecord
             var k = 0
             let first = path.components[0]
             while true {
@@ -150,7 +152,7 @@ struct JSONScan {
         }
         state.done(&part, at: parser.index)
         part.containerOffset = part.sections.first?.offset ?? 0
-        part.recordDepth = path.components.count + (lines ? 0 : 1)
+        part.recordDepth = path.components.count + 1
         return part.scanned
     }
 
@@ -232,7 +234,7 @@ struct JSONScan {
         if lines {
             guard path.isEmpty else { return nil }
             let shape = decideArrayShape(parser, lines: true)
-            return Probe(shape: shape, firstRecord: 0, recordDepth: 0, splittable: shape == .list)
+            return Probe(shape: shape, firstRecord: 0, recordDepth: NestingLimit.topLevelRecord, splittable: shape == .list)
         }
         parser.skipWhitespace()
         // Where the path leads nowhere, the head reads the input again and reports why.
@@ -285,6 +287,7 @@ struct JSONScan {
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
         let start = parser.index
+        parser.depth = NestingLimit.topLevelRecord
         let state = PartState(scan: self, table: part.table, startsList: false)
         state.openSection(&part, ScannedSection(offset: start))
         try state.record(&parser)
@@ -292,7 +295,7 @@ struct JSONScan {
         state.closeList(&part)
         state.done(&part, at: parser.index)
         part.containerOffset = start
-        part.recordDepth = 0
+        part.recordDepth = NestingLimit.topLevelRecord
         var scanned = part.scanned
         scanned.lone = true
         return scanned
@@ -413,6 +416,8 @@ struct JSONScan {
             let path = options.path?.components ?? []
             var steps = path[...]
             if lines {
+                // A line is one level deep, as in a list.
+                parser.depth = NestingLimit.topLevelRecord
                 if let step = steps.first {
                     // The first step picks a line.
                     guard try navigateLines(&parser, to: step, &part) else { return part }
@@ -421,7 +426,7 @@ struct JSONScan {
                 } else {
                     part.shape = shape ?? decideArrayShape(parser, lines: true)
                     part.containerOffset = parser.index
-                    part.recordDepth = 0
+                    part.recordDepth = NestingLimit.topLevelRecord
                     part.enclosureDepth = 0
                     try openContainer(&parser, &part, state, stop: stop, lines: true)
                     state.done(&part, at: parser.index)
@@ -1057,9 +1062,10 @@ final class PartState {
         let start = parser.index
         let bytes = parser.bytes
         let n = bytes.count
-        // (Not across the lists of a pattern: the OLD record next may be in another list.)
+        // (Not across the lists of a pattern: the OLD record next may be in another list. In
+        // a map, only against a map: a lone record has no member name.)
         if copyCheck, !scoped, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n,
-            !mapMode || oldNames[cursor] == nameHash
+            !mapMode || cursor < oldNames.count && oldNames[cursor] == nameHash
         {
             let length = Int(oldLengths[cursor])
             let first = bytes[start]

@@ -23,7 +23,7 @@ package struct YAMLReader: Sendable {
     /// node budget alone lets a few aliases of a huge scalar expand without end.
     package var maxAliasBytes: Int
 
-    package init(maxDepth: Int = 1000, maxAliasExpansion: Int = 1_000_000, maxAliasBytes: Int = 16 << 20) {
+    package init(maxDepth: Int = NestingLimit.standard, maxAliasExpansion: Int = 1_000_000, maxAliasBytes: Int = 16 << 20) {
         self.maxAliasBytes = maxAliasBytes
         self.maxDepth = maxDepth
         self.maxAliasExpansion = maxAliasExpansion
@@ -34,7 +34,12 @@ package struct YAMLReader: Sendable {
     /// A stream of two or more documents (`---` between them, as in Kubernetes manifests)
     /// reads as a list with one element per document, empty (null) documents left out.
     package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
-        let walked = try walk(MappedFile(name: name, bytes: bytes))
+        var walked = try walk(MappedFile(name: name, bytes: bytes))
+        if walked.values.count > 1, walked.deepest >= maxDepth {
+            // The documents are records, each one level deep as in a list (as the engine
+            // reads a stream): walked again so, to refuse the deepest in its place.
+            walked = try walk(MappedFile(name: name, bytes: bytes), documentDepth: NestingLimit.topLevelRecord)
+        }
         let (documents, offsets, starts) = (walked.values, walked.valueOffsets, walked.documentStarts)
         guard !documents.isEmpty else {
             throw ListDiffError(.shape, file: name, "no YAML document in the input")
@@ -57,11 +62,12 @@ package struct YAMLReader: Sendable {
     /// Every document of `file` read as a value by the one walk of YAML events (`YAMLScan`),
     /// with `anchors` defined before the first: the values are the walk's `values`, their
     /// hashes its table's, and the places of their nodes its `valueOffsets`.
-    func walk(_ file: MappedFile, anchors: [String: Value] = [:]) throws(ListDiffError) -> YAMLScanState {
+    func walk(_ file: MappedFile, anchors: [String: Value] = [:], documentDepth: Int = 0) throws(ListDiffError) -> YAMLScanState {
         var scan = YAMLScan(
             file: file, key: .wholeRecord, keys: KeyTrie(.wholeRecord)!, options: LayoutOptions(), reader: self,
             keyHashing: KeyHashing(), progress: nil)
         scan.stream = true
+        scan.documentDepth = documentDepth
         scan.buildsValues = true
         var state = YAMLScanState(scan: scan, shape: .list, probing: false)
         state.anchors = anchors.mapValues { YAMLAnchor(value: $0, nodes: $0.nodeCount) }

@@ -19,6 +19,9 @@ struct YAMLScan {
     /// Whether the input is a stream of several documents, each a record (as `YAMLReader`
     /// reads one): found when a scan meets a second document.
     var stream = false
+    /// The depth each document starts at: `NestingLimit.topLevelRecord` where the documents
+    /// are the records of a stream, so that each has the room a record in a list has.
+    var documentDepth = 0
     /// Whether every node's value is built (as `YAMLReader` reads), not only anchored nodes
     /// and section objects. Empty documents of a stream are kept as null records.
     var buildsValues = false
@@ -44,6 +47,7 @@ struct YAMLScan {
             // Several documents: the stream again, as a list of them.
             var again = self
             again.stream = true
+            again.documentDepth = NestingLimit.topLevelRecord
             return try again.scan()
         }
         if !stream, state.loneMapping, !key.fields.isEmpty || key.isWholeRecord {
@@ -52,6 +56,7 @@ struct YAMLScan {
             // Without the key it is what it was, an object that is not an object of lists.
             var again = self
             again.stream = true
+            again.documentDepth = NestingLimit.topLevelRecord
             let lone = try again.scan()
             if lone.table.count == 1, lone.firstUnkeyed == nil { return lone }
             return state.result()
@@ -215,6 +220,8 @@ struct YAMLScanState {
     let path: [String]
     let explicit: Bool
     var stack: [Frame] = []
+    /// The deepest nesting met so far.
+    var deepest = 0
     /// Each depth's mapping keys so far (kept between mappings to save allocations).
     var keySets: [[(hash: Hash128, line: Int, column: Int)]] = []
     /// Past 32 keys, a depth's mapping keys as a dictionary, so that a wide mapping is read
@@ -610,7 +617,9 @@ struct YAMLScanState {
     }
 
     mutating func open(_ event: YAMLRawEvent, mapping: Bool) throws(ListDiffError) {
-        try rules.nest(stack.count + 1, at: place(event))
+        let depth = scan.documentDepth + stack.count + 1
+        try rules.nest(depth, at: place(event))
+        if depth > deepest { deepest = depth }
         let kind = mapping ? 2 : 1
         var placement = place(kind: kind, event)
         begin(&placement, kind: kind, event)
