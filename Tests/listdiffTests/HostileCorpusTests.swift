@@ -144,6 +144,26 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         HostileCase(
             name: "aliases of a big scalar", files: with(["big.yaml": bigAliases()]), arguments: ["big.yaml", "big.yaml"],
             expected: "big.yaml:18:15: error: aliases expand to more than 16777216 bytes of text; refusing (possible alias bomb)"),
+        // Shapes that were quadratic: a YAML mapping of many members, and a flow list of many
+        // records on one line. Each ran for minutes at this size.
+        HostileCase(
+            name: "a YAML mapping of 40,000 members",
+            files: {
+                let members = (0..<40_000).map { "    k\($0): \($0)\n" }.joined()
+                return [
+                    "old.yaml": Array(("- id: 1\n  m:\n" + members).utf8),
+                    "new.yaml": Array(("- id: 1\n  m:\n" + members + "    extra: 1\n").utf8),
+                ]
+            }, arguments: ["--stat", "old.yaml", "new.yaml"], status: 1, expected: "updated     1"),
+        HostileCase(
+            name: "a YAML flow list of 40,000 records on one line",
+            files: {
+                let records = (0..<40_000).map { "{id: \($0), v: \($0)}" }
+                return [
+                    "old.yaml": Array(("[" + records.joined(separator: ", ") + "]\n").utf8),
+                    "new.yaml": Array(("[" + records.dropLast().joined(separator: ", ") + "]\n").utf8),
+                ]
+            }, arguments: ["--stat", "old.yaml", "new.yaml"], status: 1, expected: "deleted     1"),
         HostileCase(
             name: "a huge hexadecimal integer",
             files: with(["hex.yaml": "- {id: 1, v: 0x" + String(repeating: "f", count: 120_000) + "}\n"]),
