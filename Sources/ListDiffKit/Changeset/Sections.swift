@@ -142,8 +142,13 @@ extension Changeset {
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }
+        // (Each stage's size is known from the summary: no array grows by copies.)
         var stage1: [StageEntry] = []
         var stage2: [StageEntry] = []
+        var stage4: [StageEntry] = []
+        stage1.reserveCapacity(summary.updated)
+        stage2.reserveCapacity(summary.deleted + reinserted.count)
+        stage4.reserveCapacity(summary.inserted + summary.moved)
         func entry(_ k: Int, _ operation: Change.Operation, old: RecordPosition? = nil, new: RecordPosition? = nil) -> StageEntry {
             StageEntry(change: Int32(truncatingIfNeeded: k), operation: operation, old: old, new: new)
         }
@@ -186,7 +191,6 @@ extension Changeset {
             }
             return o.index - low
         }
-        var stage4: [StageEntry] = []
         for k in changes.indices {
             switch changes[k].operation {
             case .insert:
