@@ -17,8 +17,10 @@ inserts, 20% updates, 20% moves), `listdiff apply` of the plain list's changeset
 `listdiff merge` of the plain list with two 1% edits of it, `listdiff invert` of the
 changeset, and `listdiff compose` of it with the next one (new to next, generate.py --next). Each
 row gives the median time, the peak memory against the inputs, the time against the plain
-list's in the same run, and the Python baseline's time on the plain list of the same
-records (on the churn files for churn) against listdiff's.
+list's in the same run, the time against `cat` of the row's inputs (the floor: reading them),
+against libyaml's bare event parse of them for the YAML rows (yaml-parse.c), and the Python
+baseline's time on the plain list of the same records (on the churn files for churn) against
+listdiff's. All of them are measured in the same run, alternating.
 
 With --algebra it times, on the plain list, the diff (`--format json OLD NEW`), `invert` of its
 changeset and `compose` of it with the next one (NEW to next-COUNT.json), and prints each
@@ -134,9 +136,24 @@ def algebra(binary, sizes, runs):
             print(f"{size:>9}  {name:<34} {t:>7.3f} {memory[name]:>9.0f} {t / diff:>7.2f}x {versus}")
 
 
+def yaml_parse():
+    """libyaml's bare event parse (yaml-parse.c), built once into the data folder."""
+    out = os.path.join(DATA, "yaml-parse")
+    source = os.path.join(HERE, "yaml-parse.c")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(source):
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "yaml-0.1"], check=True, capture_output=True,
+                               text=True).stdout.split()
+        subprocess.run(["cc", "-O2", "-o", out, source] + flags, check=True)
+    return out
+
+
 def shapes(binary, sizes, runs, baseline):
-    """The scale table per shape and format."""
-    print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'mem/inputs':>10} {'vs plain':>8} {'vs Python':>9}")
+    """The scale table per shape and format. Beside each row, measured in the same run: the
+    floor (`cat` of the row's inputs), libyaml's bare event parse of them for the YAML rows,
+    and the Python baseline."""
+    parse = yaml_parse()
+    print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'mem/inputs':>10} {'vs plain':>8} "
+          f"{'vs cat':>7} {'vs libyaml':>10} {'vs Python':>9}")
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
@@ -156,6 +173,8 @@ def shapes(binary, sizes, runs, baseline):
         cases.append(("compose with the next changeset", [changes, chain_changeset(binary, size)], ["compose"]))
         times = {name: [] for name, _, _ in cases}
         memory = {name: 0 for name, _, _ in cases}
+        floor = {name: [] for name, _, _ in cases}
+        libyaml = {name: [] for name, files, _ in cases if all(f.endswith(".yaml") for f in files)}
         python = {"plain": [], "churn": []}
         for _ in range(runs):
             # Alternating cases within each run, so that a slow spell of the machine
@@ -165,6 +184,9 @@ def shapes(binary, sizes, runs, baseline):
                 t, m = measure(argv)
                 times[name].append(t)
                 memory[name] = max(memory[name], m)
+                floor[name].append(measure(["cat"] + files)[0])
+                if name in libyaml:
+                    libyaml[name].append(measure([parse] + files)[0])
             if baseline:
                 python["plain"].append(measure([sys.executable, os.path.join(HERE, "baseline.py"),
                                                 path(f"old-{size}.json"), path(f"new-{size}.json"), "id"])[0])
@@ -179,8 +201,9 @@ def shapes(binary, sizes, runs, baseline):
                 versus = f"{base / t:>8.1f}x"
             else:
                 versus = f"{'-':>9}"
+            lib = f"{t / statistics.median(libyaml[name]):>9.2f}x" if name in libyaml else f"{'-':>10}"
             print(f"{size:>9}  {name:<34} {t:>7.3f} {memory[name]:>9.0f} {memory[name] / inputs:>9.2f}x "
-                  f"{t / plain:>7.2f}x {versus}")
+                  f"{t / plain:>7.2f}x {t / statistics.median(floor[name]):>6.1f}x {lib} {versus}")
 
 
 def main():
