@@ -20,39 +20,6 @@ struct ListDiff: ParsableCommand {
     )
 }
 
-/// The command line as the completion scripts see it: the diff's options at the top level,
-/// where `diff` is implied (`listdiff --format <TAB>`), and the subcommands.
-struct CompletionRoot: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "listdiff",
-        subcommands: [
-            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, GitCommand.self,
-        ])
-
-    @OptionGroup var options: DiffOptions
-
-    /// The bash script, with one repair: at the top level, where `diff` is implied, a first
-    /// word that names a subcommand (`apply`) hands the completion to that subcommand at
-    /// once, instead of being taken for the OLD file (after which `apply --output-format`
-    /// offered files).
-    static var bashScript: String {
-        var script = completionScript(for: .bash)
-        let marker = "    __listdiff_offer_flags_options 2\n"
-        guard let first = script.firstRange(of: marker) else { return script }
-        let dispatch = """
-                if [[ "${COMP_CWORD}" -gt 1 && "${unparsed_words[0]}" =~ ^(diff|apply|merge|invert|compose|git|help)$ ]]; then
-                    local -r named="${unparsed_words[0]}"
-                    unparsed_words=("${unparsed_words[@]:1}")
-                    "_listdiff_${named}"
-                    return
-                fi
-
-            """
-        script.insert(contentsOf: dispatch, at: first.lowerBound)
-        return script
-    }
-}
-
 /// A subcommand that runs and says how it went; errors are thrown as `ListDiffError`.
 protocol Executable {
     /// Returns the exit status and whatever big values the run built, so that the caller
@@ -72,10 +39,11 @@ enum Main {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments.first == "--generate-completion-script" {
-                // bash named, or no shell named in a bash (the generator then goes by $SHELL).
-                let shell = arguments.count == 2 ? arguments[1] : (SystemCalls.environment("SHELL") ?? "")
-                if arguments.count <= 2, shell == "bash" || shell.hasSuffix("/bash") {
-                    print(CompletionRoot.bashScript, terminator: "")
+                // The shell named, or with none named, the one $SHELL names (as the generator does).
+                let shell =
+                    arguments.count == 2 ? arguments[1] : String((SystemCalls.environment("SHELL") ?? "").split(separator: "/").last ?? "")
+                if arguments.count <= 2, let script = CompletionRoot.script(for: shell) {
+                    print(script, terminator: "")
                     SystemCalls.exit(ExitStatus.same.rawValue)
                 }
                 CompletionRoot.main(arguments)

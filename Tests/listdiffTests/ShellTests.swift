@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// listdiff under git (as an external diff and as a diff driver), its completion scripts, and
-/// what reaches a terminal from hostile files.
+/// listdiff under git (as an external diff and as a diff driver), and what reaches a terminal
+/// from hostile files (CompletionTests has the completion scripts).
 @Suite struct ShellTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
@@ -131,55 +131,5 @@ import Testing
         // Seven arguments that are not git's are a usage error, as before.
         let wrong = try Binary.run(["people.json", old, "xyz", "100644", new, "1234abcd", "100644"])
         #expect(wrong.status == 2)
-    }
-
-    @Test func bashCompletionIsDefinedAndCompletesFormats() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["people-old.json", "people-new.json"] {
-            try "[]".write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
-        }
-        let run = try bash(
-            """
-            source <("$LISTDIFF" --generate-completion-script bash) || exit 3
-            complete -p listdiff
-            f=$(complete -p listdiff | sed -E 's/.* -F ([^ ]+) .*/\\1/')
-            try() {
-                COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}
-                read -ra COMP_WORDS <<< "$COMP_LINE"; [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-                COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
-                "$f" listdiff "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-                echo "$1=> ${COMPREPLY[*]}"
-            }
-            try "listdiff --format "
-            try "listdiff diff -f js"
-            try "listdiff --fa"
-            try "listdiff people-o"
-            try "listdiff people-old.json people-n"
-            try "listdiff -o people-o"
-            try "listdiff --record people-o"
-            try "listdiff apply --output-format "
-            try "listdiff apply people-o"
-            try "listdiff apply people-old.json people-n"
-            """, in: dir)
-        #expect(run.status == 0, "\(run.stderr)")
-        let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("complete ") == true && lines.first?.hasSuffix(" listdiff") == true)
-        #expect(lines.contains("listdiff --format => patch json jsonpatch mergepatch markdown github replay"))
-        #expect(lines.contains("listdiff diff -f js=> json jsonpatch"))
-        #expect(lines.contains("listdiff --fa=> --fail-on"))
-        // File names complete where a file goes, and apply's options complete after apply.
-        #expect(lines.contains("listdiff people-o=> people-old.json"), "\(lines)")
-        #expect(lines.contains("listdiff people-old.json people-n=> people-new.json"))
-        #expect(lines.contains("listdiff -o people-o=> people-old.json"))
-        #expect(lines.contains("listdiff --record people-o=> people-old.json"))
-        #expect(lines.contains("listdiff apply --output-format => json ndjson yaml csv tsv"))
-        #expect(lines.contains("listdiff apply people-o=> people-old.json"))
-        #expect(lines.contains("listdiff apply people-old.json people-n=> people-new.json"))
-        for shell in ["zsh", "fish"] {
-            let script = try Binary.run(["--generate-completion-script", shell])
-            #expect(script.status == 0)
-            #expect(script.stdout.contains("markdown") && script.stdout.contains("fail-on"))
-        }
     }
 }
