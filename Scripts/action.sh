@@ -132,7 +132,8 @@ PY
     fi
     local repository="${GITHUB_REPOSITORY:?}" marker="<!-- listdiff-action: $id -->"
     local pages="$out/comments.json" request="$out/comment.json"
-    gh api --paginate "repos/$repository/issues/$number/comments" >"$pages"
+    gh api --paginate "repos/$repository/issues/$number/comments" >"$pages" ||
+        fail "gh could not read the comments of pull request #$number (is github-token allowed to?)"
     # The first of the pages' comments that holds the marker; the body of the new one, cut to
     # GitHub's limit at a line's end.
     local existing
@@ -156,10 +157,12 @@ print(found)
 PY
 )"
     if [ -n "$existing" ]; then
-        gh api --method PATCH "repos/$repository/issues/comments/$existing" --input "$request" >/dev/null
+        gh api --method PATCH "repos/$repository/issues/comments/$existing" --input "$request" >/dev/null ||
+            fail "gh could not edit comment $existing (the job needs permissions: pull-requests: write)"
         echo "Updated comment $existing on pull request #$number"
     else
-        gh api --method POST "repos/$repository/issues/$number/comments" --input "$request" >/dev/null
+        gh api --method POST "repos/$repository/issues/$number/comments" --input "$request" >/dev/null ||
+            fail "gh could not comment on pull request #$number (the job needs permissions: pull-requests: write)"
         echo "Commented on pull request #$number"
     fi
 }

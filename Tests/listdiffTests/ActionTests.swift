@@ -8,10 +8,12 @@ import Testing
     static let script = Binary.repository.appendingPathComponent("Scripts/action.sh").path
 
     /// A stand-in for `gh api`: GET prints the comments (in two pages, as --paginate does),
-    /// POST adds one, PATCH edits one; each call's arguments go to calls.log.
+    /// POST adds one, PATCH edits one; each call's arguments go to calls.log. With
+    /// FAKE_GH_FAIL set, it fails as gh does when the token may not.
     static let fakeGH = #"""
         #!/bin/bash
         printf '%s\n' "$*" >> "$FAKE_GH_STATE/calls.log"
+        [ -z "$FAKE_GH_FAIL" ] || { echo "HTTP 403: Resource not accessible by integration" >&2; exit 1; }
         exec python3 - "$FAKE_GH_STATE" "$@" <<'PY'
         import json, os, sys
         state, args = sys.argv[1], sys.argv[2:]
@@ -131,6 +133,11 @@ import Testing
         let edited = try JSONSerialization.jsonObject(with: Data(try runner.read("gh/comments.json").utf8)) as? [[String: Any]]
         #expect(edited?.count == 2)
         #expect((edited?.last?["body"] as? String)?.hasPrefix(marker + "\n### listdiff: old people.json → people-old.json") == true)
+
+        // A token that may not comment fails the step, saying so.
+        let refused = try runner.run("diff", inputs.merging(["FAKE_GH_FAIL": "1"]) { $1 })
+        #expect(refused.status == 2)
+        #expect(refused.stdout.contains("::error title=listdiff action::gh could not read the comments of pull request #7"))
     }
 
     @Test func withoutAPullRequestNoCommentAndTroubleFailsTheStep() throws {
