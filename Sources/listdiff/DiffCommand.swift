@@ -2,7 +2,7 @@ import ArgumentParser
 import ListDiffKit
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, json, jsonpatch, mergepatch, markdown, github, replay
+    case patch, side, json, jsonpatch, mergepatch, markdown, github, replay
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -113,8 +113,15 @@ struct DiffCommand: ParsableCommand, Executable {
             file with no records, and exits 0 so that git goes on to the next file.
 
             Everything quoted from the inputs (keys, member names, values, section and file \
-            names) is escaped in the patch, the stat, the replay, the Markdown and GitHub \
-            outputs and error messages, so that no file can act on the terminal.
+            names) is escaped in the patch, the side-by-side view, the stat, the replay, the \
+            Markdown and GitHub outputs and error messages, so that no file can act on the \
+            terminal.
+
+            A changed field's value longer than --max-value-width characters (200 by default) \
+            is shown around where it changed, with the number of characters left out, in the \
+            patch, -f side, Markdown and GitHub annotations; --full-values shows it whole. \
+            -f side writes each change in two columns, OLD beside NEW, the changed words \
+            marked: in reverse colour, or between [- -] and {+ +} without colour.
 
             Exit status: 0 if the inputs hold the same records, 1 if they differ (with \
             --fail-on, only if a change of those kinds occurred), 2 on trouble (bad usage, \
@@ -143,7 +150,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: [.customShort("f"), .long],
         help:
-            "Output format: patch (for people), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+            "Output format: patch (for people), side (the patch in two columns, OLD beside NEW, at the terminal's width), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
     )
     var format: OutputFormat = .patch
 
@@ -178,6 +185,22 @@ struct DiffOptions: ParsableArguments {
     var limit: Int = 50
 
     @Option(
+        name: .customLong("max-value-width"),
+        help: ArgumentHelp(
+            "In -f patch, side, markdown and github, a changed field's value longer than N characters is cut to where the two values differ: N/4 characters before and after the first difference, and the last, with a marker that counts what was left out ([+2,000,000 chars] between two ellipses). -f side and markdown cut other long text (records, keys) to its first N characters. 0 never cuts. Default: 200.",
+            valueName: "n"))
+    var maxValueWidth: Int = ValueCut.defaultWidth
+
+    @Option(
+        help: ArgumentHelp(
+            "In -f side, the width of the output in columns. Default: the terminal's, or COLUMNS, or 80. Below 40, the sides are written one under the other.",
+            valueName: "n"))
+    var width: Int?
+
+    @Flag(name: .customLong("full-values"), help: "Show every value whole (the same as --max-value-width 0).")
+    var fullValues = false
+
+    @Option(
         name: .customLong("annotation-level"),
         help: ArgumentHelp(
             "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
@@ -193,7 +216,8 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Colour the patch: auto (when standard output is a terminal and NO_COLOR is unset), always or never.", valueName: "when"))
+            "Colour the patch and -f side: auto (when standard output is a terminal, NO_COLOR is unset and TERM is not dumb), always or never.",
+            valueName: "when"))
     var color: ColorMode = .auto
 
     @Flag(
@@ -261,6 +285,16 @@ struct DiffOptions: ParsableArguments {
             throw ValidationError("--show filters what is printed; a merge patch is the whole change")
         }
         if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
+        if !(0...1_000_000_000).contains(maxValueWidth) { throw ValidationError("--max-value-width must be from 0 to 1000000000") }
+        if let width {
+            if format != .side { throw ValidationError("--width goes with -f side") }
+            if !ReplayPlayer.widths.contains(width) {
+                throw ValidationError("--width must be from \(ReplayPlayer.widths.lowerBound) to \(ReplayPlayer.widths.upperBound)")
+            }
+        }
+        if fullValues, maxValueWidth != ValueCut.defaultWidth, maxValueWidth != 0 {
+            throw ValidationError("--full-values shows values whole; it does not go with --max-value-width \(maxValueWidth)")
+        }
         for kinds in [failOn, show].compactMap({ $0 }) {
             do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
         }
@@ -325,15 +359,30 @@ struct DiffOptions: ParsableArguments {
             return (status, result as Any)
         }
         let context = displayContext
+        let cut = ValueCut(width: fullValues ? 0 : maxValueWidth)
         let renderer: any ChangesetRenderer
         switch format {
         case .json: renderer = JSONChangesetRenderer(context: context, statOnly: stat)
         case .jsonpatch: renderer = JSONPatchRenderer()
         case .mergepatch: renderer = try files.mergePatchRenderer(for: result)
-        case .markdown: renderer = MarkdownRenderer(context: context, limit: limit)
-        case .github: renderer = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
+        case .markdown:
+            var markdown = MarkdownRenderer(context: context, limit: limit)
+            markdown.valueCut = cut
+            renderer = markdown
+        case .github:
+            var github = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
+            github.valueCut = cut
+            renderer = github
+        case .side:
+            var side = SideBySideRenderer(
+                context: context, style: TextStyle(colored: useColor),
+                width: width ?? ReplayPlayer.size(of: SystemCalls.standardOutput).width)
+            side.valueCut = cut
+            renderer = side
         case .patch, .replay:
-            renderer = stat ? StatRenderer(context: context) : PatchRenderer(context: context, style: TextStyle(colored: useColor))
+            var patch = PatchRenderer(context: context, style: TextStyle(colored: useColor))
+            patch.valueCut = cut
+            renderer = stat ? StatRenderer(context: context) : patch
         }
         progress?.stop()  // before anything reaches the terminal
         try Output.write(to: output) { stream throws(ListDiffError) in

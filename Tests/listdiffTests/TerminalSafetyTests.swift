@@ -69,12 +69,20 @@ import Testing
         let stripped = colored.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
         #expect(stripped == patch.stdout)
 
-        for arguments in [["--stat"], ["-f", "github"], ["-f", "markdown"]] {
+        for arguments in [
+            ["--stat"], ["-f", "github"], ["-f", "markdown"], ["-f", "side"], ["-f", "side", "--width", "20"],
+            ["-f", "side", "--color", "always"], ["--max-value-width", "8"], ["-f", "side", "--max-value-width", "8"],
+        ] {
             let run = try Binary.run(arguments + ["old.json", "new.json"], in: dir)
-            expectSafe(run.stdout, arguments.joined(separator: " "))
+            expectSafe(
+                run.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression),
+                arguments.joined(separator: " "))
         }
+        let side = try Binary.run(["-f", "side", "--color", "never", "old.json", "new.json"], in: dir)
+        #expect(!side.stdout.contains("\n+ id=999") && !side.stdout.contains("> + id=999"))
         let sections = try Binary.run(["sections-old.json", "sections-new.json"], in: dir)
         expectSafe(sections.stdout, "sections")
+        expectSafe(try Binary.run(["-f", "side", "sections-old.json", "sections-new.json"], in: dir).stdout, "side sections")
         #expect(sections.stdout.contains(#"-§ "\u001b]0;owned\u0007" #0"#))
         let sectionStat = try Binary.run(["--stat", "-f", "markdown", "sections-old.json", "sections-new.json"], in: dir)
         expectSafe(sectionStat.stdout + sectionStat.stderr, "stat markdown")

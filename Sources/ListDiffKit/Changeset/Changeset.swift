@@ -169,12 +169,13 @@ extension Changeset.FieldChange {
         return s
     }
 
-    /// The change in one line, `path: old → new` or `path: moved #1 → #0`, each value
+    /// The change in one line, `path: old → new` or `path: moved #1 → #0`, both values
     /// written by `show` (nil: none) and the path by `escape`.
-    package func line(escape: (String) -> String, show: (Value?) -> String) -> String {
+    package func line(escape: (String) -> String, show: (Value?, Value?) -> (String, String)) -> String {
         let place = readablePath.isEmpty ? "(record)" : escape(readablePath)
         if let (a, b) = movedIndexes { return "\(place): moved #\(a) → #\(b)" }
-        return "\(place): \(show(old)) → \(show(new))"
+        let (a, b) = show(old, new)
+        return "\(place): \(a) → \(b)"
     }
 
     /// For a moved element of a keyed list: its index before and after the move, as the list

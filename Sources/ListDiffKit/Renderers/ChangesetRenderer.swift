@@ -24,7 +24,7 @@ public struct RenderContext: Sendable {
 /// Colours for human output: ANSI escapes, or nothing.
 public struct TextStyle: Sendable {
     package enum Color: String, Sendable {
-        case red = "31", green = "32", yellow = "33", cyan = "36", bold = "1", dim = "2"
+        case red = "31", green = "32", yellow = "33", cyan = "36", bold = "1", dim = "2", reverse = "7"
     }
 
     /// Whether the output is coloured with ANSI escapes.
@@ -42,5 +42,11 @@ public struct TextStyle: Sendable {
 
     package func paint(_ text: String, _ color: Color) -> String {
         colored ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// `text` in all of `colors` at once (none: as it is).
+    package func paint(_ text: String, _ colors: [Color]) -> String {
+        guard colored, !colors.isEmpty else { return text }
+        return "\u{1B}[\(colors.map(\.rawValue).joined(separator: ";"))m\(text)\u{1B}[0m"
     }
 }

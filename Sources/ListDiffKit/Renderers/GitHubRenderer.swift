@@ -22,6 +22,8 @@ public struct GitHubRenderer: ChangesetRenderer {
     public let context: RenderContext
     /// The annotation level.
     public var level: Level
+    /// How long values in a message are cut (`ValueCut`).
+    public var valueCut = ValueCut()
     /// Where places in records are (a record, or the value a path leads to in it): the line
     /// and column of each, in NEW when `new`, else in OLD.
     package var locate: ([RecordPlace], _ new: Bool) -> [SourceLocation?]
@@ -72,7 +74,10 @@ public struct GitHubRenderer: ChangesetRenderer {
                 newPlaces.removeFirst(places.count)
                 for (place, fields) in Self.byLine(Array(places)) {
                     let lines = fields.map { f in
-                        change.fields[f].line(escape: SafeText.escape) { $0.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)" }
+                        change.fields[f].line(escape: SafeText.escape) { old, new in
+                            let (a, b) = valueCut.values(old, new)
+                            return (SafeText.escape(a), SafeText.escape(b))
+                        }
                     }
                     out.write(annotation(.update, place, title: title, lines.joined(separator: "\n")))
                 }

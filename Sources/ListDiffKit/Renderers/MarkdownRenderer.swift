@@ -13,8 +13,9 @@ public struct MarkdownRenderer: ChangesetRenderer {
     public let context: RenderContext
     /// How many records each kind of change shows before it says how many more there are.
     public var limit: Int
-    /// Quoted values longer than this many characters are cut, with `…`.
-    package var cellLimit = 300
+    /// How long quoted text is cut (`ValueCut`): a changed field's values around where they
+    /// differ, anything else (records, keys, paths) to its first characters.
+    public var valueCut = ValueCut()
 
     /// A renderer of a Markdown report, for pull-request comments and job summaries.
     public init(context: RenderContext, limit: Int = 50) {
@@ -80,7 +81,10 @@ public struct MarkdownRenderer: ChangesetRenderer {
                         if let (a, b) = field.movedIndexes {
                             out.write("| \(place) | moved from #\(a) | to #\(b) |\n")
                         } else {
-                            out.write("| \(place) | \(value(field.old)) | \(value(field.new)) |\n")
+                            // Cut together, around where they differ; then escaped.
+                            let (old, new) = valueCut.values(field.old, field.new)
+                            let shown = [(field.old, old), (field.new, new)].map { $0.0 == nil ? "*(none)*" : Self.cell($0.1) }
+                            out.write("| \(place) | \(shown[0]) | \(shown[1]) |\n")
                         }
                     }
                 }
@@ -91,10 +95,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
         }
     }
 
-    func cell(_ text: String) -> String {
-        let cut = text.count > cellLimit ? String(text.prefix(cellLimit)) + "…" : text
-        return Self.cell(cut)
-    }
+    func cell(_ text: String) -> String { Self.cell(valueCut.single(text)) }
 
     /// Text as a table cell or inline text: control characters escaped (`SafeText`), then a
     /// backslash before each character Markdown could read as syntax, so that it all shows

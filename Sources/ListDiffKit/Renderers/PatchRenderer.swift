@@ -19,6 +19,8 @@ public struct PatchRenderer: ChangesetRenderer {
     public let context: RenderContext
     /// Colour, or none.
     public let style: TextStyle
+    /// How long values of changed fields are cut (`ValueCut`); records are written whole.
+    public var valueCut = ValueCut()
 
     /// A renderer of the human-readable patch.
     public init(context: RenderContext, style: TextStyle = .plain) {
@@ -29,33 +31,60 @@ public struct PatchRenderer: ChangesetRenderer {
     /// Writes the patch; throws when a change's record can no longer be read (its file changed
     /// during the diff).
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
-        guard changeset.differs else { return }
-        out.write(style.paint("--- \(SafeText.escape(context.oldName))", .bold) + "\n")
-        out.write(style.paint("+++ \(SafeText.escape(context.newName))", .bold) + "\n")
-        if !changeset.comparison.isEmpty {
-            out.write(style.paint(SafeText.escape("# compared under \(changeset.comparison)"), .bold) + "\n")
+        try Self.outline(changeset) { part throws(ListDiffError) in
+            switch part {
+            case .names:
+                out.write(style.paint("--- \(SafeText.escape(context.oldName))", .bold) + "\n")
+                out.write(style.paint("+++ \(SafeText.escape(context.newName))", .bold) + "\n")
+            case .note(let text): out.write(style.paint(text, .bold) + "\n")
+            case .section(let op): out.write(line(op))
+            case .change(let change): out.write(try line(change, changeset))
+            case .summary(let text): out.write(text + "\n")
+            }
         }
+    }
+
+    /// A part of the patch, in the order `outline` gives them.
+    package enum Part {
+        /// The names of both inputs.
+        case names
+        /// A line of its own, escaped: the rules compared under, the layout, a section's heading.
+        case note(String)
+        /// A change of a section itself.
+        case section(SectionChange)
+        /// A change of a record.
+        case change(Change)
+        /// A line of the counts at the end.
+        case summary(String)
+    }
+
+    /// The parts of the patch in order, the same for every renderer that follows it: the
+    /// names, the rules, then for a plain list its changes; for sections, the layout, the
+    /// section changes, then record changes under the heading of the section they belong to
+    /// (deletes: the old section; the rest: the new one). The counts last. Nothing when the
+    /// lists are the same, as with diff(1).
+    package static func outline(_ changeset: Changeset, _ body: (Part) throws(ListDiffError) -> Void) throws(ListDiffError) {
+        guard changeset.differs else { return }
+        try body(.names)
+        if !changeset.comparison.isEmpty { try body(.note(SafeText.escape("# compared under \(changeset.comparison)"))) }
         if !changeset.layout.isSectioned {
             // A map says so: it was found by the shape of the document, not asked for.
-            if changeset.layout.shape == .map { out.write(style.paint(SafeText.escape("# \(changeset.layout)"), .bold) + "\n") }
-            for change in changeset.changes { out.write(try line(change, changeset)) }
-            out.write(Self.summaryLine(changeset.summary) + "\n")
+            if changeset.layout.shape == .map { try body(.note(SafeText.escape("# \(changeset.layout)"))) }
+            for change in changeset.changes { try body(.change(change)) }
+            try body(.summary(summaryLine(changeset.summary)))
             return
         }
-        // Sections: the layout, the section changes, then record changes under the header of
-        // the section they belong to (deletes: the old section; the rest: the new one).
-        out.write(style.paint(SafeText.escape("# \(changeset.layout)"), .bold) + "\n")
-        for op in changeset.sections { out.write(line(op)) }
+        try body(.note(SafeText.escape("# \(changeset.layout)")))
+        for op in changeset.sections { try body(.section(op)) }
         let homes = changeset.changesBySection
         let target = changeset.oldSectionTargets
         for (name, changes) in homes {
-            out.write(style.paint(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))"), .bold) + "\n")
-            for change in changes { out.write(try line(change, changeset)) }
+            try body(.note(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))")))
+            for change in changes { try body(.change(change)) }
         }
-        out.write(
-            Self.summaryLine(changeset.summary) + "; sections: " + Self.sectionSummary(changeset.allSections ?? changeset.sections) + "\n")
+        try body(.summary(summaryLine(changeset.summary) + "; sections: " + sectionSummary(changeset.allSections ?? changeset.sections)))
         for (name, changes) in homes {
-            out.write("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(Self.groupSummary(changes, target: target))\n")
+            try body(.summary("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(groupSummary(changes, target: target))"))
         }
     }
 
@@ -113,19 +142,17 @@ public struct PatchRenderer: ChangesetRenderer {
                 // An array compared as a multiset: what it gained and lost, in any order.
                 var parts: [String] = []
                 if let added = field.added, !added.isEmpty {
-                    parts.append(
-                        style.paint("added " + added.map { SafeText.escape(JSONWriter.compact($0)) }.joined(separator: ", "), .green))
+                    parts.append(style.paint("added " + added.map { SafeText.escape(valueCut.value($0)) }.joined(separator: ", "), .green))
                 }
                 if let removed = field.removed, !removed.isEmpty {
                     parts.append(
-                        style.paint("removed " + removed.map { SafeText.escape(JSONWriter.compact($0)) }.joined(separator: ", "), .red))
+                        style.paint("removed " + removed.map { SafeText.escape(valueCut.value($0)) }.joined(separator: ", "), .red))
                 }
                 text += parts.joined(separator: "; ") + "\n"
                 continue
             }
-            text += style.paint(field.old.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .red)
-            text += " → "
-            text += style.paint(field.new.map { SafeText.escape(JSONWriter.compact($0)) } ?? "(none)", .green)
+            let (old, new) = valueCut.values(field.old, field.new)
+            text += style.paint(SafeText.escape(old), .red) + " → " + style.paint(SafeText.escape(new), .green)
             text += "\n"
         }
         return text

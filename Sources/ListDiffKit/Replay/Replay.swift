@@ -232,7 +232,7 @@ package struct Replay: Sendable {
                 marks[id] = .updated
                 notes[id] =
                     "  ← "
-                    + change.fields.map { f in f.line(escape: { $0 }) { $0.map(JSONWriter.compact) ?? "(none)" } }
+                    + change.fields.map { f in f.line(escape: { $0 }) { ValueCut.whole.values($0, $1) } }
                     .joined(separator: ", ")
                 if change.fields.isEmpty { notes[id] = "  ← (member order)" }
             }
