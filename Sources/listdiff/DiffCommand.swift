@@ -247,7 +247,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("label"),
         help: ArgumentHelp(
-            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
+            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, -f side, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
             valueName: "name"))
     var labels: [String] = []
 

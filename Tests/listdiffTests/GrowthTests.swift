@@ -55,6 +55,9 @@ import Glibc
         case githubList, githubWide, githubWideYAML
         /// `-f mergepatch`: of a map of records (only what changed) and of a list (whole).
         case mergePatchMap, mergePatchList
+        /// `-f side`: the list in two columns; and one record whose string of N words
+        /// changed in every tenth, cut to its first and last change.
+        case side, longValue
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -125,7 +128,9 @@ import Glibc
             case .githubWideYAML:
                 return "- id: 0\n  members:\n" + records.map { "    k\($0["id"]!): \($0["score"]!)\n" }.joined() + "  lines:\n"
                     + records.map { "    - sku: s\($0["id"]!)\n      qty: \($0["score"]!)\n" }.joined()
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList:
+            case .longValue:
+                return "[{\"id\": 0, \"text\": \"" + records.map { "\($0["name"]!) \($0["score"]!)" }.joined(separator: " ") + "\"}]\n"
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .side:
                 return try list(records[...]) + "\n"
             }
         }
@@ -171,7 +176,8 @@ import Glibc
         }
         let format =
             [.githubList, .githubWide, .githubWideYAML].contains(shape)
-            ? "github" : [.mergePatchMap, .mergePatchList].contains(shape) ? "mergepatch" : "json"
+            ? "github"
+            : [.mergePatchMap, .mergePatchList].contains(shape) ? "mergepatch" : [.side, .longValue].contains(shape) ? "side" : "json"
         return options + ["-f", format, oldURL.path, newURL.path]
     }
 
