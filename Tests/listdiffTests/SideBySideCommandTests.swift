@@ -90,9 +90,11 @@ import Testing
     // MARK: long values
 
     /// A long changed value is shown around where it changed, in every format for people.
+    /// The patch in colour marks the changed words too, in reverse.
     @Test func longValuesAreCutInThePatchMarkdownAndAnnotations() throws {
         for (arguments, name) in [
-            ([String](), "articles.patch"), (["-f", "github"], "articles.github"), (["-f", "markdown"], "articles.md"),
+            ([String](), "articles.patch"), (["--color", "always"], "articles.ansi.patch"), (["-f", "github"], "articles.github"),
+            (["-f", "markdown"], "articles.md"),
         ] {
             let run = try Binary.run(arguments + ["articles-old.json", "articles-new.json"], in: Self.examples)
             #expect(run.status == 1)

@@ -49,4 +49,22 @@ public struct TextStyle: Sendable {
         guard colored, !colors.isEmpty else { return text }
         return "\u{1B}[\(colors.map(\.rawValue).joined(separator: ";"))m\(text)\u{1B}[0m"
     }
+
+    /// `text` in `color` as runs of text and their colours, the `changed` parts (ranges of
+    /// `text` in order) in reverse too; without colour, each changed part between `open` and
+    /// `close`. Nothing is marked when all of it changed: the colour says so already.
+    package func marked(
+        _ text: String, _ changed: [Range<String.Index>], _ color: Color, open: String = "", close: String = ""
+    ) -> [(text: String, colors: [Color])] {
+        if changed.isEmpty || changed == [text.startIndex..<text.endIndex] { return [(text, [color])] }
+        var runs: [(text: String, colors: [Color])] = []
+        var at = text.startIndex
+        for part in changed where !part.isEmpty {
+            if at < part.lowerBound { runs.append((String(text[at..<part.lowerBound]), [color])) }
+            runs.append(colored ? (String(text[part]), [color, .reverse]) : (open + text[part] + close, [color]))
+            at = part.upperBound
+        }
+        if at < text.endIndex { runs.append((String(text[at...]), [color])) }
+        return runs
+    }
 }

@@ -11,6 +11,9 @@
 ///     ~ id=5 (member order)
 ///     1 inserted, 1 deleted, 1 moved, 1 updated, 10 unchanged
 ///
+/// A changed field's values are cut around where they differ (`valueCut`), and in colour
+/// the words that changed are in reverse video.
+///
 /// `#n` is a 0-based index (old for `-`, new for `+`, old → new for `>`). Nothing is
 /// written when the lists are the same, as with diff(1). Everything quoted from the
 /// inputs goes through `SafeText`, so no record can act on the terminal.
@@ -104,11 +107,7 @@ public struct PatchRenderer: ChangesetRenderer {
             return try style.paint("+ \(key) #\(at(change.new))\(body())", .green) + "\n"
         case .move:
             var text = "> \(key) #\(at(change.old)) → #\(at(change.new))"
-            if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
-                changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
-            {
-                text += " (from \(SafeText.escape(JSONWriter.compact(changeset.oldSections.names[o.section] ?? .null))))"
-            }
+            if let section = changeset.sectionLeft(by: change) { text += " (from \(SafeText.escape(JSONWriter.compact(section))))" }
             return style.paint(text, .cyan) + "\n"
         case .update:
             return fieldLines(style.paint("~ \(key) ", .yellow), change.fields)
@@ -152,8 +151,13 @@ public struct PatchRenderer: ChangesetRenderer {
                 continue
             }
             let (old, new) = valueCut.values(field.old, field.new)
-            text += style.paint(SafeText.escape(old), .red) + " → " + style.paint(SafeText.escape(new), .green)
-            text += "\n"
+            let (a, b) = (SafeText.escape(old), SafeText.escape(new))
+            // On a terminal, the words that changed in reverse colour; without colour, as they are.
+            let words = style.colored && field.old != nil && field.new != nil ? WordDiff(old: a, new: b) : nil
+            func painted(_ text: String, _ changed: [Range<String.Index>]?, _ color: TextStyle.Color) -> String {
+                style.marked(text, changed ?? [], color).map { style.paint($0.text, $0.colors) }.joined()
+            }
+            text += painted(a, words?.old, .red) + " → " + painted(b, words?.new, .green) + "\n"
         }
         return text
     }
@@ -188,6 +192,16 @@ public struct PatchRenderer: ChangesetRenderer {
 }
 
 extension Changeset {
+    /// For a move from one section to another, the name of the section the record left
+    /// (null when it has none); nil for a move within a section and any other change.
+    package func sectionLeft(by change: Change) -> Value? {
+        guard change.operation == .move, layout.isSectioned, let o = change.old, let n = change.new,
+            o.section < oldSections.names.count, n.section < newSections.names.count,
+            oldSections.names[o.section] != newSections.names[n.section]
+        else { return nil }
+        return oldSections.names[o.section] ?? .null
+    }
+
     /// The record changes grouped under the section they belong to (deletes: their old
     /// section's place in NEW; the rest: their new section), NEW's sections in order, then
     /// the sections that are gone. Sections without changes are left out.

@@ -74,12 +74,7 @@ public struct SideBySideRenderer: ChangesetRenderer {
         case .delete: return [.sides([Span("- \(key) \(at(change.old))\(try body())", .red)], nil)]
         case .insert: return [.sides(nil, [Span("+ \(key) \(at(change.new))\(try body())", .green)])]
         case .move:
-            var from = ""
-            if sectioned, let o = change.old, let n = change.new, o.section < changeset.oldSections.names.count,
-                changeset.oldSections.names[o.section] != changeset.newSections.names[n.section]
-            {
-                from = " (from \(SafeText.escape(valueCut.value(changeset.oldSections.names[o.section] ?? .null))))"
-            }
+            let from = changeset.sectionLeft(by: change).map { " (from \(SafeText.escape(valueCut.value($0))))" } ?? ""
             return [.sides([Span("> \(key) \(at(change.old))", .cyan)], [Span("> \(key) \(at(change.new))\(from)", .cyan)])]
         case .update:
             return fieldRows(old: "~ \(key) \(at(change.old))", new: "~ \(key) \(at(change.new))", change.fields)
@@ -127,33 +122,12 @@ public struct SideBySideRenderer: ChangesetRenderer {
             default:
                 // The words that changed, found in the values as shown (cut and escaped).
                 let words = WordDiff(old: old, new: new)
-                rows.append(
-                    .sides(
-                        [Span(place)] + marked(old, words.old, .red, open: "[-", close: "-]"),
-                        [Span(place)] + marked(new, words.new, .green, open: "{+", close: "+}")))
+                let gone = style.marked(old, words.old, .red, open: "[-", close: "-]").map { Span($0.text, $0.colors) }
+                let come = style.marked(new, words.new, .green, open: "{+", close: "+}").map { Span($0.text, $0.colors) }
+                rows.append(.sides([Span(place)] + gone, [Span(place)] + come))
             }
         }
         return rows
-    }
-
-    /// `text` in `color`, its `changed` parts marked: in reverse colour, or without colour
-    /// between `open` and `close`. Nothing is marked when all of it changed.
-    func marked(_ text: String, _ changed: [Range<String.Index>], _ color: TextStyle.Color, open: String, close: String) -> [Span] {
-        let all = changed.count == 1 && changed[0] == text.startIndex..<text.endIndex
-        if changed.isEmpty || all { return [Span(text, color)] }
-        var spans: [Span] = []
-        var at = text.startIndex
-        for part in changed where !part.isEmpty {
-            if at < part.lowerBound { spans.append(Span(String(text[at..<part.lowerBound]), color)) }
-            if style.colored {
-                spans.append(Span(String(text[part]), [color, .reverse]))
-            } else {
-                spans += [Span(open, color), Span(String(text[part]), color), Span(close, color)]
-            }
-            at = part.upperBound
-        }
-        if at < text.endIndex { spans.append(Span(String(text[at...]), color)) }
-        return spans
     }
 
     /// A run of text in one style.
