@@ -51,7 +51,7 @@ import Testing
         for (arguments, message) in [
             (["--bogus", "a", "b"], "Unknown option '--bogus' (see 'listdiff diff --help')"),
             (["a"], "Missing expected argument '<new>'"),
-            (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - json"),
+            (["--format", "xx", "a", "b"], "Please provide one of the following: - patch - side - json"),
         ] {
             expectOneLine(try Binary.run(arguments, in: Self.examples), message)
         }

@@ -52,19 +52,24 @@ public struct TextStyle: Sendable {
 
     /// `text` in `color` as runs of text and their colours, the `changed` parts (ranges of
     /// `text` in order) in reverse too; without colour, each changed part between `open` and
-    /// `close`. Nothing is marked when all of it changed: the colour says so already.
+    /// `close`. Nothing is marked when no letter or digit is left unchanged (`"a"` for `"b"`,
+    /// `1` for `2`): all of it changed, and the colour says so already.
     package func marked(
         _ text: String, _ changed: [Range<String.Index>], _ color: Color, open: String = "", close: String = ""
     ) -> [(text: String, colors: [Color])] {
-        if changed.isEmpty || changed == [text.startIndex..<text.endIndex] { return [(text, [color])] }
-        var runs: [(text: String, colors: [Color])] = []
+        var runs: [(text: String, changed: Bool)] = []
         var at = text.startIndex
         for part in changed where !part.isEmpty {
-            if at < part.lowerBound { runs.append((String(text[at..<part.lowerBound]), [color])) }
-            runs.append(colored ? (String(text[part]), [color, .reverse]) : (open + text[part] + close, [color]))
+            if at < part.lowerBound { runs.append((String(text[at..<part.lowerBound]), false)) }
+            runs.append((String(text[part]), true))
             at = part.upperBound
         }
-        if at < text.endIndex { runs.append((String(text[at...]), [color])) }
-        return runs
+        if at < text.endIndex { runs.append((String(text[at...]), false)) }
+        let kept = runs.contains { !$0.changed && $0.text.contains { $0.isLetter || $0.isNumber } }
+        guard kept, runs.contains(where: \.changed) else { return [(text, [color])] }
+        return runs.map { run in
+            guard run.changed else { return (run.text, [color]) }
+            return colored ? (run.text, [color, .reverse]) : (open + run.text + close, [color])
+        }
     }
 }

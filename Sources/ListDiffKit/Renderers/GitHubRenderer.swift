@@ -6,7 +6,8 @@
 /// points at the changed fields in NEW, one annotation per line that holds some, at the first
 /// of them on the line: a field at its value, a field NEW no longer holds at the nearest value
 /// above it that NEW holds. GitHub shows each as an annotation on that line of the pull
-/// request's files.
+/// request's files. A long value is cut around where it changed (`valueCut`), so that no
+/// message repeats a huge value whole.
 ///
 /// Escaping follows GitHub's own toolkit: in the message, `%`, CR and LF become `%25`,
 /// `%0D` and `%0A`; in a property, `:` and `,` become `%3A` and `%2C` too. Text quoted
