@@ -2,7 +2,7 @@ import ArgumentParser
 import ListDiffKit
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, side, json, jsonpatch, mergepatch, markdown, github, replay
+    case patch, side, json, jsonpatch, mergepatch, markdown, html, github, replay
 }
 
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
@@ -150,7 +150,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: [.customShort("f"), .long],
         help:
-            "Output format: patch (for people), side (the patch in two columns, OLD beside NEW, at the terminal's width), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+            "Output format: patch (for people), side (the patch in two columns, OLD beside NEW, at the terminal's width), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), html (a report in one self-contained web page, to open in a browser), github (GitHub Actions annotations) or replay (an animation in the terminal)."
     )
     var format: OutputFormat = .patch
 
@@ -247,7 +247,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("label"),
         help: ArgumentHelp(
-            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, -f side, the JSON changeset, Markdown, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
+            "The name to show for OLD, and given again, for NEW, instead of the path (as diff -L does): in the patch, -f side, the JSON changeset, Markdown, the HTML report, GitHub annotations and the replay. For standard input or <(command), which have no useful name.",
             valueName: "name"))
     var labels: [String] = []
 
@@ -373,6 +373,7 @@ struct DiffOptions: ParsableArguments {
             var github = GitHubRenderer(context: context, level: annotationLevel, locate: result.locations)
             github.valueCut = cut
             renderer = github
+        case .html: renderer = HTMLRenderer(context: context)
         case .side:
             var side = SideBySideRenderer(
                 context: context, style: TextStyle(colored: useColor),
@@ -389,6 +390,8 @@ struct DiffOptions: ParsableArguments {
             // A renderer that writes records' values throws when one cannot be read.
             if let json = renderer as? JSONChangesetRenderer {
                 try json.render(changeset) { stream.write(bytes: $0) }
+            } else if let html = renderer as? HTMLRenderer {
+                try html.render(changeset) { stream.write(bytes: $0) }
             } else {
                 try renderer.render(changeset, to: &stream)
             }

@@ -58,6 +58,9 @@ import Glibc
         /// `-f side`: the list in two columns; and one record whose string of N words
         /// changed in every tenth, cut to its first and last change.
         case side, longValue
+        /// `-f html`: of a list, of a list of section objects, and of records holding a long
+        /// text whose updated ones change a word in it (the word diff of each).
+        case htmlList, htmlSections, htmlText
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -88,7 +91,7 @@ import Glibc
                 }.joined(separator: "\n") + "\n"
             case .objectOfLists:
                 return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
-            case .sectionList:
+            case .sectionList, .htmlSections:
                 return "[\n"
                     + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
                         .joined(separator: ",\n")) + "\n]\n"
@@ -130,7 +133,14 @@ import Glibc
                     + records.map { "    - sku: s\($0["id"]!)\n      qty: \($0["score"]!)\n" }.joined()
             case .longValue:
                 return "[{\"id\": 0, \"text\": \"" + records.map { "\($0["name"]!) \($0["score"]!)" }.joined(separator: " ") + "\"}]\n"
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .side:
+            case .htmlText:
+                let texts = records.map { r -> [String: Any] in
+                    let changed = r["score"] as? Double == -1.5
+                    let words = (0..<200).map { $0 == 100 && changed ? "changed" : "word\($0)" }
+                    return r.merging(["text": words.joined(separator: " ")]) { $1 }
+                }
+                return try list(texts[...]) + "\n"
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side:
                 return try list(records[...]) + "\n"
             }
         }
@@ -177,7 +187,9 @@ import Glibc
         let format =
             [.githubList, .githubWide, .githubWideYAML].contains(shape)
             ? "github"
-            : [.mergePatchMap, .mergePatchList].contains(shape) ? "mergepatch" : [.side, .longValue].contains(shape) ? "side" : "json"
+            : [.mergePatchMap, .mergePatchList].contains(shape)
+                ? "mergepatch"
+                : [.side, .longValue].contains(shape) ? "side" : [.htmlList, .htmlSections, .htmlText].contains(shape) ? "html" : "json"
         return options + ["-f", format, oldURL.path, newURL.path]
     }
 

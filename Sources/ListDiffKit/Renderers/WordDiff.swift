@@ -70,6 +70,15 @@ package struct WordDiff: Sendable {
     enum Kind { case word, space, other }
 
     static func kind(_ c: Character) -> Kind {
+        if let ascii = c.asciiValue {
+            switch ascii {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"):
+                return .word
+            case UInt8(ascii: " "), 0x09...0x0D: return .space
+            default: return .other
+            }
+        }
         if c.isLetter || c.isNumber || c == "_" { return .word }
         if c.isWhitespace { return .space }
         return .other
