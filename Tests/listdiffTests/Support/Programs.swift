@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Programs that some tests run and that a machine may lack: cmark-gfm, tmux, git, taskset.
+/// Programs that some tests run and that a machine may lack: cmark-gfm, tmux, git, taskset,
+/// chromium, chromedriver and Python's selenium.
 ///
 /// A missing program skips the test, with the reason printed, so that `swift test` passes on
 /// a fresh machine. Under `CI=true` it fails the test instead, so that CI still proves what
@@ -16,6 +17,23 @@ enum Programs {
         if ProcessInfo.processInfo.environment["CI"] == "true" { throw Missing(reason: reason + ", and CI must run this test") }
         FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
         try Test.cancel(Comment(rawValue: "skipped: " + reason), sourceLocation: sourceLocation)
+    }
+
+    /// A Python 3 that imports `module` (the one on `PATH`, else the system's), or the test
+    /// stops as `require` stops it.
+    static func requirePython(module: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let candidates = [find("python3"), "/usr/bin/python3"].compactMap { $0 }
+        for python in candidates where FileManager.default.isExecutableFile(atPath: python) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-c", "import " + module]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus == 0 { return python }
+        }
+        return try require("python3 with \(module)", package: package, sourceLocation: sourceLocation)
     }
 
     /// The first executable `name` in the folders of `PATH` (and the usual system folders).
