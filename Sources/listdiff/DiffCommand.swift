@@ -114,7 +114,7 @@ struct DiffCommand: ParsableCommand, Executable {
 
             Everything quoted from the inputs (keys, member names, values, section and file \
             names) is escaped in the patch, the side-by-side view, the stat, the replay, the \
-            Markdown and GitHub outputs and error messages, so that no file can act on the \
+            Markdown, HTML and GitHub outputs and error messages, so that no file can act on the \
             terminal.
 
             A changed field's value longer than --max-value-width characters (200 by default) \
