@@ -4,7 +4,8 @@ check needs the page to run: counts, filters, search, the inline toggle, word ma
 links, pages, hostile input and network requests. Run by HTMLReportBrowserTests.
 
 Usage: check_report.py DIR, where DIR holds people.html and people.json (the report and the
-JSON changeset of Examples/people-*.json), hostile.html (inputs whose keys, member names and
+JSON changeset of Examples/people-*.json), sections.html (of Examples/people-sections-*.yaml),
+hostile.html (inputs whose keys, member names and
 values are hostile; the payloads set window.__pwned), and many.html, many.json (250 changes).
 Prints each failed check and exits 1 if any failed.
 """
@@ -141,6 +142,21 @@ def people(driver):
     check(os.path.getsize(screenshot) > 20_000, "the screenshot shows something")
 
 
+def sections(driver):
+    """Changes grouped by section, and the section filter."""
+    load(driver, "sections.html")
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main h2.group")]
+    check(headings == ["A - L", "M - Z"], f"section headings: {headings}")
+    check(len(cards(driver)) == 7, f"cards in all sections: {len(cards(driver))}")
+    select = driver.find_element(By.ID, "section")
+    for option in select.find_elements(By.TAG_NAME, "option"):
+        if option.text == "M - Z":
+            option.click()
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main h2.group")]
+    check(headings == ["M - Z"] and card_keys(driver) == ["id=5", "id=5"], f"section M - Z: {headings}, {card_keys(driver)}")
+    check(driver.find_elements(By.CSS_SELECTOR, "tr.section-change")[0].get_attribute("data-op") == "u", "the section update")
+
+
 class Counter(http.server.BaseHTTPRequestHandler):
     hits = []
 
@@ -224,7 +240,7 @@ def pages(driver):
 
 driver = browser()
 try:
-    for part in (people, network, hostile, pages):
+    for part in (people, sections, network, hostile, pages):
         try:
             part(driver)
         except Exception as error:  # a failed step is reported, and the next one runs

@@ -51,7 +51,7 @@ import Testing
 
     @Test func everyOptionIsInTheReadmeTablesWithItsValues() throws {
         let tables = try Self.readmeTables()
-        #expect(tables["--format"]?.contains(["patch", "side", "json", "jsonpatch", "mergepatch", "markdown", "github", "replay"]) == true)
+        #expect(tables["--format"]?.contains(["patch", "side", "json", "jsonpatch", "mergepatch", "markdown", "html", "github", "replay"]) == true)
         for (command, option) in try Self.options() {
             let name = option.spellings[0]
             guard let rows = tables[name] else {

@@ -26,6 +26,8 @@ import Testing
         let people = ["people-old.json", "people-new.json"]
         try diff(["-f", "html", "-o", dir.appendingPathComponent("people.html").path] + people)
         try diff(["-f", "json", "-o", dir.appendingPathComponent("people.json").path] + people)
+        let sections = ["people-sections-old.yaml", "people-sections-new.yaml"]
+        try diff(["-f", "html", "-o", dir.appendingPathComponent("sections.html").path] + sections)
 
         // Keys, member names, values and labels, all hostile.
         var old: [String] = [], new: [String] = []
