@@ -57,6 +57,7 @@ struct ApplyCommand: ParsableCommand, Executable {
     }
 
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        if TreeDiffer.isFolder(old) { return try executeTree() }
         let progress = Timings.progress
         defer { Timings.report(progress) }
         let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
@@ -74,5 +75,45 @@ struct ApplyCommand: ParsableCommand, Executable {
         }
         progress?.lap("write")
         return (.same, applier)
+    }
+
+    /// Applies a tree changeset to OLD's folder and writes NEW's folder at --output, each file
+    /// atomically (a temporary file beside it, renamed into place). Every path and every
+    /// pair's changeset is checked before anything is written.
+    func executeTree() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        guard let output else {
+            throw ListDiffError(.usage, "OLD is a folder: name the folder to write NEW's files to with --output")
+        }
+        let reader = reading.reader(key: try IdentityKey(parsing: []))
+        let tree = try TreeApplier(
+            document: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.request,
+            force: force)
+        if SystemCalls.linkStatus(ofPath: output) == nil, !SystemCalls.makeFolder(output) {
+            throw ListDiffError(.io, file: output, "cannot make the folder: \(SystemCalls.describe(SystemCalls.errorNumber))")
+        }
+        guard TreeDiffer.isFolder(output) else { throw ListDiffError(.io, file: output, "is not a folder") }
+        for (path, content) in tree.files {
+            try TreeApplier.makeFolders(for: path, in: output)
+            let target = FolderWalk.join(output, path)
+            switch content {
+            case .records(let applier, let format):
+                try Output.write(to: target) { (stream: inout FileStream) throws(ListDiffError) in
+                    try applier.write(format) { stream.write(bytes: $0) }
+                }
+            case .bytes(let bytes):
+                try Output.write(to: target) { stream in bytes.withUnsafeBytes { stream.write(bytes: $0) } }
+            case .copy(let source):
+                let bytes = try InputFile.read(source, text: false)
+                try Output.write(to: target) { stream in bytes.withUnsafeBytes { stream.write(bytes: $0) } }
+            case .link(let pointee):
+                // Made beside the target, then renamed over it: atomic too.
+                let temporary = target + ".listdiff-link"
+                SystemCalls.remove(temporary)
+                guard SystemCalls.makeLink(temporary, to: pointee), SystemCalls.rename(temporary, to: target) else {
+                    throw ListDiffError(.io, file: target, "cannot make the link: \(SystemCalls.describe(SystemCalls.errorNumber))")
+                }
+            }
+        }
+        return (.same, tree)
     }
 }

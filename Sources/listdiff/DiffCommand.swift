@@ -165,6 +165,12 @@ struct DiffOptions: ParsableArguments {
     )
     var stat = false
 
+    @Flag(
+        help:
+            "Print only whether the inputs differ: 'Files OLD and NEW differ', and for folders 'Only in DIR: NAME' too (as diff -rq; -q is --quiet)."
+    )
+    var brief = false
+
     @Option(
         name: .customLong("fail-on"),
         help: ArgumentHelp(
@@ -276,6 +282,9 @@ struct DiffOptions: ParsableArguments {
         if sorted, format == .replay || format == .mergepatch {
             throw ValidationError("--sorted streams its inputs; --format \(format.rawValue) needs them whole")
         }
+        if brief, quiet || stat || format != .patch {
+            throw ValidationError("--brief prints the names of the files that differ; --quiet, --stat and --format do not go with it")
+        }
         if quiet, output != nil || record != nil || stat {
             throw ValidationError("--quiet prints nothing; --output, --record and --stat do not go with it")
         }
@@ -310,15 +319,21 @@ struct DiffOptions: ParsableArguments {
     /// The inputs and the changeset come back too, so that the caller can exit without
     /// first freeing millions of values one by one.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let folders = (TreeDiffer.isFolder(old), TreeDiffer.isFolder(new))
+        if folders == (true, true) { return try executeTree() }
+        if folders.0 != folders.1 {
+            throw ListDiffError(
+                .usage, "\(folders.0 ? old : new) is a folder and \(folders.0 ? new : old) is not: give two files, or two folders")
+        }
         var files = try matching.files(old: old, new: new, quiet: quiet)
         files.sorted = sorted
-        // git names the side of an added or deleted file /dev/null: an empty list.
-        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         files.progress = progress?.progress ?? Timings.progress
         defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
+        // git names the side of an added or deleted file /dev/null: an empty list.
+        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
         let result = try files.diff(old: old, new: new)
         if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
@@ -328,6 +343,15 @@ struct DiffOptions: ParsableArguments {
         // git goes on to the next file only after an external diff that exits 0.
         if gitPath != nil { status = .same }
         if quiet { return (status, result as Any) }
+        if brief {
+            if status == .different {
+                let names = displayContext
+                try Output.write(to: output) {
+                    $0.write("Files \(SafeText.escape(names.oldName)) and \(SafeText.escape(names.newName)) differ\n")
+                }
+            }
+            return (status, result as Any)
+        }
         let rules = result.changeset.comparison
         if result.changeset.summary.updated > 0 {
             // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
@@ -398,6 +422,51 @@ struct DiffOptions: ParsableArguments {
         }
         files.progress?.lap("write")
         return (status, result as Any)
+    }
+
+    /// Diffs two folders (`TreeDiffer`): errors at some paths are named on standard error,
+    /// and the rest is still diffed and written; the status is then 2, since the result is
+    /// incomplete (as diff -r's is).
+    func executeTree() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        if [.jsonpatch, .mergepatch, .replay].contains(format) {
+            throw ListDiffError(.usage, "--format \(format.rawValue) writes one document; over folders use patch, json, markdown or github")
+        }
+        if sorted { throw ListDiffError(.usage, "--sorted streams two NDJSON files; it does not diff folders") }
+        if matching.keys.contains("auto") {
+            throw ListDiffError(.usage, "--key auto picks a key on two files; over folders give the key (--key or --preset)")
+        }
+        if !labels.isEmpty { throw ListDiffError(.usage, "--label names two files; over folders the paths name them") }
+        let files = try matching.files(old: old, new: new, quiet: quiet)
+        let progress = ProgressBar.start()
+        defer { progress?.stop() }
+        let (tree, results) = try TreeDiffer(files: files).diffKeepingResults(old: old, new: new)
+        progress?.stop()
+        var errors = FileStream(fd: SystemCalls.standardError)
+        for error in tree.errors { errors.write(error.wordedForTheCommand.description + "\n") }
+        errors.flush()
+        let kinds = try failOn.map { k throws(ListDiffError) in try ChangeKinds(parsing: k) } ?? .all
+        let status: ExitStatus = !tree.errors.isEmpty ? .trouble : tree.differs(failingOn: kinds) ? .different : .same
+        if quiet { return (status, (tree, results) as Any) }
+        let shown = try show.map { k throws(ListDiffError) in tree.showing(try ChangeKinds(parsing: k)) } ?? tree
+        if format == .json, !brief {
+            try Output.write(to: output) { stream throws(ListDiffError) in
+                try TreeJSONRenderer(statOnly: stat).render(shown) { stream.write(bytes: $0) }
+            }
+            return (status, (tree, results) as Any)
+        }
+        let style = TextStyle(colored: useColor)
+        let treeStyle: TreeRenderer.Style =
+            brief ? .brief : format == .markdown ? .markdown : format == .github ? .github : .patch
+        var renderer = TreeRenderer(style: treeStyle) { [format, stat, limit, annotationLevel] file, names in
+            switch format {
+            case .markdown: return MarkdownRenderer(context: names, limit: limit)
+            case .github: return GitHubRenderer(context: names, level: annotationLevel) { file.locator?($0, $1) ?? $0.map { _ in nil } }
+            default: return stat ? StatRenderer(context: names) : PatchRenderer(context: names, style: style)
+            }
+        }
+        renderer.level = annotationLevel
+        try Output.write(to: output) { stream throws(ListDiffError) in try renderer.render(shown, to: &stream) }
+        return (status, (tree, results) as Any)
     }
 
     /// Plays the replay on the terminal, or records it with --record.

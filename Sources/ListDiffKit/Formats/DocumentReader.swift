@@ -30,10 +30,12 @@ package enum InputFile {
         }
     }
 
-    package static func read(_ path: String) throws(ListDiffError) -> [UInt8] {
+    /// Reads the input at `path`. `text` refuses one that starts with a NUL byte
+    /// (`checkStart`); without it, any bytes are read (a file compared as bytes).
+    package static func read(_ path: String, text: Bool = true) throws(ListDiffError) -> [UInt8] {
         let (fd, _) = try open(path)
         defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
-        return try read(fd: fd, name: path)
+        return try read(fd: fd, name: path, text: text)
     }
 
     /// Opens `path` (`-` is standard input) for reading, refusing a directory; the caller
@@ -55,7 +57,7 @@ package enum InputFile {
     }
 
     /// Reads everything left on an open descriptor (which stays open).
-    package static func read(fd: Int32, name path: String) throws(ListDiffError) -> [UInt8] {
+    package static func read(fd: Int32, name path: String, text: Bool = true) throws(ListDiffError) -> [UInt8] {
         var capacity = 1 << 16
         if let status = SystemCalls.status(of: fd), status.kind == .regular, status.size > 0 {
             capacity = status.size + 1
@@ -63,7 +65,7 @@ package enum InputFile {
         try checkSize(capacity - 1, name: path)
         var bytes = [UInt8](repeating: 0, count: capacity)
         var count = 0
-        var checked = false
+        var checked = !text
         while true {
             if !checked, count >= startLength {
                 try bytes.withUnsafeBufferPointer { b throws(ListDiffError) in

@@ -64,8 +64,11 @@ package enum SystemCalls {
 
     /// What `stat` tells of a file.
     package struct FileStatus {
-        package enum Kind { case regular, directory, other }
+        package enum Kind { case regular, directory, symbolicLink, fifo, socket, device, other }
         package var kind: Kind
+        /// The device and inode that name the file on this machine.
+        package var device: UInt64
+        package var inode: UInt64
         /// The size in bytes of a regular file.
         package var size: Int
         /// The permission bits.
@@ -77,8 +80,14 @@ package enum SystemCalls {
             switch info.st_mode & S_IFMT {
             case S_IFREG: kind = .regular
             case S_IFDIR: kind = .directory
+            case S_IFLNK: kind = .symbolicLink
+            case S_IFIFO: kind = .fifo
+            case S_IFSOCK: kind = .socket
+            case S_IFCHR, S_IFBLK: kind = .device
             default: kind = .other
             }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
             size = Int(info.st_size)
             permissions = UInt32(info.st_mode & 0o7777)
             owner = UInt32(info.st_uid)
@@ -96,6 +105,46 @@ package enum SystemCalls {
     package static func status(ofPath path: String) -> FileStatus? {
         var info = stat()
         return stat(path, &info) == 0 ? FileStatus(info) : nil
+    }
+
+    /// The status of the file at `path` itself: a symbolic link is not followed (`lstat`).
+    package static func linkStatus(ofPath path: String) -> FileStatus? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? FileStatus(info) : nil
+    }
+
+    /// The names in the folder at `path`, without `.` and `..`, in no set order; nil on
+    /// failure.
+    package static func folderEntries(_ path: String) -> [String]? {
+        guard let folder = opendir(path) else { return nil }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// The text of the symbolic link at `path` (where it points, not followed); nil on failure.
+    package static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = readlink(path, &buffer, 4096)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Makes a symbolic link at `path` that points at `target`; false on failure.
+    package static func makeLink(_ path: String, to target: String) -> Bool {
+        symlink(target, path) == 0
+    }
+
+    /// Makes the folder at `path` (mode 0777 less the umask); false on failure, and when it
+    /// exists.
+    package static func makeFolder(_ path: String) -> Bool {
+        mkdir(path, 0o777) == 0
     }
 
     /// Creates a new file from `template`, whose name ends in `XXXXXX` (replaced to make it
