@@ -110,7 +110,10 @@ struct DiffCommand: ParsableCommand, Executable {
             Run by git as an external diff (GIT_EXTERNAL_DIFF=listdiff, or a diff driver's \
             command), listdiff recognises git's seven arguments, shows the file as a/PATH and \
             b/PATH, reads /dev/null (an added or deleted file's missing side) as the other \
-            file with no records, and exits 0 so that git goes on to the next file.
+            file with no records, and exits 0 so that git goes on to the next file. A file \
+            that cannot be read as records (a text file, broken JSON, a document that is not \
+            a list) is diffed by lines instead, under one line that says why, so that one \
+            such file never stops a git diff; errors name the path in the repository.
 
             Everything quoted from the inputs (keys, member names, values, section and file \
             names) is escaped in the patch, the side-by-side view, the stat, the replay, the \
@@ -332,9 +335,32 @@ struct DiffOptions: ParsableArguments {
         files.progress = progress?.progress ?? Timings.progress
         defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        // git names the side of an added or deleted file /dev/null: an empty list.
-        if gitPath != nil { files.emptyPaths = Set([old, new].filter { $0 == "/dev/null" }) }
-        let result = try files.diff(old: old, new: new)
+        let result: FileDiffer.Result
+        if let gitPath {
+            // Under git, a file that cannot be read as records is diffed by lines.
+            let git = GitDiffer(files: files, oldPath: gitPath, newPath: gitNewPath ?? gitPath)
+            switch try git.diff(old: old, new: new) {
+            case .records(let records): result = records
+            case .lines(let reason, let lines):
+                progress?.stop()
+                if quiet || lines.isEmpty { return (.same, lines as Any) }
+                try Output.write(to: output) { stream in
+                    stream.write("# listdiff: not read as records (" + reason.description + "); a line diff follows\n")
+                    UnifiedRenderer(context: displayContext, style: TextStyle(colored: useColor)).render(lines, to: &stream)
+                }
+                return (.same, lines as Any)
+            case .binary(let reason, let same):
+                if quiet || same { return (.same, reason as Any) }
+                let names = displayContext
+                try Output.write(to: output) { stream in
+                    stream.write("# listdiff: not read as records (" + reason.description + ")\n")
+                    stream.write("Binary files \(SafeText.escape(names.oldName)) and \(SafeText.escape(names.newName)) differ\n")
+                }
+                return (.same, reason as Any)
+            }
+        } else {
+            result = try files.diff(old: old, new: new)
+        }
         if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
@@ -493,8 +519,8 @@ struct DiffOptions: ParsableArguments {
         if !labels.isEmpty { return RenderContext(oldName: labels[0], newName: labels.count > 1 ? labels[1] : new) }
         guard let gitPath else { return RenderContext(oldName: old, newName: new) }
         return RenderContext(
-            oldName: old == "/dev/null" ? old : "a/" + gitPath,
-            newName: new == "/dev/null" ? new : "b/" + (gitNewPath ?? gitPath))
+            oldName: old == "/dev/null" ? old : GitDiffer.shown("a/", gitPath),
+            newName: new == "/dev/null" ? new : GitDiffer.shown("b/", gitNewPath ?? gitPath))
     }
 
     var useColor: Bool {
