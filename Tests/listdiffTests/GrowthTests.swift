@@ -61,6 +61,10 @@ import Glibc
         /// `-f html`: of a list, of a list of section objects, and of records holding a long
         /// text whose updated ones change a word in it (the word diff of each).
         case htmlList, htmlSections, htmlText
+        /// Two folders of N / 10 files of ten records each, in nested folders, `-f json`.
+        case tree
+        /// Under git, a text file of N lines, a tenth changed: the line diff.
+        case gitLines
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -140,7 +144,7 @@ import Glibc
                     return r.merging(["text": words.joined(separator: " ")]) { $1 }
                 }
                 return try list(texts[...]) + "\n"
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side:
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side, .tree, .gitLines:
                 return try list(records[...]) + "\n"
             }
         }
@@ -165,6 +169,28 @@ import Glibc
                 "--ignore-whitespace",
             ]
         default: break
+        }
+        if shape == .tree {
+            // Every tenth file changed, added or removed; the rest kept.
+            let oldDir = dir.appendingPathComponent("old-\(count)"), newDir = dir.appendingPathComponent("new-\(count)")
+            for f in 0..<count / 10 {
+                let name = "d\(f % 7)/e\(f % 3)/f\(f).json"
+                let slice = f * 10..<f * 10 + 10
+                for (side, records, skip) in [(oldDir, old, f % 10 == 1), (newDir, f % 10 == 0 ? new : old, f % 10 == 2)] where !skip {
+                    let url = side.appendingPathComponent(name)
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try (try text(Array(records[slice]))).write(to: url, atomically: false, encoding: .utf8)
+                }
+            }
+            return ["-f", "json", oldDir.path, newDir.path]
+        }
+        if shape == .gitLines {
+            let lines = (0..<count).map { "line \($0)\n" }
+            let changed = lines.enumerated().map { $0.offset % 10 == 3 ? "changed \($0.offset)\n" : $0.element }
+            let a = dir.appendingPathComponent("a-\(count).txt"), b = dir.appendingPathComponent("b-\(count).txt")
+            try lines.joined().write(to: a, atomically: true, encoding: .utf8)
+            try changed.joined().write(to: b, atomically: true, encoding: .utf8)
+            return ["notes.txt", a.path, "1111111", "100644", b.path, "2222222", "100644"]
         }
         if shape == .merge {
             var theirs = old
