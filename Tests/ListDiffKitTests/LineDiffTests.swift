@@ -39,9 +39,9 @@ import ListDiffKitTestSupport
             if rng.next() % 2 == 0 || new.isEmpty { new.insert("n\(rng.next() % 5)\n", at: at) } else { new.remove(at: at) }
         }
         let a = Array(old.joined().utf8), b = Array((new.joined() + (seed % 2 == 0 ? "tail" : "")).utf8)
-        // Myers, and the Heckel pairing taken when Myers would cost too much.
-        for limit in [LineDiff.costLimit, 1] {
-            let diff = LineDiff(old: a, new: b, costLimit: limit)
+        // Myers between the anchors, and none at all (each gap left unpaired).
+        for limit in [LineDiff.stepsPerLine, 0] {
+            let diff = LineDiff(old: a, new: b, stepsPerLine: limit)
             #expect(Self.apply(diff).flatMap { $0 } == b, "seed \(seed), limit \(limit)")
             #expect(diff.isEmpty == (a == b))
         }

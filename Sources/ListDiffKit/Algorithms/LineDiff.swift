@@ -1,10 +1,13 @@
 /// A plain diff of two texts by lines, for files that cannot be read as records (git's
 /// driver falls back to it, so that one such file never stops a `git diff`).
 ///
-/// Lines are numbered by their text, then paired by `MyersDiff` (linear space, a shortest
-/// edit script). Above `costLimit` steps (two long texts with little in common) it pairs
-/// them by `HeckelDiff` instead, in linear time, and keeps the longest run of those pairs
-/// in order: a longer script, but never a quadratic one.
+/// Lines are numbered by their text. `HeckelDiff` pairs them in linear time, and the
+/// longest run of its pairs in order are the anchors (lines both texts hold once, and their
+/// equal neighbours, as patience diff anchors on them). Between two anchors, `MyersDiff`
+/// finds a shortest edit script (linear space), within a budget in proportion to the gap's
+/// size: a gap it cannot afford (two long runs with little in common) stays unpaired, all
+/// deleted and inserted. So the whole diff stays within linear time however the texts
+/// differ.
 package struct LineDiff: Sendable {
     /// Each text's lines, each with its line break (the last may have none).
     package let old: [ArraySlice<UInt8>]
@@ -12,10 +15,11 @@ package struct LineDiff: Sendable {
     /// For each OLD line, the NEW line it is paired with, or nil; pairs only increase.
     package let pairs: [Int?]
 
-    /// The steps Myers may take before the Heckel pairing takes over.
-    package static let costLimit = 50_000_000
+    /// Myers's budget: this many steps per line of a gap between anchors, and per 64 lines
+    /// more (so that a short gap may take a few thousand steps).
+    package static let stepsPerLine = 64
 
-    package init(old: [UInt8], new: [UInt8], costLimit: Int = LineDiff.costLimit) {
+    package init(old: [UInt8], new: [UInt8], stepsPerLine: Int = LineDiff.stepsPerLine) {
         self.old = Self.lines(old)
         self.new = Self.lines(new)
         var numbers: [ArraySlice<UInt8>: Int] = [:]
@@ -25,15 +29,27 @@ package struct LineDiff: Sendable {
             return numbers.count - 1
         }
         let a = self.old.map(number), b = self.new.map(number)
-        if let exact = try? MyersDiff(costLimit: costLimit).pairs(old: a, new: b, symbolCount: numbers.count) {
-            pairs = exact
-            return
+        let loose = HeckelDiff().pairs(old: a, new: b, symbolCount: numbers.count)
+        var pairs: [Int?] = Array(repeating: nil, count: a.count)
+        visitLongestIncreasingSubsequence(count: a.count, value: { loose[$0] ?? -1 }) { pairs[$0] = loose[$0] }
+        // Each gap between anchors (and before the first, after the last) by Myers.
+        var oldStart = 0, newStart = 0
+        for i in 0...a.count {
+            guard i == a.count || pairs[i] != nil else { continue }
+            let oldEnd = i, newEnd = i == a.count ? b.count : pairs[i]!
+            if oldEnd > oldStart, newEnd > newStart {
+                let gap = (oldEnd - oldStart) + (newEnd - newStart)
+                let myers = MyersDiff(costLimit: stepsPerLine * (gap + 64))
+                if let found = try? myers.pairs(
+                    old: Array(a[oldStart..<oldEnd]), new: Array(b[newStart..<newEnd]), symbolCount: numbers.count)
+                {
+                    for (k, pair) in found.enumerated() { if let pair { pairs[oldStart + k] = newStart + pair } }
+                }
+            }
+            oldStart = oldEnd + 1
+            newStart = newEnd + 1
         }
-        // (Heckel never refuses: it is linear.)
-        let loose = (try? HeckelDiff().pairs(old: a, new: b, symbolCount: numbers.count)) ?? Array(repeating: nil, count: a.count)
-        var kept: [Int?] = Array(repeating: nil, count: a.count)
-        visitLongestIncreasingSubsequence(count: a.count, value: { loose[$0] ?? -1 }) { kept[$0] = loose[$0] }
-        pairs = kept
+        self.pairs = pairs
     }
 
     /// The lines of a text, each with its line break.
