@@ -22,14 +22,28 @@ package struct LineDiff: Sendable {
     package init(old: [UInt8], new: [UInt8], stepsPerLine: Int = LineDiff.stepsPerLine) {
         self.old = Self.lines(old)
         self.new = Self.lines(new)
-        var numbers: [ArraySlice<UInt8>: Int] = [:]
+        // Equal lines get equal numbers: found by a 128-bit hash of their bytes, and checked
+        // byte for byte against the first line given that number.
+        var numbers: [Hash128: Int] = [:]
+        numbers.reserveCapacity(self.old.count + self.new.count)
+        var firsts: [ArraySlice<UInt8>] = []
+        var collided: [ArraySlice<UInt8>: Int] = [:]
         func number(_ line: ArraySlice<UInt8>) -> Int {
-            if let n = numbers[line] { return n }
-            numbers[line] = numbers.count
-            return numbers.count - 1
+            let hash = line.withUnsafeBytes { CanonicalHash.string($0) }
+            if let n = numbers[hash] {
+                if line.withUnsafeBytes({ x in firsts[n].withUnsafeBytes { y in x.elementsEqual(y) } }) { return n }
+                // Two lines with one hash: numbered by their bytes.
+                if let m = collided[line] { return m }
+                collided[line] = firsts.count
+            } else {
+                numbers[hash] = firsts.count
+            }
+            firsts.append(line)
+            return firsts.count - 1
         }
         let a = self.old.map(number), b = self.new.map(number)
-        let loose = HeckelDiff().pairs(old: a, new: b, symbolCount: numbers.count)
+        let symbolCount = firsts.count
+        let loose = HeckelDiff().pairs(old: a, new: b, symbolCount: symbolCount)
         var pairs: [Int?] = Array(repeating: nil, count: a.count)
         visitLongestIncreasingSubsequence(count: a.count, value: { loose[$0] ?? -1 }) { pairs[$0] = loose[$0] }
         // Each gap between anchors (and before the first, after the last) by Myers.
@@ -41,7 +55,7 @@ package struct LineDiff: Sendable {
                 let gap = (oldEnd - oldStart) + (newEnd - newStart)
                 let myers = MyersDiff(costLimit: stepsPerLine * (gap + 64))
                 if let found = try? myers.pairs(
-                    old: Array(a[oldStart..<oldEnd]), new: Array(b[newStart..<newEnd]), symbolCount: numbers.count)
+                    old: Array(a[oldStart..<oldEnd]), new: Array(b[newStart..<newEnd]), symbolCount: symbolCount)
                 {
                     for (k, pair) in found.enumerated() { if let pair { pairs[oldStart + k] = newStart + pair } }
                 }
