@@ -82,7 +82,11 @@ package struct TreeRenderer {
                 try records(file, names).render(changeset, to: &out)
             }
         }
-        if !brief, tree.differs || !tree.errors.isEmpty { out.write(Self.total(tree) + "\n") }
+        // (Under --show a pair may print nothing, but its changes still count in the total.)
+        let r = tree.recordSummary
+        if !brief, tree.differs || !tree.errors.isEmpty || r.inserted + r.deleted + r.moved + r.updated > 0 {
+            out.write(Self.total(tree) + "\n")
+        }
     }
 
     func renderMarkdown(_ tree: TreeChangeset, to out: inout some TextOutputStream) throws(ListDiffError) {
