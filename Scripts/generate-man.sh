@@ -16,7 +16,7 @@ text = text.replace(
     ".Sh \"EXIT STATUS\"\n.Ex -std\n",
     ".Sh \"EXIT STATUS\"\n.Nm\nexits 0 when the inputs hold the same records, 1 when they differ (with --fail-on,"
     " only when a change of those kinds occurred), and 2 on trouble: bad usage, an unreadable or malformed input,"
-    " a missing or duplicate key. listdiff apply exits 0 when it applied the changeset, and 2 otherwise; listdiff invert and listdiff compose exit 0 when they wrote the changeset, and 2 otherwise.\n")
+    " a missing or duplicate key (over two folders, trouble at any path, though every other path is still diffed and written). listdiff apply exits 0 when it applied the changeset, and 2 otherwise; listdiff invert and listdiff compose exit 0 when they wrote the changeset, and 2 otherwise.\n")
 open(sys.argv[2], "w", encoding="utf-8").write(text)
 PY
 echo "man/listdiff.1 regenerated"

@@ -15,10 +15,15 @@ struct ApplyCommand: ParsableCommand, Executable {
             changeset that is malformed or of another version, and a change whose key is not \
             the key of the record at its old position (even with --force). Exit status 0 when \
             the new document was written.
+
+            Given a folder as OLD and a tree changeset (written by 'listdiff --format json \
+            OLD_DIR NEW_DIR'), apply writes NEW's folder at --output: every path is checked \
+            first (none may be absolute or hold an empty, . or .. step) and every pair's \
+            changeset applied with the checks above, then each file is written atomically.
             """
     )
 
-    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"), completion: .file())
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input), or folder.", valueName: "old"), completion: .file())
     var old: String
 
     @Argument(
@@ -29,7 +34,7 @@ struct ApplyCommand: ParsableCommand, Executable {
     @Option(
         name: [.customShort("o"), .long],
         help: ArgumentHelp(
-            "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target).",
+            "Write the new document to this file instead of standard output (atomically: a temporary file in the same folder, renamed over the target). For a folder OLD, the folder to write NEW's files to (made if missing).",
             valueName: "file"),
         completion: .file())
     var output: String?

@@ -115,6 +115,18 @@ struct DiffCommand: ParsableCommand, Executable {
             a list) is diffed by lines instead, under one line that says why, so that one \
             such file never stops a git diff; errors name the path in the repository.
 
+            Given two folders, listdiff pairs their files by relative path, recursively, and \
+            diffs each pair by key with the same options: a 'diff -r OLD/p NEW/p' header \
+            before each pair that differs, 'Files ... differ' for files compared as bytes \
+            (those whose name and content are not records), 'Only in DIR: NAME (N records)' \
+            for a file one side holds, and a total. Symbolic links are never followed (two \
+            links compare by their target); FIFOs, sockets and devices are refused. An error \
+            at one path is named on stderr and the rest is still diffed; the status is then \
+            2, since the result is incomplete. -f json writes one tree document that \
+            'listdiff apply OLD_DIR TREE.json -o NEW_DIR' applies. As \
+            KUBECTL_EXTERNAL_DIFF="listdiff --preset kubernetes", listdiff diffs the folders \
+            kubectl diff writes.
+
             Everything quoted from the inputs (keys, member names, values, section and file \
             names) is escaped in the patch, the side-by-side view, the stat, the replay, the \
             Markdown, HTML and GitHub outputs and error messages, so that no file can act on the \
@@ -142,10 +154,10 @@ struct DiffCommand: ParsableCommand, Executable {
 /// The diff's arguments, and the diff itself. They are a group of their own so that the
 /// completion scripts can offer them at the top level too, where `diff` is implied.
 struct DiffOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The old file ('-' for standard input).", valueName: "old"), completion: .file())
+    @Argument(help: ArgumentHelp("The old file ('-' for standard input), or folder.", valueName: "old"), completion: .file())
     var old: String
 
-    @Argument(help: ArgumentHelp("The new file ('-' for standard input).", valueName: "new"), completion: .file())
+    @Argument(help: ArgumentHelp("The new file ('-' for standard input), or folder.", valueName: "new"), completion: .file())
     var new: String
 
     @OptionGroup var matching: MatchingOptions
