@@ -43,15 +43,21 @@ public struct TreeDiffer: Sendable {
         var paths: [String: (old: FolderWalk.Entry?, new: FolderWalk.Entry?)] = [:]
         for (path, entry) in oldWalk.entries { paths[path, default: (nil, nil)].old = entry }
         for (path, entry) in newWalk.entries { paths[path, default: (nil, nil)].new = entry }
-        var files: [TreeChangeset.File] = []
-        var results: [Int: FileDiffer.Result] = [:]
+        // A path that could not be walked (OLD's first) is an error in its place.
+        var problems: [String: ListDiffError] = [:]
         for (root, walk) in [(old, oldWalk), (new, newWalk)] {
-            for problem in walk.problems {
-                let error = ListDiffError(.io, file: FolderWalk.join(root, problem.path), "cannot be walked: " + problem.reason)
-                files.append(TreeChangeset.File(path: problem.path, outcome: .failed(error)))
+            for problem in walk.problems where problems[problem.path] == nil {
+                problems[problem.path] = ListDiffError(
+                    .io, file: FolderWalk.join(root, problem.path), "cannot be walked: " + problem.reason)
             }
         }
-        for path in paths.keys.sorted(by: FolderWalk.precedes) {
+        var files: [TreeChangeset.File] = []
+        var results: [Int: FileDiffer.Result] = [:]
+        for path in Set(paths.keys).union(problems.keys).sorted(by: FolderWalk.precedes) {
+            if let error = problems[path] {
+                files.append(TreeChangeset.File(path: path, outcome: .failed(error)))
+                continue
+            }
             let (a, b) = paths[path]!
             let (outcome, result) = pair(FolderWalk.join(old, path), a, FolderWalk.join(new, path), b)
             var file = TreeChangeset.File(path: path, outcome: outcome)

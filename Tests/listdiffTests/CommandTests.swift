@@ -143,7 +143,8 @@ func temporaryDirectory() throws -> URL {
                 "dup.json:1:13: error: duplicate key id=1 (records 0 and 1; the first is at line 1, column 2); --duplicates match pairs repeated keys by occurrence\n"
             ),
             (["empty.json", "missing.json"], "missing.json: error: cannot open: No such file or directory\n"),
-            (["empty.json", "."], ".: error: is a directory\n"),
+            // A folder and a file: folders are diffed in pairs only.
+            (["empty.json", "."], "listdiff: error: . is a folder and empty.json is not: give two files, or two folders\n"),
         ]
         for (arguments, stderr) in cases {
             let run = try Binary.run(arguments, in: dir)

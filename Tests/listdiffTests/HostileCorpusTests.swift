@@ -119,7 +119,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         HostileCase(
             name: "a missing file", files: with([:]), arguments: ["missing.json", "new.json"],
             expected: "missing.json: error: cannot open: No such file or directory"),
-        HostileCase(name: "a folder", files: with([:]), arguments: [".", "new.json"], expected: ".: error: is a directory"),
+        HostileCase(
+            name: "a folder", files: with([:]), arguments: [".", "new.json"],
+            expected: "listdiff: error: . is a folder and new.json is not: give two files, or two folders"),
         HostileCase(
             name: "endless zeros", files: with([:]), arguments: ["/dev/zero", "new.json"],
             expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
