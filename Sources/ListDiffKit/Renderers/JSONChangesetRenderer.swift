@@ -34,10 +34,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
             out(UnsafeRawBufferPointer(buffer.bytes))
             buffer.removeAll()
         }
-        buffer.append("{\n  \"version\": ", int: ChangesetReader.version(of: changeset))
-        buffer.append(",\n  \"generator\": ", string: ListDiffVersion.generator)
-        buffer.append(",\n  \"old\": ", string: context.oldName)
-        buffer.append(",\n  \"new\": ", string: context.newName)
+        Self.writeTop(version: ChangesetReader.version(of: changeset), context, to: &buffer)
         buffer.append(",\n  \"key\": ", value: .array(changeset.key.spellings.map { .string($0) }))
         buffer.append(",\n  \"algorithm\": ", string: changeset.algorithm)
         buffer.append(",\n  \"duplicates\": ", string: changeset.duplicates.rawValue)
@@ -216,6 +213,15 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         out.append(int: position.section)
         out.append(", ", int: position.index)
         out.append(byte: UInt8(ascii: "]"))
+    }
+
+    /// The members a changeset and a tree changeset open with: `version`, `generator`,
+    /// `old` and `new`, after the opening brace.
+    static func writeTop(version: Int, _ context: RenderContext, to buffer: inout JSONBytes) {
+        buffer.append("{\n  \"version\": ", int: version)
+        buffer.append(",\n  \"generator\": ", string: ListDiffVersion.generator)
+        buffer.append(",\n  \"old\": ", string: context.oldName)
+        buffer.append(",\n  \"new\": ", string: context.newName)
     }
 
     /// A change's operation, key and positions, the members every change has (all a stage's

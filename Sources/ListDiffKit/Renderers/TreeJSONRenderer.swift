@@ -1,7 +1,7 @@
 /// The diff of two folders as one JSON document (`-f json` over folders), tree schema
 /// version 1, documented in README.md ("The JSON tree changeset"):
 ///
-///     {"type": "listdiff-tree", "version": 1, "generator": …, "old": …, "new": …,
+///     {"version": 1, "generator": …, "old": …, "new": …, "type": "listdiff-tree",
 ///      "summary": {…}, "records": {…}, "files": [{"path": …, "status": …, …}, …]}
 ///
 /// Each pair of record files carries its changeset, the one a diff of that pair writes. A
@@ -26,14 +26,9 @@ package struct TreeJSONRenderer {
             out(UnsafeRawBufferPointer(buffer.bytes))
             buffer.removeAll()
         }
-        buffer.append("{\n  \"type\": \"listdiff-tree\",\n  \"version\": ")
-        buffer.append(int: Self.version)
-        buffer.append(",\n  \"generator\": ")
-        buffer.append(string: ListDiffVersion.generator)
-        buffer.append(",\n  \"old\": ")
-        buffer.append(string: tree.oldRoot)
-        buffer.append(",\n  \"new\": ")
-        buffer.append(string: tree.newRoot)
+        JSONChangesetRenderer.writeTop(
+            version: Self.version, RenderContext(oldName: tree.oldRoot, newName: tree.newRoot), to: &buffer)
+        buffer.append(",\n  \"type\": \"listdiff-tree\"")
         // Each count as `"name": n`, in one object.
         func counts(_ member: StaticString, _ pairs: [(StaticString, Int)]) {
             buffer.append(",\n  \"")
