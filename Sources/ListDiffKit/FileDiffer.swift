@@ -195,6 +195,27 @@ public struct FileDiffer: Sendable {
         }
     }
 
+    /// Reads the file at `path` as `diff(old:new:)` reads an input, on the same engine: its
+    /// format, its layout, every record's key, and repeated keys (unless they are matched by
+    /// occurrence). Returns how many records it holds.
+    ///
+    /// - Throws: the first problem, as the diff would throw it: malformed text, a shape with
+    ///   no list of records where one is looked for, a record without its key (naming the
+    ///   fields that would key the file), a key found twice.
+    package func check(_ path: String) throws(ListDiffError) -> Int {
+        do {
+            let file = try MappedFile(path)
+            let (opened, format) = try reader.opened(file, reader.format(for: path, bytes: file.head))
+            var engine = engine(key: reader.key, duplicates: reader.duplicates)
+            engine.parts = parts
+            let (side, _) = try engine.keyedSide(opened, format)
+            try opened.checkIntact()
+            return side.count
+        } catch {
+            throw withCandidates(error) { () throws(ListDiffError) in try open(path, path) }
+        }
+    }
+
     /// Refuses what the streaming merge cannot do. It reads two plain NDJSON lists, each
     /// key once and in order, so a layout, repeated keys and a sequence (the whole record as
     /// its key) do not apply.

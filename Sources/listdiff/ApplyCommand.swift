@@ -49,6 +49,8 @@ struct ApplyCommand: ParsableCommand, Executable {
 
     @OptionGroup var reading: ReadingOptions
 
+    @OptionGroup var config: ConfigOptions
+
     @Flag(
         help:
             "Apply even when OLD's fingerprint differs from the one in the changeset (each change must still find its key at its old position)."
@@ -56,6 +58,7 @@ struct ApplyCommand: ParsableCommand, Executable {
     var force = false
 
     func validate() throws {
+        do { try reading.given.check() } catch { throw ValidationError(error.message) }
         if old == "-" && changeset == "-" {
             throw ValidationError("only one of OLD and CHANGESET can be standard input ('-')")
         }
@@ -65,12 +68,13 @@ struct ApplyCommand: ParsableCommand, Executable {
         if TreeDiffer.isFolder(old) { return try executeTree() }
         let progress = Timings.progress
         defer { Timings.report(progress) }
-        let placeholder = try IdentityKey(parsing: [])  // the changeset's key replaces it
-        let reader = reading.reader(key: placeholder)
-        // The library reads OLD as the changeset records, refuses an option that says
+        // OLD's configuration reads it where the changeset does not record how (the changeset's
+        // key and layout replace the configuration's).
+        let reader = try config.settings(for: old, given: reading.given).reader()
+        // The library reads OLD as the changeset records, refuses an option given that says
         // otherwise, and checks both fingerprints (unless --force) and every change's key.
         let applier = try FileApplier.open(
-            changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.request,
+            changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.given.readingRequest,
             force: force)
         progress?.lap("read changeset, scan OLD, apply")
         let format =
@@ -89,10 +93,12 @@ struct ApplyCommand: ParsableCommand, Executable {
         guard let output else {
             throw ListDiffError(.usage, "OLD is a folder: name the folder to write NEW's files to with --output")
         }
-        let reader = reading.reader(key: try IdentityKey(parsing: []))
+        // (Each file's changeset records its key, layout and reading; the configuration
+        // found from OLD's folder reads what they do not say.)
+        let reader = try config.settings(for: old, given: reading.given).reader()
         let tree = try TreeApplier(
-            document: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.request,
-            force: force)
+            document: try InputFile.read(changeset), name: changeset, old: old, reader: reader,
+            asked: reading.given.readingRequest, force: force)
         if SystemCalls.linkStatus(ofPath: output) == nil, !SystemCalls.makeFolder(output) {
             throw ListDiffError(.io, file: output, "cannot make the folder: \(SystemCalls.describe(SystemCalls.errorNumber))")
         }

@@ -1,25 +1,14 @@
 import ArgumentParser
 import ListDiffKit
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case patch, side, json, jsonpatch, mergepatch, markdown, html, github, replay
-}
-
-enum ColorMode: String, ExpressibleByArgument, CaseIterable {
-    case auto, always, never
-}
+extension OutputFormat: ExpressibleByArgument {}
+extension ColorMode: ExpressibleByArgument {}
+extension CSVTypes: ExpressibleByArgument {}
+extension AlgorithmChoice: ExpressibleByArgument {}
 
 /// `--input-format`: a format the library reads, or `auto`.
 enum InputFormatOption: String, ExpressibleByArgument, CaseIterable {
     case auto, json, ndjson, yaml, csv, tsv
-
-    /// The format named; nil for `auto` (by extension, then by content).
-    var format: InputFormat? { InputFormat(rawValue: rawValue) }
-}
-
-/// How CSV and TSV cells are read.
-enum CSVTypes: String, ExpressibleByArgument, CaseIterable {
-    case string, infer
 }
 
 /// How the inputs are read, the same for diff and apply.
@@ -27,9 +16,9 @@ struct ReadingOptions: ParsableArguments {
     @Option(
         name: .customLong("input-format"),
         help:
-            "Input format: auto (by extension, then by content), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv). A JSON changeset records OLD's, and apply reads OLD as it says."
+            "Input format: auto (by extension, then by content; the default), json, ndjson (one JSON value per line; also .ndjson and .jsonl), yaml, csv or tsv (a header row, then one record per row; also .csv and .tsv). A JSON changeset records OLD's, and apply reads OLD as it says."
     )
-    var inputFormat: InputFormatOption = .auto
+    var inputFormat: InputFormatOption?
 
     @Option(
         name: .customLong("csv-types"),
@@ -45,29 +34,13 @@ struct ReadingOptions: ParsableArguments {
             valueName: "version"))
     var yamlVersion: YAMLVersion?
 
-    /// The options given, for apply to check against the changeset's.
-    var request: ReadingRequest {
-        ReadingRequest(format: inputFormat.format, csvInfersTypes: csvTypes.map { $0 == .infer }, yamlVersion: yamlVersion)
-    }
-
-    /// A reader of inputs as these options say, keyed by `key`.
-    func reader(key: IdentityKey) -> DocumentReader {
-        var reader = DocumentReader(format: inputFormat.format, key: key)
-        reader.csvInfersTypes = csvTypes == .infer
-        reader.yaml.version = yamlVersion ?? .v1_2
-        return reader
-    }
-}
-
-enum AlgorithmChoice: String, ExpressibleByArgument, CaseIterable {
-    case heckel, myers, lcs
-
-    func algorithm(costLimit: Int) -> any DiffAlgorithm {
-        switch self {
-        case .heckel: return HeckelDiff()
-        case .myers: return MyersDiff(costLimit: costLimit)
-        case .lcs: return LCSDiff(costLimit: costLimit)
-        }
+    /// The settings given on the command line.
+    var given: Configuration.Settings {
+        var settings = Configuration.Settings()
+        settings.set(.inputFormat, inputFormat?.rawValue)
+        settings.set(.csvTypes, csvTypes?.rawValue)
+        settings.set(.yamlVersion, yamlVersion?.rawValue)
+        return settings
     }
 }
 
@@ -127,6 +100,12 @@ struct DiffCommand: ParsableCommand, Executable {
             KUBECTL_EXTERNAL_DIFF="listdiff --preset kubernetes", listdiff diffs the folders \
             kubectl diff writes.
 
+            The key, rules, reading options and output defaults may come from a \
+            .listdiff.yaml in NEW's folder or one above it, up to the repository's root \
+            (under git, found from the file's path in the repository); options given here \
+            win over it. 'listdiff config PATH' shows the settings in force and where each \
+            came from; --config FILE reads one file alone, --no-config none.
+
             Everything quoted from the inputs (keys, member names, values, section and file \
             names) is escaped in the patch, the side-by-side view, the stat, the replay, the \
             Markdown, HTML and GitHub outputs and error messages, so that no file can act on the \
@@ -163,11 +142,12 @@ struct DiffOptions: ParsableArguments {
     @OptionGroup var matching: MatchingOptions
 
     @Option(
-        name: [.customShort("f"), .long],
+        name: [.customShort("f"), .customLong("format")],
         help:
-            "Output format: patch (for people), side (the patch in two columns, OLD beside NEW, at the terminal's width), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), html (a report in one self-contained web page, to open in a browser), github (GitHub Actions annotations) or replay (an animation in the terminal)."
+            "Output format: patch (for people; the default), side (the patch in two columns, OLD beside NEW, at the terminal's width), json (the versioned changeset), jsonpatch (RFC 6902 operations that turn OLD into NEW), mergepatch (an RFC 7386 JSON Merge Patch: changed lists are written whole), markdown (a report for pull requests and job summaries), html (a report in one self-contained web page, to open in a browser), github (GitHub Actions annotations) or replay (an animation in the terminal)."
     )
-    var format: OutputFormat = .patch
+    var formatOption: OutputFormat?
+    var format: OutputFormat { formatOption ?? .patch }
 
     @Flag(
         name: [.customShort("q"), .long],
@@ -200,10 +180,12 @@ struct DiffOptions: ParsableArguments {
     var show: String?
 
     @Option(
+        name: .customLong("limit"),
         help: ArgumentHelp(
             "In -f markdown, the changes shown per kind; the rest are folded and counted. Default: 50.",
             valueName: "n"))
-    var limit: Int = 50
+    var limitOption: Int?
+    var limit: Int { limitOption ?? 50 }
 
     @Option(
         name: .customLong("max-value-width"),
@@ -225,7 +207,8 @@ struct DiffOptions: ParsableArguments {
         name: .customLong("annotation-level"),
         help: ArgumentHelp(
             "In -f github, the level of each annotation: notice (the default), warning or error.", valueName: "level"))
-    var annotationLevel: GitHubRenderer.Level = .notice
+    var annotationLevelOption: GitHubRenderer.Level?
+    var annotationLevel: GitHubRenderer.Level { annotationLevelOption ?? .notice }
 
     /// Set when git runs listdiff as an external diff: the path being diffed (see `GitCall`).
     @Option(name: .customLong("git-path"), help: .hidden)
@@ -236,10 +219,12 @@ struct DiffOptions: ParsableArguments {
     var gitNewPath: String?
 
     @Option(
+        name: .customLong("color"),
         help: ArgumentHelp(
-            "Colour the patch and -f side: auto (when standard output is a terminal, NO_COLOR is unset and TERM is not dumb), always or never.",
+            "Colour the patch and -f side: auto (when standard output is a terminal, NO_COLOR is unset and TERM is not dumb; the default), always or never.",
             valueName: "when"))
-    var color: ColorMode = .auto
+    var colorOption: ColorMode?
+    var color: ColorMode { colorOption ?? .auto }
 
     @Flag(
         help:
@@ -279,6 +264,8 @@ struct DiffOptions: ParsableArguments {
         completion: .file())
     var output: String?
 
+    @OptionGroup var config: ConfigOptions
+
     func validate() throws {
         if old == "-" && new == "-" {
             throw ValidationError("only one of OLD and NEW can be standard input ('-')")
@@ -308,7 +295,7 @@ struct DiffOptions: ParsableArguments {
         if show != nil, format == .mergepatch {
             throw ValidationError("--show filters what is printed; a merge patch is the whole change")
         }
-        if !(0...1_000_000).contains(limit) { throw ValidationError("--limit must be from 0 to 1000000") }
+        do { try given.check() } catch { throw ValidationError(error.message) }
         if !(0...1_000_000_000).contains(maxValueWidth) { throw ValidationError("--max-value-width must be from 0 to 1000000000") }
         if let width {
             if format != .side { throw ValidationError("--width goes with -f side") }
@@ -318,9 +305,6 @@ struct DiffOptions: ParsableArguments {
         }
         if fullValues, maxValueWidth != ValueCut.defaultWidth, maxValueWidth != 0 {
             throw ValidationError("--full-values shows values whole; it does not go with --max-value-width \(maxValueWidth)")
-        }
-        for kinds in [failOn, show].compactMap({ $0 }) {
-            do { _ = try ChangeKinds(parsing: kinds) } catch { throw ValidationError(error.message) }
         }
         if labels.count > 2 {
             throw ValidationError("--label is given at most twice: once for OLD, then once for NEW")
@@ -333,21 +317,60 @@ struct DiffOptions: ParsableArguments {
     /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
     /// The inputs and the changeset come back too, so that the caller can exit without
     /// first freeing millions of values one by one.
+    /// The settings given on the command line.
+    var given: Configuration.Settings {
+        var settings = matching.given
+        settings.set(.format, formatOption?.rawValue)
+        settings.set(.show, show)
+        settings.set(.failOn, failOn)
+        settings.set(.stat, values: stat ? ["true"] : [])
+        settings.set(.limit, limitOption.map(String.init))
+        settings.set(.annotationLevel, annotationLevelOption?.rawValue)
+        settings.set(.color, colorOption?.rawValue)
+        return settings
+    }
+
+    /// The path whose configuration applies: under git, the file's path in the repository;
+    /// else NEW, or OLD when NEW is standard input or git's missing side.
+    var configuredPath: String {
+        gitPath ?? (new == "-" || new == "/dev/null" ? old : new)
+    }
+
+    /// Runs the diff with the settings in force: the command line's over the configuration's.
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        let settings = try config.settings(for: configuredPath, given: given)
+        var options = self
+        options.formatOption = settings.choice(.format, as: OutputFormat.self)
+        options.show = settings.entries[.show]?.values.first
+        options.failOn = settings.entries[.failOn]?.values.first
+        // (Under --quiet nothing is printed: a configuration's --stat does not apply.)
+        options.stat = settings.flag(.stat) && !quiet
+        options.limitOption = settings.value(.limit).flatMap { Int($0) }
+        options.annotationLevelOption = settings.choice(.annotationLevel, as: GitHubRenderer.Level.self)
+        options.colorOption = settings.choice(.color, as: ColorMode.self)
+        // What a configuration set may not go with what the command line set.
+        do { try options.validate() } catch {
+            let files = settings.files.map { SafeText.escape($0) }.joined(separator: ", ")
+            throw ListDiffError(.usage, DiffCommand.message(for: error) + " (with the settings of \(files))")
+        }
+        return try options.run(settings)
+    }
+
+    func run(_ settings: Configuration.Settings) throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let folders = (TreeDiffer.isFolder(old), TreeDiffer.isFolder(new))
-        if folders == (true, true) { return try executeTree() }
+        if folders == (true, true) { return try executeTree(settings) }
         if folders.0 != folders.1 {
             throw ListDiffError(
                 .usage, "\(folders.0 ? old : new) is a folder and \(folders.0 ? new : old) is not: give two files, or two folders")
         }
-        var files = try matching.files(old: old, new: new, quiet: quiet)
+        var files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         files.sorted = sorted
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         files.progress = progress?.progress ?? Timings.progress
         defer { Timings.report(files.progress) }
         // The JSON changeset carries what `listdiff apply` checks its OLD and its result against.
-        let result: FileDiffer.Result
+        var result: FileDiffer.Result
         if let gitPath {
             // Under git, a file that cannot be read as records is diffed by lines.
             let git = GitDiffer(files: files, oldPath: gitPath, newPath: gitNewPath ?? gitPath)
@@ -373,6 +396,7 @@ struct DiffOptions: ParsableArguments {
         } else {
             result = try files.diff(old: old, new: new)
         }
+        result.changeset.configurationFiles = settings.files
         if format == .jsonpatch, result.changeset.layout.isSectioned {
             throw ListDiffError(.usage, "--format jsonpatch writes plain lists only; for sections use --format json and 'listdiff apply'")
         }
@@ -394,7 +418,7 @@ struct DiffOptions: ParsableArguments {
         if result.changeset.summary.updated > 0 {
             // An --array-key that keyed nothing is said, not ignored: it may be mistyped.
             var stream = FileStream(fd: SystemCalls.standardError)
-            for key in try result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(matching.arrayKey)) {
+            for key in try result.changeset.arrayKeysUnused(try Comparison.ArrayKey.parsing(settings.list(.arrayKey))) {
                 stream.write(
                     "listdiff: warning: --array-key " + SafeText.escape(key.spellings.joined(separator: " --array-key "))
                         + " names no list in the records that changed\n")
@@ -465,7 +489,7 @@ struct DiffOptions: ParsableArguments {
     /// Diffs two folders (`TreeDiffer`): errors at some paths are named on standard error,
     /// and the rest is still diffed and written; the status is then 2, since the result is
     /// incomplete (as diff -r's is).
-    func executeTree() throws(ListDiffError) -> (ExitStatus, retained: Any) {
+    func executeTree(_ settings: Configuration.Settings) throws(ListDiffError) -> (ExitStatus, retained: Any) {
         if [.jsonpatch, .mergepatch, .replay].contains(format) {
             throw ListDiffError(.usage, "--format \(format.rawValue) writes one document; over folders use patch, json, markdown or github")
         }
@@ -474,7 +498,7 @@ struct DiffOptions: ParsableArguments {
             throw ListDiffError(.usage, "--key auto picks a key on two files; over folders give the key (--key or --preset)")
         }
         if !labels.isEmpty { throw ListDiffError(.usage, "--label names two files; over folders the paths name them") }
-        let files = try matching.files(old: old, new: new, quiet: quiet)
+        let files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         let (tree, results) = try TreeDiffer(files: files).diffKeepingResults(old: old, new: new)
@@ -650,98 +674,76 @@ struct MatchingOptions: ParsableArguments {
         help:
             "Diff algorithm: heckel (linear, the default), myers (shortest edit script, O((N+M)*D)) or lcs (dynamic programming, O(N*M)). With a key, all give the same changes; they differ where pairing is a choice (--key ., --duplicates match)."
     )
-    var algorithm: AlgorithmChoice = .heckel
+    var algorithm: AlgorithmChoice?
 
     @Option(
         name: .customLong("cost-limit"),
         help: ArgumentHelp(
-            "Steps myers and lcs may take before they refuse (lcs: N*M table cells, checked before it starts).",
+            "Steps myers and lcs may take before they refuse (lcs: N*M table cells, checked before it starts). Default: \(DiffCost.defaultLimit).",
             valueName: "steps"))
-    var costLimit: Int = DiffCost.defaultLimit
+    var costLimit: Int?
 
     @Option(
         help: ArgumentHelp(
             "Records sharing a key in one file: error (the default) refuses; match pairs the k-th occurrence in OLD with the k-th in NEW.",
             valueName: "policy"))
-    var duplicates: DuplicatePolicy = .error
+    var duplicates: DuplicatePolicy?
 
     @Option(
         name: .customLong("member-order"),
         help: ArgumentHelp(
             "Whether a record whose object members only changed order is updated: ignore (the default; JSON objects are unordered) or significant.",
             valueName: "mode"))
-    var memberOrder: Differ.MemberOrder = .ignore
+    var memberOrder: Differ.MemberOrder?
 
     @OptionGroup var reading: ReadingOptions
 
     func validate() throws {
-        // Ranges, so that no arithmetic on them can overflow.
-        if costLimit < 1 {
-            throw ValidationError("--cost-limit must be a positive number of steps")
-        }
-        // The rules' spellings; what they may be combined with, the library decides.
-        do { _ = try comparison() } catch { throw ValidationError(error.message) }
-        if keys.contains("auto"), keys.count > 1 {
-            throw ValidationError("--key auto picks one field; it cannot be combined with other key fields")
-        }
-        // The key's spelling (one whole-record key alone, field paths), as the library reads it.
-        if !keys.contains("auto") {
-            do { _ = try IdentityKey(parsing: keys) } catch { throw ValidationError(error.message) }
-        }
-        if let path {
-            do { _ = try FieldPath(path) } catch { throw ValidationError(error.message) }
-        }
+        // The values' spellings and ranges, as the library checks a configuration's; what
+        // they may be combined with, the library decides.
+        do { try given.check() } catch { throw ValidationError(error.message) }
     }
 
-    /// The comparison rules the options set.
-    func comparison() throws(ListDiffError) -> Comparison {
-        func patterns(_ spellings: [String]) throws(ListDiffError) -> [Comparison.Pattern] {
-            var out: [Comparison.Pattern] = []
-            for spelling in spellings { out.append(try Comparison.Pattern(spelling)) }
-            return out
-        }
-        var rules = Comparison()
-        rules.ignore = try patterns(ignore)
-        rules.only = try patterns(only)
-        rules.unorderedRecords = unordered
-        rules.unorderedArrays = try patterns(unorderedArrays)
-        for spec in tolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: false)) }
-        for spec in relativeTolerance { rules.tolerances.append(try Comparison.Tolerance(parsing: spec, relative: true)) }
-        rules.ignoreCase = try patterns((ignoreCase ? ["/"] : []) + ignoreCaseAt)
-        rules.ignoreWhitespace = try patterns((ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
-        // The preset's lists first: a key given for the same lists comes later and wins.
-        rules.arrayKeys = (preset?.arrayKeys ?? []) + (try Comparison.ArrayKey.parsing(arrayKey))
-        rules.automaticArrayKeys = arrayKey.contains("auto")
-        return rules
+    /// The settings given on the command line.
+    var given: Configuration.Settings {
+        var settings = reading.given
+        settings.set(.key, values: keys)
+        settings.set(.path, path)
+        settings.set(.sectionKey, sectionKey)
+        settings.set(.items, items)
+        settings.set(.preset, preset?.rawValue)
+        settings.set(.arrayKey, values: arrayKey)
+        settings.set(.ignore, values: ignore)
+        settings.set(.only, values: only)
+        settings.set(.unordered, values: unordered ? ["true"] : [])
+        settings.set(.unorderedArrays, values: unorderedArrays)
+        settings.set(.tolerance, values: tolerance)
+        settings.set(.relativeTolerance, values: relativeTolerance)
+        settings.set(.ignoreCase, values: (ignoreCase ? ["/"] : []) + ignoreCaseAt)
+        settings.set(.ignoreWhitespace, values: (ignoreWhitespace ? ["/"] : []) + ignoreWhitespaceAt)
+        settings.set(.algorithm, algorithm?.rawValue)
+        settings.set(.costLimit, costLimit.map(String.init))
+        settings.set(.duplicates, duplicates?.rawValue)
+        settings.set(.memberOrder, memberOrder?.rawValue)
+        return settings
     }
 
-    /// The plan: a differ that reads, keys and compares as the options say. `--key auto`
-    /// picks its key on `old` and `new`, and names it on standard error unless `quiet`.
-    func files(old: String, new: String, quiet: Bool) throws(ListDiffError) -> FileDiffer {
-        let layout = LayoutOptions(
-            path: try path.map { p throws(ListDiffError) in try FieldPath(p) },
-            sectionKey: sectionKey, items: items)
-        var reader = reading.reader(key: .wholeRecord)
-        if reading.yamlVersion == nil, let preset { reader.yaml.version = preset.yamlVersion }
-        reader.duplicates = duplicates
-        reader.layout = layout
-        let key: IdentityKey
-        if keys == ["auto"] {
-            key = try FileDiffer(reader: reader).discoverKey(old: old, new: new)
+    /// The plan: a differ that reads, keys and compares as `settings` say. `--key auto` picks
+    /// its key on `old` and `new`, and names it on standard error unless `quiet`.
+    func files(old: String, new: String, quiet: Bool, settings: Configuration.Settings) throws(ListDiffError) -> FileDiffer {
+        var reader = try settings.reader()
+        if settings.keySpellings == ["auto"] {
+            if old == "-" || new == "-" {
+                throw ListDiffError(.usage, "--key auto reads the inputs twice; it needs files, not standard input")
+            }
+            reader.key = try FileDiffer(reader: reader).discoverKey(old: old, new: new)
             if !quiet {
                 // The field comes from the input: escaped, as all quoted input is.
                 var stream = FileStream(fd: SystemCalls.standardError)
-                stream.write("listdiff: --key auto chose " + SafeText.escape(key.description) + "\n")
+                stream.write("listdiff: --key auto chose " + SafeText.escape(reader.key.description) + "\n")
                 stream.flush()
             }
-        } else if keys.isEmpty, let preset {
-            key = preset.key
-        } else {
-            key = try IdentityKey(parsing: keys)
         }
-        reader.key = key
-        return FileDiffer(
-            reader: reader,
-            differ: Differ(algorithm: algorithm.algorithm(costLimit: costLimit), memberOrder: memberOrder, comparison: try comparison()))
+        return FileDiffer(reader: reader, differ: try settings.differ())
     }
 }

@@ -27,7 +27,8 @@ struct GitInstallCommand: ParsableCommand, Executable {
             --global. A value already set to what listdiff would write is left as it is; a \
             different value is kept and reported (exit status 1) unless --force replaces it. \
             Options after '--' go into both drivers: the key, comparison rules and reading \
-            options (listdiff git install -- --key sku).
+            options (listdiff git install -- --key sku). With the settings in a \
+            .listdiff.yaml, none are needed: the drivers find it from each file's path.
 
             The drivers name the listdiff that runs this command: plain 'listdiff' when \
             that is the one PATH finds, so that the configuration survives an upgrade; else \

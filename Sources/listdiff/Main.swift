@@ -10,11 +10,14 @@ struct ListDiff: ParsableCommand {
             'listdiff OLD NEW' is 'listdiff diff OLD NEW': see 'listdiff diff --help' for \
             its options. 'listdiff apply OLD CHANGESET' writes NEW back from OLD and a \
             changeset made by 'listdiff --format json'. 'listdiff invert CHANGESET' and \
-            'listdiff compose FIRST SECOND' write the changeset back, and two changesets' sum.
+            'listdiff compose FIRST SECOND' write the changeset back, and two changesets' sum. \
+            'listdiff check FILE...' reads files as a diff would and reports what is wrong; \
+            'listdiff config PATH' prints the settings a .listdiff.yaml gives a file.
             """,
         version: ListDiffVersion.current,
         subcommands: [
-            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, GitCommand.self,
+            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, CheckCommand.self,
+            ConfigCommand.self, GitCommand.self,
         ],
         defaultSubcommand: DiffCommand.self
     )

@@ -26,7 +26,9 @@ struct MergeCommand: ParsableCommand, Executable {
 
             As git's merge driver (merge.listdiff.driver = listdiff merge %O %A %B %L %P), \
             the five arguments are BASE, OURS, THEIRS, the conflict marker size and the \
-            file's path: the result is written to OURS, and errors name the path.
+            file's path: the result is written to OURS, and errors name the path. The \
+            settings of a .listdiff.yaml are found from that path (else from OURS), as a \
+            diff finds them.
 
             Exit status: 0 for a clean merge (the result is written), 1 when conflicts \
             remain (the result is written with markers), 2 on trouble.
@@ -72,6 +74,8 @@ struct MergeCommand: ParsableCommand, Executable {
     @Flag(name: [.customShort("q"), .long], help: "Print no summary on standard error.")
     var quiet = false
 
+    @OptionGroup var config: ConfigOptions
+
     func validate() throws {
         if !git.isEmpty {
             guard git.count == 2, let size = Int(git[0]), (1...100).contains(size) else {
@@ -90,7 +94,9 @@ struct MergeCommand: ParsableCommand, Executable {
         let markerSize = git.first.flatMap { Int($0) } ?? 7
         let name = git.count == 2 ? git[1] : nil
         do throws(ListDiffError) {
-            var files = try matching.files(old: base, new: ours, quiet: quiet)
+            // As git's driver, the configuration is the one for the file's path in the repository.
+            let settings = try config.settings(for: name ?? ours, given: matching.given)
+            var files = try matching.files(old: base, new: ours, quiet: quiet, settings: settings)
             files.progress = Timings.progress
             defer { Timings.report(files.progress) }
             let merger = FileMerger(files: files, preference: try prefer.map(FileMerger.Preference.init(parsing:)) ?? .init())

@@ -65,6 +65,8 @@ import Glibc
         case tree
         /// Under git, a text file of N lines, a tenth changed: the line diff.
         case gitLines
+        /// `listdiff check` of both files.
+        case check
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -204,6 +206,7 @@ import Glibc
             try text(theirs).write(to: theirsURL, atomically: true, encoding: .utf8)
             return ["merge", "-q", "-o", dir.appendingPathComponent("merged.json").path, oldURL.path, newURL.path, theirsURL.path]
         }
+        if shape == .check { return ["check", oldURL.path, newURL.path] }
         if shape == .apply {
             let changes = dir.appendingPathComponent("changes-\(count).json")
             let made = try Binary.run(["-f", "json", "-o", changes.path, oldURL.path, newURL.path])

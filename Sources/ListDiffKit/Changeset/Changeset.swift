@@ -317,6 +317,12 @@ public struct Changeset: Sendable {
     public package(set) var comparison = Comparison()
     /// Where the records are in the documents and how they are grouped.
     package var layout = Layout()
+    /// Whether a record whose members only changed order counted as updated
+    /// (`Differ.MemberOrder.significant`).
+    package var memberOrderSignificant = false
+    /// The configuration files the settings of the diff came from (`.listdiff.yaml`), as
+    /// the command showed them; none when no file set anything.
+    package var configurationFiles: [String] = []
     /// Section operations (none for plain lists).
     public package(set) var sections: [Changeset.SectionChange] = []
     /// The sections of each document: names and sizes.

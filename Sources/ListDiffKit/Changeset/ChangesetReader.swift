@@ -32,52 +32,12 @@ package struct ChangesetReader: Sendable {
 
     package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
         let (root, source) = try JSONReader(maxDepth: maxDepth).read(bytes, name: name)
-        var cursor = Cursor(source: source, preorder: 0)
+        var cursor = Cursor(source: source, preorder: 0, kind: .changeset)
         return try decode(root, at: &cursor)
     }
 
-    /// Walks a value tree alongside its pre-order source offsets, so that every error can
-    /// name the line and column of the value it is about.
-    struct Cursor {
-        let source: SourceText
-        var preorder: Int
-
-        func error(_ message: String) -> ListDiffError {
-            ListDiffError(
-                .changeset, file: source.name, location: source.offset(ofValueAt: preorder).map(source.location(ofOffset:)), message)
-        }
-
-        /// The members of an object at this cursor by name (the last of a repeated name wins).
-        func fields(of object: Object) -> Fields { Fields(object: object, cursor: self) }
-
-        /// An object's members, looked up by name. A change has a handful of members, so a
-        /// look along them beats hashing each name into a dictionary.
-        struct Fields {
-            let object: Object
-            let cursor: Cursor
-
-            subscript(name: String) -> (Value, Cursor)? {
-                guard let k = object.members.lastIndex(where: { $0.key == name }) else { return nil }
-                var next = cursor.preorder + 1
-                for m in object.members[..<k] { next += m.value.nodeCount }
-                return (object.members[k].value, Cursor(source: cursor.source, preorder: next))
-            }
-
-            /// A member the changeset must have.
-            func required(_ name: String) throws(ListDiffError) -> (Value, Cursor) {
-                guard let field = self[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
-                return field
-            }
-        }
-
-        func elements(of items: [Value]) -> [(value: Value, cursor: Cursor)] {
-            var next = preorder + 1
-            return items.map { item in
-                defer { next += item.nodeCount }
-                return (item, Cursor(source: source, preorder: next))
-            }
-        }
-    }
+    /// The cursor of a changeset's values: its errors are of the `.changeset` kind.
+    typealias Cursor = ValueCursor
 
     func decode(_ root: Value, at cursor: inout Cursor) throws(ListDiffError) -> Changeset {
         guard case .object(let object) = root else {
@@ -161,6 +121,11 @@ package struct ChangesetReader: Sendable {
         changeset.duplicates = duplicates
         changeset.fingerprints = fingerprints
         changeset.comparison = try decodeComparison(fields)
+        // How the diff was made, which apply needs not: read back as written, when it is.
+        if case .string("significant")? = fields["member_order"]?.0 { changeset.memberOrderSignificant = true }
+        if case .array(let files)? = fields["config"]?.0 {
+            changeset.configurationFiles = files.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        }
         changeset.layout = layout
         changeset.sections = sectionChanges
         if layout.isSectioned {
@@ -279,7 +244,7 @@ package struct ChangesetReader: Sendable {
         guard let (root, source) = try? JSONReader(maxDepth: maxDepth).read(prefix, name: name), case .object(let object) = root else {
             return nil
         }
-        let cursor = Cursor(source: source, preorder: 0)
+        let cursor = Cursor(source: source, preorder: 0, kind: .changeset)
         let fields = cursor.fields(of: object)
         guard let (key, duplicates) = try? decodeKey(fields, at: cursor), let layout = try? decodeLayout(fields) else { return nil }
         return (key, duplicates, layout)
@@ -441,5 +406,13 @@ extension Changeset {
     ///   of the value at fault, for text that is not such a changeset.
     public init(json bytes: [UInt8], name: String = "changeset") throws(ListDiffError) {
         self = try ChangesetReader().read(bytes, name: name)
+    }
+}
+
+extension ValueCursor.Fields {
+    /// A member the changeset must have.
+    func required(_ name: String) throws(ListDiffError) -> (Value, ValueCursor) {
+        guard let field = self[name] else { throw cursor.error("the changeset has no \"\(name)\" member") }
+        return field
     }
 }

@@ -432,6 +432,7 @@ struct Engine: Sendable {
         // (A map's names never repeat: no occurrence numbers.)
         changeset.duplicates = oldSide.layout.shape == .map ? .error : duplicates
         changeset.comparison = differ.comparison
+        changeset.memberOrderSignificant = differ.memberOrder == .significant
         changeset.layout = oldSide.layout
         if yaml.version != .v1_2, oldSide.format == .yaml || newSide.format == .yaml { changeset.layout.yamlVersion = yaml.version }
         changeset.sections = sectionChanges

@@ -94,6 +94,7 @@ package struct SortedMerge: Sendable {
             algorithm: "merge", key: key, oldCount: old.count, newCount: new.count,
             changes: changes, summary: summary)
         changeset.comparison = comparison
+        changeset.memberOrderSignificant = memberOrder == .significant
         // Both inputs are NDJSON, which apply must read OLD as.
         changeset.layout.format = .ndjson
         let resultHash = result.finish()

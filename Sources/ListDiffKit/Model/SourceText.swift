@@ -30,3 +30,65 @@ package final class SourceText: @unchecked Sendable {
         valueOffsets.indices.contains(preorderIndex) ? valueOffsets[preorderIndex] : nil
     }
 }
+
+/// Walks a value tree alongside its pre-order source offsets (`SourceText.valueOffsets`),
+/// so that every error can name the line and column of the value it is about. A changeset
+/// and a configuration file are read so.
+package struct ValueCursor {
+    package let source: SourceText
+    package var preorder: Int
+    /// The kind of the errors it makes.
+    package var kind: ListDiffError.Kind
+
+    package init(source: SourceText, preorder: Int, kind: ListDiffError.Kind) {
+        self.source = source
+        self.preorder = preorder
+        self.kind = kind
+    }
+
+    /// The place of the value at this cursor, when known.
+    package var location: ListDiffError.Location? { source.offset(ofValueAt: preorder).map(source.location(ofOffset:)) }
+
+    package func error(_ message: String) -> ListDiffError {
+        ListDiffError(kind, file: source.name, location: location, message)
+    }
+
+    /// The members of an object at this cursor by name (the last of a repeated name wins).
+    package func fields(of object: Value.Object) -> Fields { Fields(object: object, cursor: self) }
+
+    /// An object's members, looked up by name. A change has a handful of members, so a
+    /// look along them beats hashing each name into a dictionary.
+    package struct Fields {
+        package let object: Value.Object
+        package let cursor: ValueCursor
+
+        package subscript(name: String) -> (Value, ValueCursor)? {
+            guard let k = object.members.lastIndex(where: { $0.key == name }) else { return nil }
+            var at = cursor
+            at.preorder += 1
+            for m in object.members[..<k] { at.preorder += m.value.nodeCount }
+            return (object.members[k].value, at)
+        }
+
+        /// Every member in order, each with its cursor.
+        package var members: [(key: String, value: Value, cursor: ValueCursor)] {
+            var next = cursor.preorder + 1
+            return object.members.map { member in
+                defer { next += member.value.nodeCount }
+                var at = cursor
+                at.preorder = next
+                return (member.key, member.value, at)
+            }
+        }
+    }
+
+    package func elements(of items: [Value]) -> [(value: Value, cursor: ValueCursor)] {
+        var next = preorder + 1
+        return items.map { item in
+            defer { next += item.nodeCount }
+            var at = self
+            at.preorder = next
+            return (item, at)
+        }
+    }
+}

@@ -41,6 +41,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         if !changeset.comparison.isEmpty {
             buffer.append(",\n  \"comparison\": ", value: changeset.comparison.value)
         }
+        if changeset.memberOrderSignificant { buffer.append(",\n  \"member_order\": \"significant\"") }
+        if !changeset.configurationFiles.isEmpty {
+            buffer.append(",\n  \"config\": ", value: .array(changeset.configurationFiles.map { .string($0) }))
+        }
         buffer.append(",\n  \"records\": {\"old\": ", int: changeset.oldCount)
         buffer.append(", \"new\": ", int: changeset.newCount)
         buffer.append("}")

@@ -147,6 +147,12 @@ package enum SystemCalls {
         mkdir(path, 0o777) == 0
     }
 
+    /// The current working directory, as an absolute path; nil on failure.
+    package static func currentDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        return buffer.withUnsafeMutableBufferPointer { getcwd($0.baseAddress, $0.count) != nil ? String(cString: $0.baseAddress!) : nil }
+    }
+
     /// Creates a new file from `template`, whose name ends in `XXXXXX` (replaced to make it
     /// unique); its descriptor and path, or nil on failure.
     package static func makeTemporaryFile(_ template: String) -> (fd: Int32, path: String)? {
