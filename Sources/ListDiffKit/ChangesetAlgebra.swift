@@ -243,6 +243,7 @@ extension Changeset {
     private mutating func copyHeader(of other: Changeset) {
         duplicates = other.duplicates
         comparison = other.comparison
+        memberOrderSignificant = other.memberOrderSignificant
         layout = other.layout
     }
 

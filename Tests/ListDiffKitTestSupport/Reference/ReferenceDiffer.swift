@@ -244,6 +244,7 @@ package struct ReferenceDiffer {
             newCount: new.records.count, changes: changes, summary: summary)
         changeset.duplicates = numbered ? .match : .error
         changeset.comparison = comparison
+        changeset.memberOrderSignificant = significant
         changeset.layout = old.layout
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(names: old.sections.map(\.name), sizes: old.sections.map(\.records.count))
