@@ -212,7 +212,7 @@ public struct FileDiffer: Sendable {
             try opened.checkIntact()
             return side.count
         } catch {
-            throw withCandidates(error) { () throws(ListDiffError) in try open(path, path) }
+            throw withCandidates(error, inputs: "the file") { () throws(ListDiffError) in try open(path, path) }
         }
     }
 

@@ -96,16 +96,19 @@ extension FileDiffer {
     }
 
     /// A missing key's error, with the keys that would work in its place.
-    /// `open` opens the inputs again: only a missing key's error needs them.
-    package func withCandidates(_ error: ListDiffError, open: () throws(ListDiffError) -> Inputs) -> ListDiffError {
+    /// `open` opens the inputs again: only a missing key's error needs them. `inputs` names
+    /// them in the message (one file when both inputs are that file, as `check` reads it).
+    package func withCandidates(
+        _ error: ListDiffError, inputs: String = "both files", open: () throws(ListDiffError) -> Inputs
+    ) -> ListDiffError {
         guard error.keyMissing, let candidates = try? keyCandidates(open()) else { return error }
         var error = error
         if candidates.isEmpty {
-            error.message += "; no field is present and unique in every record of both files"
+            error.message += "; no field is present and unique in every record of \(inputs)"
             error.hint = .wholeRecordKey
         } else {
             let names = candidates.prefix(5).map { $0.map { "\"\($0)\"" }.joined(separator: " + ") }.joined(separator: ", ")
-            error.message += "; unique in both files: \(names)\(candidates.count > 5 ? ", …" : "")"
+            error.message += "; unique in \(inputs): \(names)\(candidates.count > 5 ? ", …" : "")"
             error.hint = .key(candidates[0])
         }
         return error
