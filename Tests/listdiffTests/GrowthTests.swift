@@ -146,7 +146,8 @@ import Glibc
                     return r.merging(["text": words.joined(separator: " ")]) { $1 }
                 }
                 return try list(texts[...]) + "\n"
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side, .tree, .gitLines, .check:
+            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side, .tree, .gitLines,
+                .check:
                 return try list(records[...]) + "\n"
             }
         }
