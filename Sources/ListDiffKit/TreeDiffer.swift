@@ -20,6 +20,10 @@
 public struct TreeDiffer: Sendable {
     /// How each pair of files is diffed.
     public var files: FileDiffer
+    /// How the pair at a path is diffed where its settings are its own: given NEW's path
+    /// (OLD's, where only OLD holds the file), the differ for it (the command's, made from
+    /// the configuration profiles that match the file). Nil: `files` for every pair.
+    package var differ: (@Sendable (_ path: String) throws(ListDiffError) -> FileDiffer)? = nil
 
     /// A differ of folders that diffs each pair of files with `files`.
     public init(files: FileDiffer) {
@@ -85,8 +89,8 @@ public struct TreeDiffer: Sendable {
         return walk
     }
 
-    /// Whether the reader reads `path` as records by its name (or by the format it names).
-    func readsByName(_ path: String) -> Bool {
+    /// Whether `files` reads `path` as records by its name (or by the format it names).
+    func readsByName(_ path: String, _ files: FileDiffer) -> Bool {
         files.reader.format != nil || InputFormat.fromExtension(of: path) != nil
     }
 
@@ -101,12 +105,13 @@ public struct TreeDiffer: Sendable {
             return (.failed(ListDiffError(.io, file: new, "is \(what): listdiff reads regular files only")), nil)
         }
         do throws(ListDiffError) {
+            let files = try differ?(b == nil ? old : new) ?? self.files
             switch (a, b) {
-            case (.file(let x)?, .file(let y)?): return try files(old, new, sizes: (x, y))
+            case (.file(let x)?, .file(let y)?): return try pairOfFiles(old, new, sizes: (x, y), files)
             case (.link(let x)?, .link(let y)?): return (.links(old: x, new: y), nil)
-            case (let a?, nil): return (.removed(try side(old, a)), nil)
-            case (nil, let b?): return (.added(try side(new, b)), nil)
-            case (let a?, let b?): return (.replaced(old: try side(old, a), new: try side(new, b)), nil)
+            case (let a?, nil): return (.removed(try side(old, a, files)), nil)
+            case (nil, let b?): return (.added(try side(new, b, files)), nil)
+            case (let a?, let b?): return (.replaced(old: try side(old, a, files), new: try side(new, b, files)), nil)
             case (nil, nil): return (.bytes(same: true), nil)
             }
         } catch {
@@ -114,8 +119,10 @@ public struct TreeDiffer: Sendable {
         }
     }
 
-    /// Two regular files: diffed as records, or compared as bytes.
-    func files(_ old: String, _ new: String, sizes: (Int, Int)) throws(ListDiffError) -> (TreeChangeset.Outcome, FileDiffer.Result?) {
+    /// Two regular files: diffed as records with `files`, or compared as bytes.
+    func pairOfFiles(_ old: String, _ new: String, sizes: (Int, Int), _ files: FileDiffer) throws(ListDiffError) -> (
+        TreeChangeset.Outcome, FileDiffer.Result?
+    ) {
         if sizes == (0, 0) { return (.bytes(same: true), nil) }
         if sizes.0 == 0 || sizes.1 == 0 {
             // An empty file beside a file of records holds no records: kubectl writes an
@@ -123,13 +130,13 @@ public struct TreeDiffer: Sendable {
             var differ = files
             differ.emptyPaths = [sizes.0 == 0 ? old : new]
             let nonEmpty = sizes.0 == 0 ? new : old
-            if readsByName(nonEmpty) || (try? files.recordCount(nonEmpty)) != nil {
+            if readsByName(nonEmpty, files) || (try? files.recordCount(nonEmpty)) != nil {
                 let result = try differ.diff(old: old, new: new)
                 return (.records(result.changeset), result)
             }
             return (.bytes(same: false), nil)
         }
-        if readsByName(old) || readsByName(new) {
+        if readsByName(old, files) || readsByName(new, files) {
             let result = try files.diff(old: old, new: new)
             return (.records(result.changeset), result)
         }
@@ -145,14 +152,14 @@ public struct TreeDiffer: Sendable {
     }
 
     /// One side alone: its records counted, or its bytes, or its link.
-    func side(_ path: String, _ entry: FolderWalk.Entry) throws(ListDiffError) -> TreeChangeset.Side {
+    func side(_ path: String, _ entry: FolderWalk.Entry, _ files: FileDiffer) throws(ListDiffError) -> TreeChangeset.Side {
         switch entry {
         case .link(let target): return .link(target)
         case .special(let what): throw ListDiffError(.io, file: path, "is \(what): listdiff reads regular files only")
         case .file(let size):
-            // An empty file holds no records (see `files(_:_:sizes:)`).
-            if size == 0 { return readsByName(path) ? .records(0) : .bytes(0) }
-            if readsByName(path) { return .records(try files.recordCount(path)) }
+            // An empty file holds no records (see `pairOfFiles`).
+            if size == 0 { return readsByName(path, files) ? .records(0) : .bytes(0) }
+            if readsByName(path, files) { return .records(try files.recordCount(path)) }
             if let count = try? files.recordCount(path) { return .records(count) }
             return .bytes(size)
         }

@@ -501,7 +501,16 @@ struct DiffOptions: ParsableArguments {
         let files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         let progress = ProgressBar.start()
         defer { progress?.stop() }
-        let (tree, results) = try TreeDiffer(files: files).diffKeepingResults(old: old, new: new)
+        var differ = TreeDiffer(files: files)
+        if !config.none {
+            // Each file's own settings: the profiles that match it, under the command line's.
+            let (config, given) = (config, given)
+            differ.differ = { path throws(ListDiffError) in
+                let settings = try config.settings(for: path, given: given)
+                return FileDiffer(reader: try settings.reader(), differ: try settings.differ())
+            }
+        }
+        let (tree, results) = try differ.diffKeepingResults(old: old, new: new)
         progress?.stop()
         var errors = FileStream(fd: SystemCalls.standardError)
         for error in tree.errors { errors.write(error.wordedForTheCommand.description + "\n") }

@@ -41,6 +41,34 @@ import Testing
 
         """
 
+    /// Over two folders, each pair of files is diffed with the profiles that match it: the
+    /// users files by uid under their rule, a file no profile names by the command line's key.
+    @Test func foldersUseEachFilesProfile() throws {
+        let dir = try Self.project()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = [
+            "old/a.users.json": #"[{"uid": 1, "name": "Ada", "updated_at": 1}, {"uid": 2, "name": "Alan"}]"#,
+            "new/a.users.json": #"[{"uid": 1, "name": "Ada", "updated_at": 2}, {"uid": 2, "name": "Alan T."}]"#,
+            "old/sub/b.json": #"[{"id": 1, "v": 1}]"#,
+            "new/sub/b.json": #"[{"id": 1, "v": 2}]"#,
+        ]
+        for (path, text) in files {
+            let url = dir.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try (text + "\n").write(to: url, atomically: true, encoding: .utf8)
+        }
+        let run = try Binary.run(["old", "new"], in: dir)
+        #expect(run.status == 1 && run.stderr == "", "\(run.stderr)")
+        #expect(run.stdout.contains("~ uid=2 /name: \"Alan\" → \"Alan T.\""), "\(run.stdout)")
+        #expect(run.stdout.contains("# compared under --ignore /updated_at") && !run.stdout.contains("/updated_at: "), "\(run.stdout)")
+        #expect(run.stdout.contains("~ id=1 /v: 1 → 2"), "\(run.stdout)")
+        // Without the configuration the users files have no key field id: that pair fails,
+        // and the rest is still diffed.
+        let none = try Binary.run(["--no-config", "old", "new"], in: dir)
+        #expect(none.status == 2 && none.stderr.contains("has no key field 'id'"), "\(none.stderr)")
+        #expect(none.stdout.contains("~ id=1 /v: 1 → 2"), "\(none.stdout)")
+    }
+
     /// Found from a nested folder: the diff needs no flags; the command line wins; --no-config
     /// and --config FILE choose the files.
     @Test func diffUsesTheConfigurationFoundAbove() throws {
