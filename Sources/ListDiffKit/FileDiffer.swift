@@ -216,6 +216,31 @@ public struct FileDiffer: Sendable {
         }
     }
 
+    /// Every problem a diff would refuse the file at `path` for, up to `limit`: none when it
+    /// reads. Malformed text and a wrong shape stop the reading, so they are one problem. A
+    /// key problem (a record without its key, two records with one key) does not: after the
+    /// first, every record's key is checked, and each other problem follows in record order.
+    package func problems(_ path: String, limit: Int = 1000) -> [ListDiffError] {
+        let first: ListDiffError
+        do {
+            _ = try check(path)
+            return []
+        } catch {
+            first = error
+        }
+        guard first.kind == .key, !reader.key.isWholeRecord, limit > 1 else { return [first] }
+        do {
+            let file = try MappedFile(path)
+            let (opened, format) = try reader.opened(file, reader.format(for: path, bytes: file.head))
+            let engine = engine(key: reader.key, duplicates: reader.duplicates)
+            let side = try engine.side(opened, format, against: nil, KeyHashing())
+            let rest = try engine.keyProblems(side, duplicates: reader.duplicates != .match, limit: limit)
+            return [first] + rest.filter { $0.location != first.location }.prefix(limit - 1)
+        } catch {
+            return [first]
+        }
+    }
+
     /// Refuses what the streaming merge cannot do. It reads two plain NDJSON lists, each
     /// key once and in order, so a layout, repeated keys and a sequence (the whole record as
     /// its key) do not apply.

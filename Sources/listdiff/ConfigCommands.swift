@@ -77,9 +77,11 @@ struct CheckCommand: ParsableCommand, Executable {
             configuration's, or the options given), as a diff reads its inputs: malformed \
             text, a record without its key, two records with one key (unless --duplicates \
             match), and a document without a list of records where one is looked for are \
-            each reported as 'file:line:column: error: message' on standard error. A file's \
-            first problem is reported, then the next file is read. For pre-commit hooks and \
-            CI jobs.
+            each reported as 'file:line:column: error: message' on standard error. Malformed \
+            text or a wrong shape stops a file's reading: that one problem is reported. After \
+            a key problem every record's key is checked, and each record without its key or \
+            with another's is reported too (up to 1000 a file). Then the next file is read. \
+            For pre-commit hooks and CI jobs.
 
             Exit status: 0 when every file reads, 2 otherwise.
             """
@@ -100,18 +102,22 @@ struct CheckCommand: ParsableCommand, Executable {
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         var failed = false
         var err = FileStream(fd: SystemCalls.standardError)
+        func report(_ error: ListDiffError) {
+            failed = true
+            let worded = error.wordedForTheCommand
+            err.write(worded.file == nil ? "listdiff: \(worded)\n" : "\(worded)\n")
+            err.flush()
+        }
         for file in files {
             do throws(ListDiffError) {
                 let settings = try config.settings(for: file, given: matching.given)
                 if settings.keySpellings == ["auto"] {
                     throw ListDiffError(.usage, file: file, "key: auto needs both sides of a diff; check needs a key")
                 }
-                try FileDiffer(reader: try settings.reader()).check(file)
+                let problems = FileDiffer(reader: try settings.reader()).problems(file)
+                for problem in problems { report(problem) }
             } catch {
-                failed = true
-                let worded = error.wordedForTheCommand
-                err.write(worded.file == nil ? "listdiff: \(worded)\n" : "\(worded)\n")
-                err.flush()
+                report(error)
             }
         }
         return (failed ? .trouble : .same, ())

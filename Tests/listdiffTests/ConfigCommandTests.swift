@@ -249,6 +249,27 @@ import Testing
         #expect(lines[3].hasPrefix("shape.json:1:1: error: "), "\(lines[3])")
     }
 
+    /// After a key problem, check reads on: every record without its key and every repeated
+    /// key is reported, each at its record, in record order; --duplicates match allows the
+    /// repeats.
+    @Test func checkReportsEveryKeyProblemOfAFile() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "[{\"id\": 1}, {\"id\": 2},\n {\"name\": \"x\"}, {\"id\": 1},\n {\"id\": 2}, {\"v\": 3}, {\"id\": 2}]\n".write(
+            to: dir.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["check", "--no-config", "bad.json"], in: dir)
+        #expect(run.status == 2)
+        let lines = run.stderr.split(separator: "\n").map { $0.prefix { $0 != "(" } }
+        #expect(
+            lines == [
+                "bad.json:2:2: error: record 2 has no key field 'id'; no field is present and unique in every record of the file ",
+                "bad.json:2:17: error: duplicate key id=1 ", "bad.json:3:2: error: duplicate key id=2 ",
+                "bad.json:3:13: error: record 5 has no key field 'id'", "bad.json:3:23: error: duplicate key id=2 ",
+            ], "\(run.stderr)")
+        let matched = try Binary.run(["check", "--no-config", "--duplicates", "match", "bad.json"], in: dir)
+        #expect(matched.stderr.split(separator: "\n").count == 2, "\(matched.stderr)")
+    }
+
     /// The pre-commit hook this repository defines runs `listdiff check` on the files a
     /// commit stages, through pre-commit's own `try-repo`.
     @Test func preCommitHookRunsCheck() throws {

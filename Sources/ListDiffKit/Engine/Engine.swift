@@ -635,6 +635,37 @@ struct Engine: Sendable {
         return nil
     }
 
+    /// Every key problem of a side, in record order, up to `limit`: each record without a
+    /// usable key, and each record whose key an earlier record holds (unless `duplicates`
+    /// is false). For `listdiff check`, after the first problem: each record's key is read
+    /// from its value, with the errors the diff gives.
+    func keyProblems(_ side: Side, duplicates: Bool, limit: Int) throws(ListDiffError) -> [ListDiffError] {
+        var problems: [ListDiffError] = []
+        var seen: [String: Int] = [:]
+        for r in 0..<side.count where problems.count < limit {
+            let written: Value
+            if side.records.names != nil {
+                written = try side.records.key(r, key)
+            } else {
+                guard case .success(let identity) = key.identify(try side.records.value(r)) else {
+                    problems.append(try unkeyedError(side, r))
+                    continue
+                }
+                written = identity.written
+            }
+            guard duplicates else { continue }
+            // (Keyed within their list where a path with * names the lists.)
+            let list = side.layout.shape == .pattern ? side.sections[side.position(r).section].name.map(Fingerprint.of) ?? "" : ""
+            let id = list + Fingerprint.of(written)
+            if let first = seen[id] {
+                problems.append(try duplicateError(side, first, r))
+            } else {
+                seen[id] = r
+            }
+        }
+        return problems
+    }
+
     /// The error for a record without a usable key, worded by `IdentityKey` on its value.
     func unkeyedError(_ side: Side, _ r: Int) throws(ListDiffError) -> ListDiffError {
         let value = try side.records.value(r)
