@@ -20,6 +20,17 @@ import ListDiffKitTestSupport
     }
 
     /// Every frame of two examples, as golden files: plain lists and sections.
+    /// Rows are cut to the screen's cells, not its characters: CJK text and emoji take two
+    /// cells each, so a row of them stops at half as many characters.
+    @Test func rowsAreCutToTheScreensCells() {
+        #expect(Replay.cut("abcdef", 4) == "abc…")
+        #expect(Replay.cut("漢字テキスト", 7) == "漢字テ…")
+        #expect(DisplayWidth.of(Replay.cut("漢字テキスト", 7)) <= 7)
+        #expect(Replay.cut("漢字", 4) == "漢字")
+        #expect(Replay.cut("🙂🙂🙂🙂", 5) == "🙂🙂…")
+        #expect(Replay.cut("e\u{301}e\u{301}e\u{301}", 3) == "e\u{301}e\u{301}e\u{301}")
+    }
+
     @Test func goldenFilms() throws {
         let (o, n, c) = try Self.documents("people-old.json", "people-new.json")
         try assertGolden(Self.film(Replay(old: o, new: n, changeset: c), Replay.Options(width: 72, height: 12)), "people.replay.txt")

@@ -20,6 +20,18 @@ package enum DisplayWidth {
         return total
     }
 
+    /// The longest start of `text` that takes at most `cells` columns.
+    package static func prefix(_ text: String, cells: Int) -> Substring {
+        var used = 0
+        var end = text.startIndex
+        for index in text.indices {
+            used += of(text[index])
+            if used > cells { break }
+            end = text.index(after: index)
+        }
+        return text[..<end]
+    }
+
     /// The columns one character takes: 0, 1 or 2.
     package static func of(_ character: Character) -> Int {
         if character.isASCII { return 1 }

@@ -474,13 +474,14 @@ package struct Replay: Sendable {
         return out
     }
 
-    /// Cut to `width` characters, with an ellipsis where the text was cut.
+    /// Cut to `width` terminal cells, with an ellipsis where the text was cut.
     static func cut(_ text: String, _ width: Int) -> String {
         guard width > 0 else { return "" }
         // Everything on screen passes here: what the inputs hold is escaped first.
         let text = SafeText.escape(text)
-        if text.count <= width { return text }
-        return String(text.prefix(width - 1)) + "…"
+        // (Measured in the terminal's cells: a CJK character or an emoji takes two.)
+        if DisplayWidth.of(text) <= width { return text }
+        return String(DisplayWidth.prefix(text, cells: width - 1)) + "…"
     }
 
     /// A row with its mark in a two-cell gutter (`-` deleted, `+` inserted, `~` updated,
