@@ -379,7 +379,11 @@ struct DiffOptions: ParsableArguments {
             case .lines(let reason, let lines):
                 progress?.stop()
                 if quiet || lines.isEmpty { return (.same, lines as Any) }
+                let names = displayContext
                 try Output.write(to: output) { stream in
+                    if brief {
+                        return stream.write("Files \(SafeText.escape(names.oldName)) and \(SafeText.escape(names.newName)) differ\n")
+                    }
                     stream.write("# listdiff: not read as records (" + reason.description + "); a line diff follows\n")
                     UnifiedRenderer(context: displayContext, style: TextStyle(colored: useColor)).render(lines, to: &stream)
                 }
@@ -490,8 +494,9 @@ struct DiffOptions: ParsableArguments {
     /// and the rest is still diffed and written; the status is then 2, since the result is
     /// incomplete (as diff -r's is).
     func executeTree(_ settings: Configuration.Settings) throws(ListDiffError) -> (ExitStatus, retained: Any) {
-        if [.jsonpatch, .mergepatch, .replay].contains(format) {
-            throw ListDiffError(.usage, "--format \(format.rawValue) writes one document; over folders use patch, json, markdown or github")
+        if [.jsonpatch, .mergepatch, .replay, .side, .html].contains(format) {
+            throw ListDiffError(
+                .usage, "--format \(format.rawValue) is made for two files; over folders use patch, json, markdown or github")
         }
         if sorted { throw ListDiffError(.usage, "--sorted streams two NDJSON files; it does not diff folders") }
         if matching.keys.contains("auto") {
@@ -528,11 +533,21 @@ struct DiffOptions: ParsableArguments {
         let style = TextStyle(colored: useColor)
         let treeStyle: TreeRenderer.Style =
             brief ? .brief : format == .markdown ? .markdown : format == .github ? .github : .patch
+        let cut = ValueCut(width: fullValues ? 0 : maxValueWidth)
         var renderer = TreeRenderer(style: treeStyle) { [format, stat, limit, annotationLevel] file, names in
             switch format {
-            case .markdown: return MarkdownRenderer(context: names, limit: limit)
-            case .github: return GitHubRenderer(context: names, level: annotationLevel) { file.locator?($0, $1) ?? $0.map { _ in nil } }
-            default: return stat ? StatRenderer(context: names) : PatchRenderer(context: names, style: style)
+            case .markdown:
+                var markdown = MarkdownRenderer(context: names, limit: limit)
+                markdown.valueCut = cut
+                return markdown
+            case .github:
+                var github = GitHubRenderer(context: names, level: annotationLevel) { file.locator?($0, $1) ?? $0.map { _ in nil } }
+                github.valueCut = cut
+                return github
+            default:
+                var patch = PatchRenderer(context: names, style: style)
+                patch.valueCut = cut
+                return stat ? StatRenderer(context: names) : patch
             }
         }
         renderer.level = annotationLevel

@@ -168,6 +168,20 @@ import Testing
                 try Binary.run(["old.\(kind)", "deeper.\(kind)"], in: dir),
                 "deeper.\(kind):\(line):\(column): error: nesting is deeper than the limit of 1000")
         }
+        // A map whose member is named like the key is first tried as one record, one level
+        // deeper: past the limit there, it is read as the map it is.
+        let deep = nested(998)
+        let maps = [
+            "old-map.json": "{\"id\": {\"v\": \(deep)}, \"b\": {\"v\": 1}}\n",
+            "new-map.json": "{\"id\": {\"v\": \(deep)}, \"b\": {\"v\": 2}}\n",
+            "old-map.yaml": "id: {v: \(deep)}\nb: {v: 1}\n",
+            "new-map.yaml": "id: {v: \(deep)}\nb: {v: 2}\n",
+        ]
+        for (name, text) in maps { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for kind in ["json", "yaml"] {
+            let map = try Binary.run(["old-map.\(kind)", "new-map.\(kind)"], in: dir)
+            #expect(map.status == 1 && map.stdout.contains("~ \"b\" /v: 1 → 2"), "\(kind): \(map.stdout)\(map.stderr)")
+        }
         // The sorted merge reads NDJSON lines with the same room.
         #expect(try Binary.run(["--sorted", "-q", "old.ndjson", "new.ndjson"], in: dir).status == 1)
         expectOneLine(

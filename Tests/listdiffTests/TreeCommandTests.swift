@@ -37,6 +37,30 @@ import Testing
         #expect(run.stdout == (try golden("kubectl.patch")))
     }
 
+    /// Formats made for two files are refused over folders; the cut of long values applies
+    /// to each file's patch as it does to one pair's.
+    @Test func foldersRefuseFormatsForTwoFilesAndCutLongValues() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let long = String(repeating: "word ", count: 100)
+        for (side, end) in [("A", "one"), ("B", "two")] {
+            let url = dir.appendingPathComponent("\(side)/x.json")
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try "[{\"id\": 1, \"s\": \"\(long)\(end)\"}]\n".write(to: url, atomically: true, encoding: .utf8)
+        }
+        for format in ["side", "html", "jsonpatch"] {
+            let run = try Binary.run(["-f", format, "A", "B"], in: dir)
+            #expect(run.status == 2 && run.stderr.contains("over folders use patch, json, markdown or github"), "\(run.stderr)")
+        }
+        let pair = try Binary.run(["--max-value-width", "40", "A/x.json", "B/x.json"], in: dir)
+        let tree = try Binary.run(["--max-value-width", "40", "A", "B"], in: dir)
+        let cutLine = pair.stdout.split(separator: "\n").first { $0.hasPrefix("~ id=1 /s:") }
+        #expect(cutLine != nil && cutLine!.contains("chars]"), "\(pair.stdout)")
+        #expect(tree.stdout.contains(String(cutLine ?? "")), "\(tree.stdout)")
+        let whole = try Binary.run(["--full-values", "A", "B"], in: dir)
+        #expect(whole.stdout.contains(long + "one"), "\(whole.stdout)")
+    }
+
     @Test func aFolderAndAFileIsAUsageError() throws {
         let run = try Binary.run(["kubectl/LIVE", "people-old.json"], in: Self.examples)
         #expect(run.status == 2)

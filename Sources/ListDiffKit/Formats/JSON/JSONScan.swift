@@ -103,7 +103,8 @@ struct JSONScan {
             }
             // An object at the top level that may be one record carrying the key (see `lone`).
             if document.shape == .map && document.loneCandidate || document.layoutProblem?.wrapper != nil,
-                options == LayoutOptions(), !lines, !key.fields.isEmpty || key.isWholeRecord, let lone = try lone(),
+                options == LayoutOptions(), !lines, !key.fields.isEmpty || key.isWholeRecord,
+                let lone = try lone(fallback: document.layoutProblem == nil),
                 lone.firstUnkeyed == nil
             {
                 if release { file.release(0..<bytes.count) }
@@ -274,6 +275,18 @@ struct JSONScan {
             bytes[parser.index] == UInt8(ascii: "{")
         else { return .objectOfLists }
         return .map
+    }
+
+    /// `lone()`, or nil where `fallback` and the object, read as one record, would nest past
+    /// the limit (a record counts one level deeper than a map's members): the input then
+    /// reads as it was first read, a map with a member named like the key.
+    func lone(fallback: Bool) throws(JSONParseFailure) -> ScannedDocument? {
+        do throws(JSONParseFailure) {
+            return try lone()
+        } catch {
+            if fallback, error.kind == .limit { return nil }
+            throw error
+        }
     }
 
     /// The input read as one record: an object at the top level that is not an object of

@@ -57,7 +57,15 @@ struct YAMLScan {
             var again = self
             again.stream = true
             again.documentDepth = NestingLimit.topLevelRecord
-            let lone = try again.scan()
+            let lone: ScannedDocument
+            do {
+                lone = try again.scan()
+            } catch {
+                // As one record it would nest past the limit (one level deeper than a
+                // mapping's members): the mapping it was.
+                if error.kind == .limit { return state.result() }
+                throw error
+            }
             if lone.table.count == 1, lone.firstUnkeyed == nil { return lone }
             return state.result()
         }
