@@ -5,14 +5,10 @@ import Testing
 @Suite struct CIOutputTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
-    func golden(_ name: String) throws -> String {
-        try String(contentsOf: CommandTests.golden.appendingPathComponent(name), encoding: .utf8)
-    }
-
     /// Writes files into a new folder and returns it.
     func folder(_ files: [String: String]) throws -> URL {
         let dir = try temporaryDirectory()
-        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try write(files, in: dir)
         return dir
     }
 

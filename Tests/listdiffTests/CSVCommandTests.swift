@@ -10,7 +10,7 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr == "")
         let golden = try String(
-            contentsOf: CommandTests.golden.appendingPathComponent("products-csv.patch"), encoding: .utf8)
+            contentsOf: CommandTests.goldens.appendingPathComponent("products-csv.patch"), encoding: .utf8)
         #expect(run.stdout == golden)
     }
 

@@ -60,6 +60,20 @@ enum Binary {
     }
 }
 
+/// Writes each file (by its path below `dir`, folders made as needed).
+func write(_ files: [String: String], in dir: URL) throws {
+    for (path, text) in files {
+        let url = dir.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+}
+
+/// A golden file's text, from `Tests/ListDiffKitTests/Golden`.
+func golden(_ name: String) throws -> String {
+    try String(contentsOf: CommandTests.goldens.appendingPathComponent(name), encoding: .utf8)
+}
+
 func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("listdiff-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -67,11 +81,8 @@ func temporaryDirectory() throws -> URL {
 }
 
 @Suite struct CommandTests {
-    static let golden = Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden")
-
-    func golden(_ name: String) throws -> String {
-        try String(contentsOf: Self.golden.appendingPathComponent(name), encoding: .utf8)
-    }
+    /// The folder of golden files.
+    static let goldens = Binary.repository.appendingPathComponent("Tests/ListDiffKitTests/Golden")
 
     @Test func peopleExampleIsAPatchAndExitsOne() throws {
         let run = try Binary.run(["people-old.json", "people-new.json"], in: Binary.repository.appendingPathComponent("Examples"))

@@ -24,11 +24,7 @@ import Testing
             "data/team/old.users.json": #"[{"uid": 1, "name": "Ada", "updated_at": 1}, {"uid": 2, "name": "Alan"}]"# + "\n",
             "data/team/new.users.json": #"[{"uid": 1, "name": "Ada", "updated_at": 2}, {"uid": 2, "name": "Alan T."}]"# + "\n",
         ]
-        for (path, text) in files {
-            let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: url, atomically: true, encoding: .utf8)
-        }
+        try write(files, in: dir)
         return dir
     }
 
@@ -52,11 +48,7 @@ import Testing
             "old/sub/b.json": #"[{"id": 1, "v": 1}]"#,
             "new/sub/b.json": #"[{"id": 1, "v": 2}]"#,
         ]
-        for (path, text) in files {
-            let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try (text + "\n").write(to: url, atomically: true, encoding: .utf8)
-        }
+        try write(files.mapValues { $0 + "\n" }, in: dir)
         let run = try Binary.run(["old", "new"], in: dir)
         #expect(run.status == 1 && run.stderr == "", "\(run.stderr)")
         #expect(run.stdout.contains("~ uid=2 /name: \"Alan\" → \"Alan T.\""), "\(run.stdout)")
@@ -230,7 +222,7 @@ import Testing
             "shape.json": #""just a string""#,
             "rows.csv": "sku,qty\nA,1\nB,2\n",
         ]
-        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try write(files, in: dir)
         let good = try Binary.run(["check", "good.json", "data/team/old.users.json", "rows.csv", "--key", "sku"], in: dir)
         #expect(good.status == 2, "--key sku is given for all three: good.json lacks it")
         let fine = try Binary.run(["check", "good.json", "data/team/old.users.json"], in: dir)

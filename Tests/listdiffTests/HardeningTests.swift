@@ -152,7 +152,7 @@ import Testing
             "new.yaml": "id: 0\nv: 1\n---\n{id: 1, v: \(nested(998))}\n",
             "deeper.yaml": "id: 0\nv: 1\n---\n{id: 1, v: \(nested(999))}\n",
         ]
-        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try write(files, in: dir)
         for kind in ["ndjson", "yaml"] {
             let changes = "changes-\(kind).json"
             #expect(try Binary.run(["-f", "json", "-o", changes, "old.\(kind)", "new.\(kind)"], in: dir).status == 1)
@@ -177,7 +177,7 @@ import Testing
             "old-map.yaml": "id: {v: \(deep)}\nb: {v: 1}\n",
             "new-map.yaml": "id: {v: \(deep)}\nb: {v: 2}\n",
         ]
-        for (name, text) in maps { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        try write(maps, in: dir)
         for kind in ["json", "yaml"] {
             let map = try Binary.run(["old-map.\(kind)", "new-map.\(kind)"], in: dir)
             #expect(map.status == 1 && map.stdout.contains("~ \"b\" /v: 1 → 2"), "\(kind): \(map.stdout)\(map.stderr)")

@@ -6,10 +6,6 @@ import Testing
 @Suite struct MapCommandTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
-    func golden(_ name: String) throws -> String {
-        try String(contentsOf: CommandTests.golden.appendingPathComponent(name), encoding: .utf8)
-    }
-
     /// package-lock's `packages`: each package keyed by its path, the root package `""`.
     @Test func packageLockDiffsByPackage() throws {
         let run = try Binary.run(["--path", "/packages", "package-lock-old.json", "package-lock-new.json"], in: Self.examples)
@@ -129,7 +125,8 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr == "")
         #expect(
-            run.stdout == (try String(contentsOf: CommandTests.golden.appendingPathComponent("openapi-parameters.patch"), encoding: .utf8)))
+            run.stdout == (try String(contentsOf: CommandTests.goldens.appendingPathComponent("openapi-parameters.patch"), encoding: .utf8))
+        )
         // Applied, the lists are NEW's, each at its path (what is around them stays OLD's).
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

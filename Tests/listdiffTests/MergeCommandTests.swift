@@ -14,7 +14,7 @@ import Testing
         #expect(
             run.stderr
                 == "people-ours.json: merged 2 from ours, 2 from theirs, 1 on both; 1 conflict\n! field id=3 /email\n")
-        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("people-merge.json"), encoding: .utf8)
+        let golden = try String(contentsOf: CommandTests.goldens.appendingPathComponent("people-merge.json"), encoding: .utf8)
         #expect(run.stdout == golden)
         // Only the conflicting record is between markers.
         #expect(run.stdout.components(separatedBy: "<<<<<<< ours\n").count == 2)

@@ -11,7 +11,7 @@ import Testing
         let run = try Binary.run(["--key", ".", "--algorithm", algorithm, "playlist-old.json", "playlist-new.json"], in: Self.examples)
         #expect(run.status == 1)
         #expect(run.stderr == "")
-        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("playlist-\(algorithm).patch"), encoding: .utf8)
+        let golden = try String(contentsOf: CommandTests.goldens.appendingPathComponent("playlist-\(algorithm).patch"), encoding: .utf8)
         #expect(run.stdout == golden)
     }
 
@@ -54,7 +54,7 @@ import Testing
         let run = try Binary.run(Self.key + ["manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
         #expect(run.status == 1)
         #expect(run.stderr == "")
-        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests.patch"), encoding: .utf8)
+        let golden = try String(contentsOf: CommandTests.goldens.appendingPathComponent("manifests.patch"), encoding: .utf8)
         #expect(run.stdout == golden)
     }
 
@@ -68,7 +68,7 @@ import Testing
         let run = try Binary.run(Self.key + Self.arrayKeys + ["manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
         #expect(run.status == 1)
         #expect(run.stderr == "")
-        let golden = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
+        let golden = try String(contentsOf: CommandTests.goldens.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
         #expect(run.stdout == golden)
         // The changeset applies, and reads back: version 2, with the array keys.
         let dir = try temporaryDirectory()
@@ -92,7 +92,7 @@ import Testing
         let run = try Binary.run(["--preset", "kubernetes", "manifests-old.yaml", "manifests-new.yaml"], in: Self.examples)
         #expect(run.status == 1)
         #expect(run.stderr == "")
-        var lines = try String(contentsOf: CommandTests.golden.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
+        var lines = try String(contentsOf: CommandTests.goldens.appendingPathComponent("manifests-keyed.patch"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false)
         lines[2] = "# compared under --preset kubernetes"
         #expect(run.stdout == lines.joined(separator: "\n"))

@@ -5,10 +5,6 @@ import Testing
 @Suite struct SideBySideCommandTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
-    func golden(_ name: String) throws -> String {
-        try String(contentsOf: CommandTests.golden.appendingPathComponent(name), encoding: .utf8)
-    }
-
     /// The cells a line takes on a terminal, its colours left out.
     static func cells(_ line: Substring) -> Int {
         var cells = 0

@@ -6,10 +6,6 @@ import Testing
 @Suite struct TreeCommandTests {
     static let examples = Binary.repository.appendingPathComponent("Examples")
 
-    func golden(_ name: String) throws -> String {
-        try String(contentsOf: CommandTests.golden.appendingPathComponent(name), encoding: .utf8)
-    }
-
     /// kubectl runs `$KUBECTL_EXTERNAL_DIFF LIVE MERGED` with the variable's words after the
     /// folders, each file one object named group.version.Kind.namespace.name, an absent
     /// object an empty file.
@@ -43,11 +39,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let long = String(repeating: "word ", count: 100)
-        for (side, end) in [("A", "one"), ("B", "two")] {
-            let url = dir.appendingPathComponent("\(side)/x.json")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try "[{\"id\": 1, \"s\": \"\(long)\(end)\"}]\n".write(to: url, atomically: true, encoding: .utf8)
-        }
+        try write(
+            ["A/x.json": "[{\"id\": 1, \"s\": \"\(long)one\"}]\n", "B/x.json": "[{\"id\": 1, \"s\": \"\(long)two\"}]\n"], in: dir)
         for format in ["side", "html", "jsonpatch"] {
             let run = try Binary.run(["-f", format, "A", "B"], in: dir)
             #expect(run.status == 2 && run.stderr.contains("over folders use patch, json, markdown or github"), "\(run.stderr)")
