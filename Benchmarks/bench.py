@@ -15,7 +15,8 @@ more members), a list of 10 order lines in each record (compared by index, then 
 --array-key /lines=sku), --duplicates match, high churn (10% deletes, 10%
 inserts, 20% updates, 20% moves), `listdiff apply` of the plain list's changeset,
 `listdiff merge` of the plain list with two 1% edits of it, `listdiff invert` of the
-changeset, and `listdiff compose` of it with the next one (new to next, generate.py --next). Each
+changeset, `listdiff compose` of it with the next one (new to next, generate.py --next), and
+NEW with 1% of its records re-keyed, without and with --renames (generate.py --renames). Each
 row gives the median time, the peak memory against the inputs, the time against the plain
 list's in the same run, the time against `cat` of the row's inputs (the floor: reading them),
 against libyaml's bare event parse of them for the YAML rows (yaml-parse.c), and the Python
@@ -33,6 +34,11 @@ as many changes as records), and prints the time to write it and the JSON change
 sizes, and the report in headless Chromium (selenium and chromedriver): the time from the
 start of navigation until its first page of changes is drawn (the page's own clock), the
 wall time of the whole load, and the time a filter click and a search over every change take.
+
+With --renames it diffs the plain list's OLD against NEW with 1% of its records given new
+keys (half of them with a field changed too; generate.py --renames), without and with
+`--renames`, alternating, and prints both medians, their ratio, the renames found and the
+peak memory. The --shapes table has the same two rows.
 """
 import argparse
 import json
@@ -91,6 +97,10 @@ SHAPES = [
     # record's bytes differ, and each is hashed again under the rules.
     ("--ignore /updated_at, all touched", lambda n: (f"volatile-old-{n}.json", f"volatile-new-{n}.json"),
      ["--ignore", "/updated_at"]),
+    # The plain list's NEW with 1% of its records given new keys (half with a field changed
+    # too): without --renames each is a delete and an insert; with it, a rename.
+    ("1% re-keyed", lambda n: (f"old-{n}.json", f"renamed-new-{n}.json"), []),
+    ("1% re-keyed, --renames", lambda n: (f"old-{n}.json", f"renamed-new-{n}.json"), ["--renames"]),
 ]
 
 
@@ -107,6 +117,26 @@ def chain_changeset(binary, size):
     with open(out, "wb") as f:
         subprocess.run([binary, "--format", "json", os.path.join(DATA, f"new-{size}.json"), nxt], stdout=f)
     return out
+
+
+def renames(binary, sizes, runs):
+    """The plain list's OLD against NEW with 1% of its records re-keyed (half with a field
+    changed too; generate.py --renames), diffed without and with --renames, alternating."""
+    print(f"{'records':>9}  {'without s':>9} {'--renames s':>11} {'ratio':>6} {'renamed':>8} {'peak MiB':>8}")
+    for size in sizes:
+        old, new = os.path.join(DATA, f"old-{size}.json"), os.path.join(DATA, f"renamed-new-{size}.json")
+        if not os.path.exists(new):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--renames"], check=True)
+        without, with_renames, peak = [], [], 0
+        for _ in range(runs):
+            without.append(measure([binary, "--format", "json", old, new])[0])
+            t, m = measure([binary, "--renames", "--format", "json", old, new])
+            with_renames.append(t)
+            peak = max(peak, m)
+        made = subprocess.run([binary, "--renames", "--stat", "--format", "json", old, new], capture_output=True, text=True)
+        renamed = json.loads(made.stdout)["summary"]["renamed"]
+        a, b = statistics.median(without), statistics.median(with_renames)
+        print(f"{size:>9}  {a:>9.3f} {b:>11.3f} {b / a:>5.2f}x {renamed:>8} {peak:>8.0f}")
 
 
 def algebra(binary, sizes, runs):
@@ -234,6 +264,8 @@ def shapes(binary, sizes, runs, baseline):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
         if not os.path.exists(path(f"churn-old-{size}.json")):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)
+        if not os.path.exists(path(f"renamed-new-{size}.json")):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--renames"], check=True)
         changes = path(f"changes-{size}.json")
         with open(changes, "wb") as f:
             subprocess.run([binary, "--format", "json", path(f"old-{size}.json"), path(f"new-{size}.json")], stdout=f)
@@ -277,6 +309,8 @@ def shapes(binary, sizes, runs, baseline):
             lib = f"{t / statistics.median(libyaml[name]):>9.2f}x" if name in libyaml else f"{'-':>10}"
             print(f"{size:>9}  {name:<34} {t:>7.3f} {memory[name]:>9.0f} {memory[name] / inputs:>9.2f}x "
                   f"{t / plain:>7.2f}x {t / statistics.median(floor[name]):>6.1f}x {lib} {versus}")
+        ratio = statistics.median(times["1% re-keyed, --renames"]) / statistics.median(times["1% re-keyed"])
+        print(f"{size:>9}  --renames costs {ratio:.2f}x the same diff without it")
 
 
 def main():
@@ -288,6 +322,7 @@ def main():
     parser.add_argument("--shapes", action="store_true", help="the scale table per shape and format")
     parser.add_argument("--algebra", action="store_true", help="invert and compose against the diff")
     parser.add_argument("--html", action="store_true", help="the HTML report's size and its time in headless Chromium")
+    parser.add_argument("--renames", action="store_true", help="--renames against the same diff without it")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -300,6 +335,9 @@ def main():
         return
     if args.algebra:
         algebra(binary, [int(s) for s in args.sizes.split(",")], args.runs)
+        return
+    if args.renames:
+        renames(binary, [int(s) for s in args.sizes.split(",")], args.runs)
         return
     if args.shapes:
         shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline)

@@ -13,7 +13,10 @@ every record between old and new (volatile), and a list of 10 order lines in eac
 and 20% moves instead, written as churn-old-COUNT.json and churn-new-COUNT.json. With --next,
 the list after new-COUNT.json (written first if missing), edited the same way as new from old
 (1% each, new keys from 3 × COUNT), written as next-COUNT.json: a chain for `listdiff compose`.
-Usage: generate.py COUNT OUT_DIR [--churn | --next]
+With --renames, new-COUNT.json (written first if missing) with 1% of its records given new
+keys (from 5 × COUNT), half of them with their age changed too, written as
+renamed-new-COUNT.json: the renames `listdiff --renames` finds.
+Usage: generate.py COUNT OUT_DIR [--churn | --next | --renames]
 """
 import json
 import os
@@ -159,12 +162,22 @@ def main():
     count, out = int(sys.argv[1]), sys.argv[2]
     churn = "--churn" in sys.argv[3:]
     os.makedirs(out, exist_ok=True)
-    if "--next" in sys.argv[3:]:
+    if "--next" in sys.argv[3:] or "--renames" in sys.argv[3:]:
         source = os.path.join(out, f"new-{count}.json")
         if not os.path.exists(source):
             subprocess.run([sys.executable, os.path.abspath(__file__), str(count), out], check=True)
         with open(source) as f:
             new = json.load(f)
+        if "--renames" in sys.argv[3:]:
+            rng = random.Random(count + 3)
+            renamed = list(new)
+            for n, j in enumerate(rng.sample(range(len(renamed)), max(1, len(renamed) // 100))):
+                r = dict(renamed[j], id=5 * count + n)
+                if n % 2:
+                    r["age"] = r["age"] % 72 + 19
+                renamed[j] = r
+            write(os.path.join(out, f"renamed-new-{count}.json"), renamed)
+            return
         write(os.path.join(out, f"next-{count}.json"), one_percent(random.Random(count + 2), new, 3 * count))
         return
     rng = random.Random(count)

@@ -36,6 +36,21 @@ extension Changeset {
         inverse.layout.csvInfersTypes = false
         inverse.fingerprints = fingerprints.map { Fingerprints(old: $0.new, new: $0.old) }
         inverse.inputNames = inputNames.map { (old: $0.new, new: $0.old) }
+        if self.summary.renamed > 0 {
+            // Each rename goes back: the inverse's delete at its new position and its insert
+            // at its old position are one rename again.
+            var deleteAt: [RecordPosition: Int] = [:], insertAt: [RecordPosition: Int] = [:]
+            for (k, change) in inverse.changes.enumerated() {
+                if change.operation == .delete, let p = change.old { deleteAt[p] = k }
+                if change.operation == .insert, let p = change.new { insertAt[p] = k }
+            }
+            var pairs: [(delete: Int, insert: Int)] = []
+            for change in self.changes where change.operation == .rename {
+                guard let o = change.old, let n = change.new, let d = deleteAt[n], let i = insertAt[o] else { continue }
+                pairs.append((d, i))
+            }
+            try inverse.join(pairs)
+        }
         return inverse
     }
 
@@ -218,6 +233,7 @@ extension Changeset {
         if comparison.hasRules { throw refuse("made under comparison rules") }
         if key.isWholeRecord { throw refuse("of sequences (--key .)") }
         if duplicates == .match { throw refuse("made with --duplicates match") }
+        if command != "invert", summary.renamed > 0 { throw refuse("with renamed keys (--renames)") }
     }
 
     /// Refuses a `next` that does not start where this changeset ends.
@@ -245,6 +261,7 @@ extension Changeset {
         comparison = other.comparison
         memberOrderSignificant = other.memberOrderSignificant
         layout = other.layout
+        renames = other.renames
     }
 
     /// Of the longest runs of `targets` (in order, increasing; negative values left out),
@@ -341,6 +358,13 @@ struct RecordFlow: Sendable {
                 let j = try index(n, change.new, "new", newCount)
                 try fill(n, j, from: -1)
                 newChange[j] = number
+            case .rename:
+                // A delete of the old key and an insert of the new one.
+                let i = try index(n, change.old, "old", oldCount), j = try index(n, change.new, "new", newCount)
+                try remove(n, i)
+                oldChange[i] = number
+                try fill(n, j, from: -1)
+                newChange[j] = number
             case .move:
                 let i = try index(n, change.old, "old", oldCount), j = try index(n, change.new, "new", newCount)
                 try remove(n, i)
@@ -392,7 +416,7 @@ struct RecordFlow: Sendable {
         let change = changeset.changes[n]
         switch change.operation {
         case .delete: return try change.value()
-        case .update: return try Self.reverted(change, n, in: changeset)
+        case .update, .rename: return try Self.reverted(change, n, in: changeset)
         default: return nil
         }
     }
@@ -407,7 +431,7 @@ struct RecordFlow: Sendable {
     /// The key of OLD's record i and whether it is a scalar keyed by itself, when a change names it.
     func oldKey(_ i: Int) -> (Value, Bool)? {
         let n = Int(oldChange[i])
-        return n >= 0 ? (changeset.changes[n].key, changeset.changes[n].keyedBySelf) : nil
+        return n >= 0 ? (changeset.changes[n].keyInOld, changeset.changes[n].keyedBySelf) : nil
     }
 
     /// The same for NEW's record j.
@@ -463,10 +487,11 @@ struct RecordFlow: Sendable {
     /// was removed). A member added back goes before the first member the fields name after
     /// it at that level (the fields name OLD's members in OLD's order), else last.
     static func reverted(_ change: Change, _ n: Int, in changeset: Changeset) throws(ListDiffError) -> Value {
-        guard var value = try change.value() else { throw changeset.error(change: n, "the update has no value") }
+        let op = change.operation.rawValue
+        guard var value = try change.value() else { throw changeset.error(change: n, "the \(op) has no value") }
         let fields = change.fields
         func unfit(_ field: FieldChange) -> ListDiffError {
-            changeset.error(change: n, "the field \(field.path) of the update does not fit its record")
+            changeset.error(change: n, "the field \(field.path) of the \(op) does not fit its record")
         }
         var steps: [[String]] = []
         steps.reserveCapacity(fields.count)

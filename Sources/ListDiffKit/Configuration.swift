@@ -30,6 +30,7 @@ package struct Configuration: Sendable {
         case arrayKey = "array-key", ignore, only, unordered, unorderedArrays = "unordered-arrays", tolerance
         case relativeTolerance = "relative-tolerance", ignoreCase = "ignore-case", ignoreWhitespace = "ignore-whitespace"
         case algorithm, costLimit = "cost-limit", memberOrder = "member-order"
+        case renames, renameThreshold = "rename-threshold"
         // How the inputs are read.
         case inputFormat = "input-format", csvTypes = "csv-types", yamlVersion = "yaml-version"
         // What the diff prints.
@@ -42,7 +43,7 @@ package struct Configuration: Sendable {
             switch self {
             case .key, .arrayKey, .ignore, .only, .unorderedArrays, .tolerance, .relativeTolerance: return .list
             case .ignoreCase, .ignoreWhitespace: return .flagOrList
-            case .unordered, .stat: return .flag
+            case .unordered, .stat, .renames: return .flag
             default: return .one
             }
         }
@@ -62,7 +63,8 @@ package struct Configuration: Sendable {
             case .limit: return ["50"]
             case .annotationLevel: return [GitHubRenderer.Level.notice.rawValue]
             case .color: return [ColorMode.auto.rawValue]
-            case .unordered, .stat: return ["false"]
+            case .unordered, .stat, .renames: return ["false"]
+            case .renameThreshold: return [String(RenameRule.defaultThreshold)]
             default: return nil
             }
         }
@@ -109,8 +111,9 @@ package struct Configuration: Sendable {
                 for value in values { _ = try Comparison.Pattern(value) }
             case .tolerance, .relativeTolerance:
                 for value in values { _ = try Comparison.Tolerance(parsing: value, relative: self == .relativeTolerance) }
-            case .unordered, .stat:
+            case .unordered, .stat, .renames:
                 if values != ["true"], values != ["false"] { throw bad("must be true or false") }
+            case .renameThreshold: _ = try RenameRule(parsing: values[0])
             case .costLimit:
                 guard let n = Int(values[0]), n >= 1 else { throw bad("must be a positive number of steps") }
             case .limit:
@@ -300,12 +303,17 @@ extension Configuration.Settings {
         return rules
     }
 
-    /// The differ: algorithm, member order and comparison rules.
+    /// The differ: algorithm, member order, comparison rules, and renames when asked for
+    /// (by `renames`, or by setting `rename-threshold`).
     package func differ() throws(ListDiffError) -> Differ {
         let algorithm = choice(.algorithm, as: AlgorithmChoice.self)
-        return Differ(
+        var differ = Differ(
             algorithm: algorithm.algorithm(costLimit: Int(value(.costLimit) ?? "") ?? DiffCost.defaultLimit),
             memberOrder: choice(.memberOrder, as: Differ.MemberOrder.self), comparison: try comparison())
+        if flag(.renames) || entries[.renameThreshold] != nil {
+            differ.renames = try RenameRule(parsing: value(.renameThreshold) ?? String(RenameRule.defaultThreshold))
+        }
+        return differ
     }
 
     /// How the inputs are read: the format, CSV types, YAML version (the preset's, unless one

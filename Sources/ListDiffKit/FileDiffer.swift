@@ -184,6 +184,7 @@ public struct FileDiffer: Sendable {
             try checkSorted(old, new)
             var merge = SortedMerge(key: reader.key, memberOrder: differ.memberOrder, progress: progress)
             merge.comparison = differ.comparison
+            merge.renames = differ.renames
             merge.maxDepth = reader.json.maxDepth
             return Result(changeset: try merge.diff(old: old, new: new))
         }

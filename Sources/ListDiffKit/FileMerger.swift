@@ -32,6 +32,8 @@ package struct FileMerger: Sendable {
 
     package init(files: FileDiffer, preference: Preference) {
         self.files = files
+        // A merge matches records by key: a renamed key is a delete and an insert to it.
+        self.files.differ.renames = nil
         self.preference = preference
     }
 
@@ -666,6 +668,9 @@ package struct FileMerger: Sendable {
                     numbers[id] = number
                     inserted[number] = changeset.changes[k]
                     if let j = new, j < count { slots[j] = -2 - number }
+                case .rename:
+                    // Never here: a merge pairs no renames (`init` clears them).
+                    continue
                 case .move, .update:
                     guard let i = old else { continue }
                     if operation == .move {

@@ -169,15 +169,28 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("fail-on"),
         help: ArgumentHelp(
-            "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move (or all, none). Default: all.",
+            "Exit 1 only if a change of these kinds occurred, else 0: a comma list of insert, delete, update, move, rename (or all, none). Default: all.",
             valueName: "kinds"))
     var failOn: String?
 
     @Option(
         help: ArgumentHelp(
-            "Print only changes of these kinds (a comma list of insert, delete, update, move), in every format; the summary still counts them all.",
+            "Print only changes of these kinds (a comma list of insert, delete, update, move, rename), in every format; the summary still counts them all.",
             valueName: "kinds"))
     var show: String?
+
+    @Flag(
+        help:
+            "Pair a deleted record and an inserted one whose contents are alike as one renamed record: its key changed, plus any fields that changed."
+    )
+    var renames = false
+
+    @Option(
+        name: .customLong("rename-threshold"),
+        help: ArgumentHelp(
+            "How alike a rename's two records must be: the share of their leaf values that are equal, the key left out (80, 80% or 0.8). Default: 80. Implies --renames.",
+            valueName: "percent"))
+    var renameThreshold: String?
 
     @Option(
         name: .customLong("limit"),
@@ -327,6 +340,8 @@ struct DiffOptions: ParsableArguments {
         settings.set(.limit, limitOption.map(String.init))
         settings.set(.annotationLevel, annotationLevelOption?.rawValue)
         settings.set(.color, colorOption?.rawValue)
+        settings.set(.renames, values: renames ? ["true"] : [])
+        settings.set(.renameThreshold, renameThreshold)
         return settings
     }
 

@@ -141,7 +141,7 @@ import ListDiffKitTestSupport
         #expect(try Self.refusal(#"{"version": 1}"#)?.description == #"c.json:1:1: error: the changeset has no "key" member"#)
         #expect(
             try Self.refusal(Self.edited(#""op": "move""#, #""op": "swap""#))?.description
-                == #"c.json:17:12: error: unknown op "swap"; expected "delete", "insert", "move" or "update""#)
+                == #"c.json:17:12: error: unknown op "swap"; expected "delete", "insert", "move", "update" or "rename""#)
         #expect(
             try Self.refusal(Self.edited(#""old": [0, 1], "new": [0, 3]"#, #""old": [0, 1], "new": [0, "3"]"#))?.description
                 == #"c.json:17:52: error: "new" must be a position [section, index] of two whole numbers ≥ 0"#)

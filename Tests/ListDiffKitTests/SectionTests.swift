@@ -119,6 +119,8 @@ struct BatchSimulator {
                 }
             case .insert:
                 guard sectionPlaced.updateValue(nil, forKey: op.new!) == nil else { throw fail("section slot twice") }
+            case .rename:
+                throw fail("a section is renamed")
             }
         }
         let sectionCount = names.count - sectionGone.count + sectionPlaced.count
@@ -160,6 +162,8 @@ struct BatchSimulator {
                 guard let n = change.new, placed.updateValue(Self.id(change.key), forKey: n) == nil else {
                     throw fail("new position twice")
                 }
+            case .rename:
+                throw fail("a batch holds a rename, which UIKit does not know")
             }
         }
         guard reloaded.isDisjoint(with: removed) else { throw fail("a reloaded row is deleted or moved in the same batch") }

@@ -114,9 +114,9 @@ import Testing
             #expect(try Binary.run(["--fail-on", kinds, "a.json", "inserts.json"], in: dir).status == 1, "\(kinds)")
         }
         #expect(try Binary.run(["--fail-on", "none", "-q", "a.json", "inserts.json"], in: dir).status == 0)
-        let bad = try Binary.run(["--fail-on", "insert,rename", "a.json", "inserts.json"], in: dir)
+        let bad = try Binary.run(["--fail-on", "insert,swap", "a.json", "inserts.json"], in: dir)
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains("unknown kind of change 'rename'"))
+        #expect(bad.stderr.contains("unknown kind of change 'swap'"))
     }
 
     @Test func failOnCountsSectionChanges() throws {

@@ -507,11 +507,11 @@ func temporaryDirectory() throws -> URL {
         let cases: [(String, String)] = [
             (
                 text.replacingOccurrences(of: "\"op\": \"move\"", with: "\"op\": \"swap\""),
-                "bad.json:17:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\" or \"update\"\n"
+                "bad.json:17:12: error: unknown op \"swap\"; expected \"delete\", \"insert\", \"move\", \"update\" or \"rename\"\n"
             ),
             (
                 text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 7"),
-                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads versions 1 to 3\n"
+                "bad.json:2:14: error: unsupported changeset version 7; this listdiff reads versions 1 to 4\n"
             ),
             (String(text.dropLast(10)), ""),
         ]

@@ -104,7 +104,7 @@ import Testing
             #expect(lines.contains(line), "missing: \(line)\n\(run.stdout)")
         }
         // One line for every setting, for each path.
-        #expect(lines.count == 2 * 28)
+        #expect(lines.count == 2 * 30)
     }
 
     /// A malformed file, an unknown setting, a refused one: one escaped line with the place,

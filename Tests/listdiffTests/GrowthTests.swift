@@ -67,11 +67,19 @@ import Glibc
         case gitLines
         /// `listdiff check` of both files.
         case check
+        /// `--renames`: each delete and insert of the list are alike enough to pair.
+        case renames
+        /// `--renames` where the re-keyed records' rare values changed too, so that their
+        /// candidates come from values that many records share.
+        case renamesCommon
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
     static func write(_ shape: Shape, count: Int, in dir: URL) throws -> [String] {
-        let (old, new) = records(count)
+        var (old, new) = records(count)
+        if shape == .renamesCommon {
+            for i in stride(from: 5, to: new.count, by: 10) { new[i]["name"] = "renamed \(i)" }
+        }
         func text(_ records: [[String: Any]]) throws -> String {
             func line(_ r: [String: Any]) throws -> String {
                 String(decoding: try JSONSerialization.data(withJSONObject: r, options: [.sortedKeys]), as: UTF8.self)
@@ -147,7 +155,7 @@ import Glibc
                 }
                 return try list(texts[...]) + "\n"
             case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side, .tree, .gitLines,
-                .check:
+                .check, .renames, .renamesCommon:
                 return try list(records[...]) + "\n"
             }
         }
@@ -165,6 +173,7 @@ import Glibc
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]
+        case .renames, .renamesCommon: options = ["--rename-threshold", "50"]
         // Every kind of comparison rule, on records whose scores and order change.
         case .rules:
             options = [

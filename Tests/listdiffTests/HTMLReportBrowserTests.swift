@@ -109,6 +109,33 @@ import Testing
         #expect(hostile.contains("href=\"#id%3D%22javascript%3Awindow.__pwned%3D4%22\""))
     }
 
+    /// Renamed records: counted, a card each with the old key beside the new one.
+    @Test func renamesInTheBrowser() throws {
+        let chromium = try Programs.require("chromium", package: "chromium")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pair = ["--renames", "--key", "sku", "catalog-old.json", "catalog-new.json"]
+        for (format, name) in [("html", "catalog.html"), ("json", "catalog.json")] {
+            let run = try Binary.run(["-f", format, "-o", dir.appendingPathComponent(name).path] + pair, in: Self.examples)
+            #expect(run.status == 1, "\(run.stderr)")
+        }
+        let dom = try Self.dumpDOM(dir.appendingPathComponent("catalog.html"), chromium: chromium)
+        #expect(dom.contains("data-ready="), "the script did not finish")
+        let changeset =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("catalog.json"))) as! [String: Any]
+        let summary = changeset["summary"] as! [String: Int]
+        #expect(summary["renamed"] == 2)
+        for (kind, count) in summary {
+            let shown = try Self.matches("data-kind=\"\(kind)\"><span class=\"mark\">[^<]*</span><span class=\"n\">([0-9]+)<", in: dom)
+            #expect(shown == [String(count)], "\(kind): \(shown) shown, \(count) in the changeset")
+        }
+        let changes = changeset["changes"] as! [[String: Any]]
+        let ops = try Self.matches(#"<article class="card op-[a-z]" id="[^"]*" data-op="([a-z])""#, in: dom)
+        #expect(ops == changes.map { String(($0["op"] as! String).prefix(1)) })
+        let oldKeys = try Self.matches(#"<span class="key old-key">([^<]*)</span>"#, in: dom)
+        #expect(oldKeys == ["sku=\"CHR-200\" →", "sku=\"SHF-300\" →"])
+    }
+
     @Test func interactionInTheBrowser() throws {
         let chromium = try Programs.require("chromium", package: "chromium")
         let driver = try Programs.require("chromedriver", package: "chromium-driver")

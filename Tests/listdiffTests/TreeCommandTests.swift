@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `listdiff OLD_DIR NEW_DIR`, `KUBECTL_EXTERNAL_DIFF` and `listdiff apply` over folders,
 /// run as the built binary.
@@ -126,6 +129,39 @@ import Testing
         #expect(stat.stdout.contains("diff -r old/a.json new/a.json\n--- old/a.json\n+++ new/a.json\ninserted    0\n"))
         let quiet = try Binary.run(["-q", "old", "new"], in: dir)
         #expect(quiet.status == 1 && quiet.stdout == "")
+    }
+
+    /// A real loop: a folder bind-mounted below itself. The walk names it and goes on with
+    /// the other files; the status is 2. Mounting needs root: without it the test says why
+    /// and skips.
+    @Test func aFolderMountedBelowItselfIsALoop() throws {
+        let mount = try Programs.require("mount", package: "mount")
+        let umount = try Programs.require("umount", package: "mount")
+        guard getuid() == 0 else {
+            FileHandle.standardError.write(Data("skipped: a bind mount needs root\n".utf8))
+            try Test.cancel("skipped: a bind mount needs root")
+        }
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try write(["old/a.json": #"[{"id":1,"v":1}]"#, "new/a.json": #"[{"id":1,"v":2}]"#], in: dir)
+        let inner = dir.appendingPathComponent("new/sub/again")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(try run(mount, ["--bind", dir.appendingPathComponent("new").path, inner.path]) == 0, "mount --bind failed")
+        defer { _ = try? run(umount, [inner.path]) }
+        let diff = try Binary.run(["old", "new"], in: dir)
+        #expect(diff.status == 2)
+        #expect(
+            diff.stderr == "new/sub/again: error: cannot be walked: a loop: this folder is also one of the folders that hold it\n",
+            "\(diff.stderr)")
+        #expect(diff.stdout.contains("diff -r old/a.json new/a.json\n"), "\(diff.stdout)")
     }
 
     /// `-f json` is one document; `apply` of it onto OLD writes NEW, and refuses a path that

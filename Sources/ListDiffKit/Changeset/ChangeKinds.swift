@@ -1,4 +1,4 @@
-/// Kinds of change (`insert`, `delete`, `update`, `move`), as `--fail-on` and `--show` name them.
+/// Kinds of change (`insert`, `delete`, `update`, `move`, `rename`), as `--fail-on` and `--show` name them.
 package struct ChangeKinds: Sendable, Hashable {
     package var operations: Set<Change.Operation>
 
@@ -22,7 +22,7 @@ package struct ChangeKinds: Sendable, Hashable {
                 else {
                     throw ListDiffError(
                         .usage,
-                        "unknown kind of change '\(word)'; expected a comma list of insert, delete, update, move (or all, none)")
+                        "unknown kind of change '\(word)'; expected a comma list of insert, delete, update, move, rename (or all, none)")
                 }
                 operations.insert(op)
             }
@@ -32,20 +32,21 @@ package struct ChangeKinds: Sendable, Hashable {
 
     package func contains(_ operation: Change.Operation) -> Bool { operations.contains(operation) }
 
-    /// The kinds in a fixed order (insert, delete, move, update), for output.
+    /// The kinds in a fixed order (delete, insert, move, update, rename), for output.
     package var names: [String] {
         Change.Operation.allCases.filter(operations.contains).map(\.rawValue)
     }
 }
 
 extension Change.Operation {
-    /// `inserted`, `deleted`, `moved`, `updated`.
+    /// `inserted`, `deleted`, `moved`, `updated`, `renamed`.
     package var past: String {
         switch self {
         case .insert: return "inserted"
         case .delete: return "deleted"
         case .move: return "moved"
         case .update: return "updated"
+        case .rename: return "renamed"
         }
     }
 }
@@ -59,7 +60,7 @@ extension Changeset {
     /// Whether the inputs differ, even when `showing(_:)` left every change out.
     package var differs: Bool {
         let s = summary
-        return !isEmpty || s.inserted + s.deleted + s.moved + s.updated > 0 || !(allSections ?? []).isEmpty
+        return !isEmpty || s.inserted + s.deleted + s.moved + s.updated + s.renamed > 0 || !(allSections ?? []).isEmpty
     }
 
     /// The changeset with only the changes of `kinds`, to records and to sections. The

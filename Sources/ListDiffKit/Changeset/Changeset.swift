@@ -195,26 +195,35 @@ package typealias Change = Changeset.Change
 extension Changeset {
     /// One change, in UIKit batch-update terms: delete and update name old positions,
     /// insert names a new position, move goes from old to new. A record that moved and
-    /// changed appears twice: once as `move`, once as `update`.
+    /// changed appears twice: once as `move`, once as `update`. A rename (`--renames`) is a
+    /// delete and an insert of one record whose key changed: from its old position to its
+    /// new one, with its changed fields.
     public struct Change: Sendable {
         /// What happened to a record (or a section).
         public enum Operation: String, Sendable, CaseIterable {
             case delete, insert, move, update
+            /// A record whose key changed (`--renames`): it leaves its old position and
+            /// takes its new one, as a delete and an insert would.
+            case rename
         }
 
         /// What happened to the record.
         public package(set) var operation: Operation
-        /// The key as written (an array for a composite key).
+        /// The key as written (an array for a composite key); for `rename`, the new key.
         public package(set) var key: Value
+        /// For `rename`: the key in OLD; nil for the other operations.
+        public package(set) var oldKey: Value?
+        /// The key the record has in OLD: `oldKey` for a rename, else `key`.
+        package var keyInOld: Value { oldKey ?? key }
         /// The record is a scalar in a list of scalars, keyed by itself.
         package var keyedBySelf: Bool
-        /// Where the record was in OLD: for `delete`, `update` and `move`.
+        /// Where the record was in OLD: for `delete`, `update`, `move` and `rename`.
         public package(set) var old: Changeset.Position?
-        /// Where the record is in NEW: for `insert`, `update` and `move`.
+        /// Where the record is in NEW: for `insert`, `update`, `move` and `rename`.
         public package(set) var new: Changeset.Position?
-        /// For `update`: the changed fields.
+        /// For `update` and `rename`: the changed fields.
         public package(set) var fields: [Changeset.FieldChange]
-        /// `delete`: the old record; `insert` and `update`: the new record; `move`: nil.
+        /// `delete`: the old record; `insert`, `update` and `rename`: the new record; `move`: nil.
         ///
         /// A change from a file may hold only its record's text; each call then reads that
         /// text again, so call it once and keep the value. Throws when that text no
@@ -256,11 +265,12 @@ extension Changeset {
         init(
             _ operation: Operation, key: Value, keyedBySelf: Bool = false, old: RecordPosition? = nil,
             new: RecordPosition? = nil, fields: [FieldChange] = [], value: Value? = nil, reference: RecordReference? = nil,
-            occurrence: Int? = nil
+            occurrence: Int? = nil, oldKey: Value? = nil
         ) {
             self.occurrence = occurrence
             self.operation = operation
             self.key = key
+            self.oldKey = oldKey
             self.keyedBySelf = keyedBySelf
             self.old = old
             self.new = new
@@ -285,14 +295,17 @@ public struct Changeset: Sendable {
         public var updated = 0
         /// Records matched by key that neither moved nor changed.
         public var unchanged = 0
+        /// Records whose key changed (`--renames`): a delete and an insert paired.
+        public var renamed = 0
 
         /// Counts of each kind of change.
-        public init(inserted: Int = 0, deleted: Int = 0, moved: Int = 0, updated: Int = 0, unchanged: Int = 0) {
+        public init(inserted: Int = 0, deleted: Int = 0, moved: Int = 0, updated: Int = 0, unchanged: Int = 0, renamed: Int = 0) {
             self.inserted = inserted
             self.deleted = deleted
             self.moved = moved
             self.updated = updated
             self.unchanged = unchanged
+            self.renamed = renamed
         }
     }
 
@@ -323,6 +336,8 @@ public struct Changeset: Sendable {
     /// The configuration files the settings of the diff came from (`.listdiff.yaml`), as
     /// the command showed them; none when no file set anything.
     package var configurationFiles: [String] = []
+    /// The rule deletes and inserts were paired as renames by, when they were (`--renames`).
+    package var renames: RenameRule?
     /// Section operations (none for plain lists).
     public package(set) var sections: [Changeset.SectionChange] = []
     /// The sections of each document: names and sizes.
@@ -357,9 +372,9 @@ public struct Changeset: Sendable {
     package func checkKey(_ n: Int, _ change: Change, _ p: RecordPosition, found: Value, scalar: Bool, occurrence numbered: Int?)
         throws(ListDiffError)
     {
-        guard found == change.key, numbered == nil || numbered == (change.occurrence ?? 0) else {
+        guard found == change.keyInOld, numbered == nil || numbered == (change.occurrence ?? 0) else {
             let formatter = KeyFormatter(key)
-            let named = formatter.format(change.key, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
+            let named = formatter.format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)
             let holds = formatter.format(found, selfKeyed: scalar, occurrence: numbered)
             let place = layout.isSectioned ? "\(p)" : "\(p.index)"
             throw error(
@@ -461,12 +476,16 @@ public struct Changeset: Sendable {
         }
         for (n, change) in changes.enumerated() {
             switch change.operation {
-            case .delete, .move:
+            case .delete, .move, .rename:
                 let p = try oldPosition(n, change)
                 guard !removed[p.section][p.index] else { throw error(change: n, "old position \(p) is deleted or moved twice") }
                 removed[p.section][p.index] = true
-                deleted[p.section][p.index] = change.operation == .delete
+                deleted[p.section][p.index] = change.operation != .move
                 if change.operation == .move { try place(n, change, .moved(from: p)) }
+                if change.operation == .rename {
+                    guard let value = try change.value() else { throw error(change: n, "the rename has no value") }
+                    try place(n, change, .inserted(value, key: change.key))
+                }
             case .insert:
                 guard let value = try change.value() else { throw error(change: n, "the insert has no value") }
                 try place(n, change, .inserted(value, key: change.key))

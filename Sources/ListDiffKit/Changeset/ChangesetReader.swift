@@ -14,11 +14,16 @@ package struct ChangesetReader: Sendable {
     /// `format` and finds OLD's format as it always did (its name, its content or the option
     /// given), so `format` keeps the version. It would read every CSV cell as a string, so
     /// a changeset with `csv_types` is version 3, which it refuses.
-    package static let schemaVersion = 3
+    ///
+    /// Version 4 adds renamed keys (`--renames`): the `rename` op, `renamed` in `summary`
+    /// and `renames` at the top. A version 3 reader would refuse the op, so a changeset
+    /// made with `--renames` is version 4.
+    package static let schemaVersion = 4
     package static let versions = 1...schemaVersion
 
     /// The version a changeset is written as: the oldest that holds it.
     package static func version(of changeset: Changeset) -> Int {
+        if changeset.renames != nil || changeset.summary.renamed > 0 { return 4 }
         if changeset.layout.csvInfersTypes { return 3 }
         return changeset.comparison.arrayKeysFree && changeset.layout.yamlVersion == nil ? 1 : 2
     }
@@ -105,6 +110,7 @@ package struct ChangesetReader: Sendable {
             case .delete: summary.deleted += 1
             case .move: summary.moved += 1
             case .update: summary.updated += 1
+            case .rename: summary.renamed += 1
             }
             changes.append(change)
             locations.append(at.preorder)
@@ -121,6 +127,12 @@ package struct ChangesetReader: Sendable {
         changeset.duplicates = duplicates
         changeset.fingerprints = fingerprints
         changeset.comparison = try decodeComparison(fields)
+        if let (value, at) = fields["renames"] {
+            guard case .object(let o) = value, case .number(let n)? = o["threshold"], let threshold = Int(n.text),
+                let rule = try? RenameRule(threshold: threshold)
+            else { throw at.error("\"renames\" must be {\"threshold\": a percentage from 1 to 100}") }
+            changeset.renames = rule
+        }
         // How the diff was made, which apply needs not: read back as written, when it is.
         if case .string("significant")? = fields["member_order"]?.0 { changeset.memberOrderSignificant = true }
         if case .array(let files)? = fields["config"]?.0 {
@@ -305,7 +317,7 @@ package struct ChangesetReader: Sendable {
         }
         let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the section change has no \"op\"") }
-        guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
+        guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName), op != .rename else {
             throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
         }
         guard let (name, _) = fields["name"], name.isScalar else { throw at.error("the section \(opName) has no scalar \"name\"") }
@@ -332,10 +344,17 @@ package struct ChangesetReader: Sendable {
         let fields = at.fields(of: object)
         guard let (opValue, opAt) = fields["op"] else { throw at.error("the change has no \"op\"") }
         guard case .string(let opName) = opValue, let op = Change.Operation(rawValue: opName) else {
-            throw opAt.error("unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\" or \"update\"")
+            throw opAt.error(
+                "unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\", \"update\" or \"rename\"")
         }
         guard let (key, keyAt) = fields["key"] else { throw at.error("the \(opName) has no \"key\"") }
         if map, key.typeName != "string" { throw keyAt.error("in a map of records a key is a member name, a string") }
+        var oldKey: Value?
+        if op == .rename {
+            guard let (value, c) = fields["old_key"] else { throw at.error("the rename has no \"old_key\"") }
+            if map, value.typeName != "string" { throw c.error("in a map of records a key is a member name, a string") }
+            oldKey = value
+        }
         func position(_ name: String) throws(ListDiffError) -> RecordPosition? {
             guard let (value, c) = fields[name] else { return nil }
             guard case .array(let parts) = value, parts.count == 2,
@@ -352,11 +371,11 @@ package struct ChangesetReader: Sendable {
         if needsOld, old == nil { throw at.error("the \(opName) has no \"old\" position") }
         if needsNew, new == nil { throw at.error("the \(opName) has no \"new\" position") }
         let record = fields["value"]?.0
-        if op == .insert || op == .update, record == nil { throw at.error("the \(opName) has no \"value\"") }
+        if op == .insert || op == .update || op == .rename, record == nil { throw at.error("the \(opName) has no \"value\"") }
         // The record an insert or update brings must carry the change's key, as the record a
         // delete, move or update names in OLD must (which apply checks against OLD).
         // (A map's record carries no key: its member name is the change's key.)
-        if let record, op == .insert || op == .update, !map {
+        if let record, op == .insert || op == .update || op == .rename, !map {
             let spelled = KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
             switch identity.identify(record) {
             case .success(let (written, _)) where written == key: break
@@ -391,7 +410,7 @@ package struct ChangesetReader: Sendable {
         }
         return Change(
             op, key: key, keyedBySelf: !map && (identity.isWholeRecord || (key.isScalar && record?.isScalar == true)), old: old,
-            new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence)
+            new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence, oldKey: oldKey)
     }
 }
 

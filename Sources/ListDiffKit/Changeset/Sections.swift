@@ -111,7 +111,8 @@ extension Changeset {
                 changes: entries.map { entry in
                     let change = changes[Int(entry.change)]
                     return Change(
-                        entry.operation, key: change.key, keyedBySelf: change.keyedBySelf, old: entry.old, new: entry.new,
+                        entry.operation, key: entry.operation == .delete ? change.keyInOld : change.key, keyedBySelf: change.keyedBySelf,
+                        old: entry.old, new: entry.new,
                         occurrence: change.occurrence)
                 })
         }
@@ -147,8 +148,8 @@ extension Changeset {
         var stage2: [StageEntry] = []
         var stage4: [StageEntry] = []
         stage1.reserveCapacity(summary.updated)
-        stage2.reserveCapacity(summary.deleted + reinserted.count)
-        stage4.reserveCapacity(summary.inserted + summary.moved)
+        stage2.reserveCapacity(summary.deleted + summary.renamed + reinserted.count)
+        stage4.reserveCapacity(summary.inserted + summary.renamed + summary.moved)
         func entry(_ k: Int, _ operation: Change.Operation, old: RecordPosition? = nil, new: RecordPosition? = nil) -> StageEntry {
             StageEntry(change: Int32(truncatingIfNeeded: k), operation: operation, old: old, new: new)
         }
@@ -158,7 +159,9 @@ extension Changeset {
             case .update:
                 guard let o = changes[k].old, !anyReinserted || !reinserted.contains(o) else { continue }
                 stage1.append(entry(k, .update, old: o))
-            case .delete:
+            case .delete, .rename:
+                // (A rename is a delete of the old key here and an insert of the new one in
+                // the last stage, as UIKit sees a record whose identity changed.)
                 guard let o = changes[k].old, !deletedSection[o.section] else { continue }
                 stage2.append(entry(k, .delete, old: o))
             case .move:
@@ -177,7 +180,7 @@ extension Changeset {
         // its old index less the records before it that left (by binary search in each
         // section's sorted list of leaving indexes).
         var leaving = [[Int]](repeating: [], count: oldSectionCount)
-        for k in changes.indices where changes[k].operation == .delete {
+        for k in changes.indices where changes[k].operation == .delete || changes[k].operation == .rename {
             if let o = changes[k].old, o.section < oldSectionCount { leaving[o.section].append(o.index) }
         }
         for o in reinserted where o.section < oldSectionCount { leaving[o.section].append(o.index) }
@@ -193,7 +196,7 @@ extension Changeset {
         }
         for k in changes.indices {
             switch changes[k].operation {
-            case .insert:
+            case .insert, .rename:
                 stage4.append(entry(k, .insert, new: changes[k].new))
             case .move:
                 guard let o = changes[k].old, let n = changes[k].new else { continue }

@@ -102,6 +102,7 @@ public struct TreeChangeset: Sendable {
             total.moved += s.moved
             total.updated += s.updated
             total.unchanged += s.unchanged
+            total.renamed += s.renamed
         }
         return total
     }

@@ -18,6 +18,9 @@ public struct Differ: Sendable {
     public var memberOrder: MemberOrder
     /// The rules under which two versions of a record are the same.
     public var comparison: Comparison
+    /// When set (`--renames`), a deleted and an inserted record whose contents are alike are
+    /// paired as one renamed record (`RenameRule`).
+    public var renames: RenameRule?
 
     /// A differ: Heckel's algorithm, objects unordered and exact comparison unless told otherwise.
     public init(algorithm: any DiffAlgorithm = HeckelDiff(), memberOrder: MemberOrder = .ignore, comparison: Comparison = Comparison()) {
@@ -35,6 +38,12 @@ public struct Differ: Sendable {
             throw ListDiffError(.usage, "--member-order significant compares records exactly; it does not go with comparison rules")
         }
         try comparison.check(key: key)
+    }
+
+    /// `check(key:)`, and what renames refuse (`RenameRule.check`).
+    package func check(key: IdentityKey, duplicates: DuplicatePolicy) throws(ListDiffError) {
+        try check(key: key)
+        if renames != nil { try RenameRule.check(key: key, duplicates: duplicates) }
     }
 
     /// The changes, given the pairing and the records that stay: deletes by old index, then

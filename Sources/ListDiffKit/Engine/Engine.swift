@@ -61,7 +61,7 @@ struct Engine: Sendable {
     func diffsKeepingSides(old: MappedFile, _ oldFormat: InputFormat, news: [(MappedFile, InputFormat)])
         throws(ListDiffError) -> [(changeset: Changeset, old: Side, new: Side)]
     {
-        try differ.check(key: key)
+        try differ.check(key: key, duplicates: duplicates)
         var hashing = keyHashing
         do throws(ListDiffError) {
             while true {
@@ -442,6 +442,10 @@ struct Engine: Sendable {
             old: Fingerprint.string(oldSide.fingerprint),
             new: Fingerprint.string(newSide.fingerprint))
         progress?.lap("compare")
+        if let rule = differ.renames {
+            changeset = try changeset.pairingRenames(rule)
+            progress?.lap("renames")
+        }
         progress?.enter(.writing)
         return (changeset, oldSide, newSide)
     }

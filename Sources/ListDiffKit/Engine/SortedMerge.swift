@@ -17,6 +17,8 @@ package struct SortedMerge: Sendable {
     package var memberOrder: Differ.MemberOrder
     /// The rules under which two versions of a record are the same.
     package var comparison = Comparison()
+    /// Deletes and inserts alike enough are paired as renames (`--renames`), when set.
+    package var renames: RenameRule?
     package var maxDepth = NestingLimit.standard
     package var progress: Progress?
     /// Bytes read at a time (a record longer than this grows the buffer).
@@ -101,6 +103,7 @@ package struct SortedMerge: Sendable {
         changeset.fingerprints = Changeset.Fingerprints(
             old: Fingerprint.string(old.list.finish()),
             new: Fingerprint.string(comparison.hasRules ? resultHash : new.list.finish()))
+        if let renames { changeset = try changeset.pairingRenames(renames) }
         progress?.enter(.writing)
         return changeset
     }

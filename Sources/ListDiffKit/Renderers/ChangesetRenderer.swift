@@ -24,7 +24,7 @@ public struct RenderContext: Sendable {
 /// Colours for human output: ANSI escapes, or nothing.
 public struct TextStyle: Sendable {
     package enum Color: String, Sendable {
-        case red = "31", green = "32", yellow = "33", cyan = "36", bold = "1", dim = "2", reverse = "7"
+        case red = "31", green = "32", yellow = "33", magenta = "35", cyan = "36", bold = "1", dim = "2", reverse = "7"
     }
 
     /// Whether the output is coloured with ANSI escapes.

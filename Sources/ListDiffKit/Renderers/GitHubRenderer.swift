@@ -69,6 +69,15 @@ public struct GitHubRenderer: ChangesetRenderer {
             case .insert: message = "inserted \(key) at #\(at(change.new))"
             case .delete: message = "deleted \(key) from #\(at(change.old))"
             case .move: message = "moved \(key) from #\(at(change.old)) to #\(at(change.new))"
+            case .rename:
+                let was = SafeText.escape(keys.format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
+                let fields = change.fieldsBesideKey(changeset.key).map { field in
+                    field.line(escape: SafeText.escape) { old, new in
+                        let (a, b) = valueCut.values(old, new)
+                        return (SafeText.escape(a), SafeText.escape(b))
+                    }
+                }
+                message = (["renamed \(was) to \(key), #\(at(change.old)) → #\(at(change.new))"] + fields).joined(separator: "\n")
             case .update where change.fields.isEmpty: message = "\(key): member order"
             case .update:
                 let places = newPlaces.prefix(change.fields.count)

@@ -90,7 +90,9 @@ public struct HTMLRenderer: ChangesetRenderer {
         out.append(int: changeset.newCount)
         let s = changeset.summary
         out.append("], \"summary\": [")
-        for (n, count) in [s.inserted, s.deleted, s.moved, s.updated, s.unchanged].enumerated() {
+        // (Renames are counted when the diff looked for them.)
+        let renames = changeset.renames != nil || s.renamed > 0 ? [s.renamed] : []
+        for (n, count) in ([s.inserted, s.deleted, s.moved, s.updated, s.unchanged] + renames).enumerated() {
             if n > 0 { out.append(", ") }
             out.append(int: count)
         }
@@ -123,7 +125,7 @@ public struct HTMLRenderer: ChangesetRenderer {
 
     /// One change: `[op, group, key, old place, new place, body]`; the body is the record's
     /// text for an insert or a delete (none for a scalar keyed by itself), the fields for an
-    /// update, and none for a move.
+    /// update, none for a move, and for a rename the old key and the fields besides the key.
     static func write(_ change: Change, group: Int, keys: KeyFormatter, sectioned: Bool, to out: inout JSONBytes) throws(ListDiffError) {
         out.append("[")
         out.append(string: letter(change.operation))
@@ -154,6 +156,12 @@ public struct HTMLRenderer: ChangesetRenderer {
         case .update:
             out.append(", ")
             write(change.fields, to: &out)
+        case .rename:
+            // The old key, then the fields that changed besides the key.
+            out.append(", ")
+            out.append(string: SafeText.escape(keys.format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)))
+            out.append(", ")
+            write(change.fieldsBesideKey(keys.key), to: &out)
         case .move: break
         }
         out.append("]")
@@ -210,6 +218,7 @@ public struct HTMLRenderer: ChangesetRenderer {
         case .delete: "d"
         case .move: "m"
         case .update: "u"
+        case .rename: "r"
         }
     }
 

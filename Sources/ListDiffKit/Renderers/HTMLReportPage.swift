@@ -20,7 +20,7 @@ enum HTMLReportPage {
         dl.meta dt{font-weight:600}dl.meta dd{margin:0;overflow-wrap:anywhere}
         .summary{display:flex;flex-wrap:wrap;gap:6px 16px;margin:8px 0;font-weight:600}
         .count .mark,.card .mark{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
-        .k-i{color:var(--ins)}.k-d{color:var(--del)}.k-m{color:var(--mov)}.k-u{color:var(--upd)}.k-s{color:var(--muted)}
+        .k-i{color:var(--ins)}.k-d{color:var(--del)}.k-m{color:var(--mov)}.k-u{color:var(--upd)}.k-r{color:var(--mov)}.k-s{color:var(--muted)}
         #controls{position:sticky;top:0;background:var(--bg);border-bottom:1px solid var(--line);padding-top:8px;padding-bottom:8px;z-index:1;
         display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center}
         #controls label{white-space:nowrap}
@@ -30,7 +30,7 @@ enum HTMLReportPage {
         #status{color:var(--muted)}
         .pager{display:flex;gap:8px;align-items:center;margin:12px 0}
         .card{border:1px solid var(--line);border-left-width:4px;border-radius:6px;margin:10px 0;background:var(--card);break-inside:avoid}
-        .card.op-i{border-left-color:var(--ins)}.card.op-d{border-left-color:var(--del)}.card.op-m{border-left-color:var(--mov)}.card.op-u{border-left-color:var(--upd)}
+        .card.op-i{border-left-color:var(--ins)}.card.op-d{border-left-color:var(--del)}.card.op-m{border-left-color:var(--mov)}.card.op-u{border-left-color:var(--upd)}.card.op-r{border-left-color:var(--mov)}
         .card.target{outline:3px solid var(--hl);box-shadow:0 0 0 3px var(--upd)}
         .card>.head{padding:6px 10px;display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline}
         .card .key{font-weight:600;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;color:inherit;overflow-wrap:anywhere}
@@ -79,10 +79,10 @@ enum HTMLReportPage {
         'use strict';
         var R = JSON.parse(document.getElementById('listdiff-report').textContent);
         var C = JSON.parse(document.getElementById('listdiff-changes').textContent);
-        var KIND = {i: ['+', 'inserted'], d: ['-', 'deleted'], m: ['>', 'moved'], u: ['~', 'updated']};
-        var ORDER = ['i', 'd', 'm', 'u'];
+        var KIND = {i: ['+', 'inserted'], d: ['-', 'deleted'], m: ['>', 'moved'], u: ['~', 'updated'], r: ['%', 'renamed']};
+        var ORDER = R.summary.length > 5 ? ['i', 'd', 'm', 'u', 'r'] : ['i', 'd', 'm', 'u'];
         var PAGE = 100, FOLD_LINES = 24, FOLD_CHARS = 2000, PRINT_MAX = 2000;
-        var state = {kinds: {i: true, d: true, m: true, u: true}, group: -1, query: '', page: 0};
+        var state = {kinds: {i: true, d: true, m: true, u: true, r: true}, group: -1, query: '', page: 0};
         var $ = function (id) { return document.getElementById(id); };
 
         function el(tag, cls, text) {
@@ -93,7 +93,7 @@ enum HTMLReportPage {
         }
 
         // Each change's anchor: its key as shown, made unique by ~2, ~3 ... in order.
-        var anchors = new Map(), anchorOf = new Array(C.length), counts = {i: 0, d: 0, m: 0, u: 0};
+        var anchors = new Map(), anchorOf = new Array(C.length), counts = {i: 0, d: 0, m: 0, u: 0, r: 0};
         for (var k = 0; k < C.length; k++) {
           var base = C[k][2], name = base, n = 2;
           while (anchors.has(name)) name = base + '~' + (n++);
@@ -119,9 +119,10 @@ enum HTMLReportPage {
         row('algorithm', R.algorithm);
         row('shown', R.shown);
         var summary = $('summary');
-        var names = ['inserted', 'deleted', 'moved', 'updated', 'unchanged'], marks = ['+', '-', '>', '~', '='];
-        for (var s = 0; s < names.length; s++) {
-          var c = el('span', 'count k-' + (ORDER[s] || 's'));
+        var names = ['inserted', 'deleted', 'moved', 'updated', 'unchanged', 'renamed'], marks = ['+', '-', '>', '~', '=', '%'];
+        var tags = ['i', 'd', 'm', 'u', 's', 'r'];
+        for (var s = 0; s < R.summary.length; s++) {
+          var c = el('span', 'count k-' + tags[s]);
           c.setAttribute('data-kind', names[s]);
           c.appendChild(el('span', 'mark', marks[s] + ' '));
           c.appendChild(el('span', 'n', R.summary[s]));
@@ -184,7 +185,8 @@ enum HTMLReportPage {
         function haystack(k) {
           if (!hay) hay = new Array(C.length);
           if (hay[k] === undefined) {
-            var c = C[k], parts = [c[2]], body = c[5];
+            var c = C[k], parts = [c[2]], body = c[0] === 'r' ? c[6] : c[5];
+            if (c[0] === 'r') parts.push(c[5]);
             if (typeof body === 'string') parts.push(body);
             else if (body) body.forEach(function (f) { parts.push(f[0], f[1] || '', f[2] || ''); });
             hay[k] = parts.join('\n').toLowerCase();
@@ -284,13 +286,15 @@ enum HTMLReportPage {
           kind.appendChild(el('span', 'mark', KIND[op][0]));
           kind.appendChild(document.createTextNode(' ' + KIND[op][1]));
           head.appendChild(kind);
+          if (op === 'r') head.appendChild(el('span', 'key old-key', c[5] + ' \u2192'));
           var link = el('a', 'key', c[2]);
           link.href = '#' + encodeURIComponent(anchor);
           head.appendChild(link);
-          head.appendChild(el('span', 'pos', op === 'm' ? 'from ' + c[3] + ' to ' + c[4] : place(c[3], c[4])));
+          head.appendChild(el('span', 'pos', op === 'm' || op === 'r' ? 'from ' + c[3] + ' to ' + c[4] : place(c[3], c[4])));
           article.appendChild(head);
           var body = el('div', 'body');
           if (op === 'u') body.appendChild(fieldGrid(c[5]));
+          else if (op === 'r') { if (c[6].length) body.appendChild(fieldGrid(c[6])); }
           else if (typeof c[5] === 'string') {
             var text = pretty(c[5]);
             foldable(el('pre', 'record', text), c[5].length).forEach(function (n) { body.appendChild(n); });
@@ -346,7 +350,7 @@ enum HTMLReportPage {
           var k = anchors.get(name);
           if (k === undefined) return;
           if (!matches(k)) {
-            state.kinds = {i: true, d: true, m: true, u: true};
+            state.kinds = {i: true, d: true, m: true, u: true, r: true};
             state.group = -1;
             state.query = '';
             $('search').value = '';

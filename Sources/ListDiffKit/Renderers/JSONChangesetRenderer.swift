@@ -41,6 +41,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         if !changeset.comparison.isEmpty {
             buffer.append(",\n  \"comparison\": ", value: changeset.comparison.value)
         }
+        if let renames = changeset.renames {
+            buffer.append(",\n  \"renames\": {\"threshold\": ", int: renames.threshold)
+            buffer.append("}")
+        }
         if changeset.memberOrderSignificant { buffer.append(",\n  \"member_order\": \"significant\"") }
         if !changeset.configurationFiles.isEmpty {
             buffer.append(",\n  \"config\": ", value: .array(changeset.configurationFiles.map { .string($0) }))
@@ -59,6 +63,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append(", \"moved\": ", int: s.moved)
         buffer.append(", \"updated\": ", int: s.updated)
         buffer.append(", \"unchanged\": ", int: s.unchanged)
+        if changeset.renames != nil || s.renamed > 0 { buffer.append(", \"renamed\": ", int: s.renamed) }
         buffer.append("}")
         buffer.append(",\n  \"layout\": ")
         Self.write(changeset.layout, to: &buffer)
@@ -114,7 +119,8 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
                 let entry = entries[n]
                 let k = Int(entry.change)
                 Self.writeHead(
-                    entry.operation, key: changes[k].key, occurrence: changes[k].occurrence, old: entry.old,
+                    entry.operation, key: entry.operation == .delete ? changes[k].keyInOld : changes[k].key,
+                    occurrence: changes[k].occurrence, old: entry.old,
                     new: entry.new, to: &bytes)
                 bytes.append("}")
             }
@@ -231,12 +237,13 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     /// A change's operation, key and positions, the members every change has (all a stage's
     /// change has), without the closing brace.
     static func writeHead(
-        _ operation: Change.Operation, key: Value, occurrence: Int?, old: RecordPosition?,
+        _ operation: Change.Operation, key: Value, oldKey: Value? = nil, occurrence: Int?, old: RecordPosition?,
         new: RecordPosition?, to out: inout JSONBytes
     ) {
         out.append("{\"op\": ", string: operation.rawValue)
         out.append(", \"key\": ", value: key)
         out.append(", \"occurrence\": ", int: occurrence)
+        if let oldKey { out.append(", \"old_key\": ", value: oldKey) }
         if let old {
             out.append(", \"old\": ")
             write(old, to: &out)
@@ -248,8 +255,10 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
     }
 
     static func write(_ change: Change, to out: inout JSONBytes) throws(ListDiffError) {
-        writeHead(change.operation, key: change.key, occurrence: change.occurrence, old: change.old, new: change.new, to: &out)
-        if change.operation == .update, change.hasValue { writeFields(change.fields, to: &out) }
+        writeHead(
+            change.operation, key: change.key, oldKey: change.oldKey, occurrence: change.occurrence, old: change.old,
+            new: change.new, to: &out)
+        if change.operation == .update || change.operation == .rename, change.hasValue { writeFields(change.fields, to: &out) }
         if let reference = change.reference, reference.source is JSONRecords {
             // A record of a JSON input: its text, written anew, without building its value.
             out.append(", \"value\": ")

@@ -55,8 +55,8 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         let prefix = changeset.layout.path?.pointer ?? ""
         // A record's place: its index, or in a map its member name.
         let map = changeset.layout.shape == .map
-        func place(_ change: Changeset.Change, _ index: Int) -> String {
-            guard map, case .string(let name) = change.key else { return prefix + "/\(index)" }
+        func place(_ change: Changeset.Change, _ index: Int, old: Bool = false) -> String {
+            guard map, case .string(let name) = old ? change.keyInOld : change.key else { return prefix + "/\(index)" }
             return prefix + "/" + FieldPath.escape(name)
         }
         // 1. Updates, in place: old positions are still valid.
@@ -78,10 +78,11 @@ public struct JSONPatchRenderer: ChangesetRenderer {
         }
         if map {
             // Members have no order: each deleted one goes, each inserted one comes.
-            for change in changeset.changes where change.operation == .delete {
-                ops.append(Operation(op: "remove", path: place(change, 0)))
+            // (A renamed member goes under its old name and comes under its new one.)
+            for change in changeset.changes where change.operation == .delete || change.operation == .rename {
+                ops.append(Operation(op: "remove", path: place(change, 0, old: true)))
             }
-            for change in changeset.changes where change.operation == .insert {
+            for change in changeset.changes where change.operation == .insert || change.operation == .rename {
                 ops.append(Operation(op: "add", path: place(change, 0), value: try change.value() ?? .null))
             }
             return ops
@@ -98,6 +99,10 @@ public struct JSONPatchRenderer: ChangesetRenderer {
                 if let j = change.new?.index { inserted[j] = try change.value() ?? .null }
             case .delete:
                 if let i = change.old?.index { deleted.append(i) }
+            case .rename:
+                // A record whose key changed: removed where it was, added where it goes.
+                if let i = change.old?.index { deleted.append(i) }
+                if let j = change.new?.index { inserted[j] = try change.value() ?? .null }
             case .update:
                 break
             }

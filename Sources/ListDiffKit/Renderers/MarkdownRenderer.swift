@@ -28,8 +28,13 @@ public struct MarkdownRenderer: ChangesetRenderer {
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
         out.write("### listdiff: \(Self.cell(context.oldName)) → \(Self.cell(context.newName))\n\n")
         let s = changeset.summary
-        out.write("| inserted | deleted | moved | updated | unchanged |\n| ---: | ---: | ---: | ---: | ---: |\n")
-        out.write("| \(s.inserted) | \(s.deleted) | \(s.moved) | \(s.updated) | \(s.unchanged) |\n")
+        if changeset.renames != nil || s.renamed > 0 {
+            out.write("| inserted | deleted | moved | updated | unchanged | renamed |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
+            out.write("| \(s.inserted) | \(s.deleted) | \(s.moved) | \(s.updated) | \(s.unchanged) | \(s.renamed) |\n")
+        } else {
+            out.write("| inserted | deleted | moved | updated | unchanged |\n| ---: | ---: | ---: | ---: | ---: |\n")
+            out.write("| \(s.inserted) | \(s.deleted) | \(s.moved) | \(s.updated) | \(s.unchanged) |\n")
+        }
         if !changeset.differs {
             out.write("\nNo differences.\n")
             return
@@ -54,7 +59,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
         }
         var groups: [Change.Operation: [Change]] = [:]
         for change in changeset.changes { groups[change.operation, default: []].append(change) }
-        for operation in [Change.Operation.insert, .delete, .move, .update] {
+        for operation in [Change.Operation.insert, .delete, .move, .update, .rename] {
             guard let changes = groups[operation], !changes.isEmpty else { continue }
             let title = operation.past.prefix(1).uppercased() + operation.past.dropFirst()
             out.write("\n#### \(title) (\(changes.count))\n\n")
@@ -71,12 +76,23 @@ public struct MarkdownRenderer: ChangesetRenderer {
             case .move:
                 out.write("| key | from | to |\n| --- | ---: | ---: |\n")
                 for change in shown { out.write("| \(key(change)) | \(at(change.old)) | \(at(change.new)) |\n") }
-            case .update:
+            case .update, .rename:
                 for (n, change) in shown.enumerated() {
                     out.write(n == 0 ? "" : "\n")
-                    out.write("**\(key(change))** (at \(at(change.old)))\n\n| field | old | new |\n| --- | --- | --- |\n")
-                    if change.fields.isEmpty { out.write("| *(member order)* | | |\n") }
-                    for field in change.fields {
+                    let fields = operation == .rename ? change.fieldsBesideKey(changeset.key) : change.fields
+                    if operation == .rename {
+                        let was = cell(keys.format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
+                        out.write("**\(was)** → **\(key(change))** (at \(at(change.old)) → \(at(change.new)))\n\n")
+                        if fields.isEmpty {
+                            out.write("No other field changed.\n")
+                            continue
+                        }
+                        out.write("| field | old | new |\n| --- | --- | --- |\n")
+                    } else {
+                        out.write("**\(key(change))** (at \(at(change.old)))\n\n| field | old | new |\n| --- | --- | --- |\n")
+                    }
+                    if fields.isEmpty { out.write("| *(member order)* | | |\n") }
+                    for field in fields {
                         let place = field.readablePath.isEmpty ? "*(record)*" : cell(field.readablePath)
                         if let (a, b) = field.movedIndexes {
                             out.write("| \(place) | moved from #\(a) | to #\(b) |\n")

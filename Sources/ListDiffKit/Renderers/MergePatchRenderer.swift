@@ -67,9 +67,10 @@ public struct MergePatchRenderer: ChangesetRenderer {
         for change in changeset.changes {
             guard case .string(let name) = change.key else { continue }
             let at = prefix + "/" + FieldPath.escape(name)
+            if change.operation == .rename, case .string(let was) = change.keyInOld { removed.append(.init(key: was, value: .null)) }
             switch change.operation {
             case .delete: removed.append(.init(key: name, value: .null))
-            case .insert:
+            case .insert, .rename:
                 if let value = try member(from: nil, to: try change.value() ?? .null, at: at) {
                     changed.append(.init(key: name, value: value))
                 }

@@ -9,12 +9,17 @@
 ///     ~ id=3 /name: "Carol" → "Caroline"
 ///     ~ id=3 /email: (none) → "c@example.com"
 ///     ~ id=5 (member order)
-///     1 inserted, 1 deleted, 1 moved, 1 updated, 10 unchanged
+///     % id=7 → id=8 #6 → #6
+///     % id=8 /email: "g@example.com" → "g@example.org"
+///     1 inserted, 1 deleted, 1 moved, 1 updated, 10 unchanged, 1 renamed
 ///
 /// A changed field's values are cut around where they differ (`valueCut`), and in colour
 /// the words that changed are in reverse video.
 ///
-/// `#n` is a 0-based index (old for `-`, new for `+`, old → new for `>`). Nothing is
+/// A renamed record (`--renames`) is `%`: its old key → its new key and positions, then
+/// the fields that changed besides the key, under the new key.
+///
+/// `#n` is a 0-based index (old for `-`, new for `+`, old → new for `>` and `%`). Nothing is
 /// written when the lists are the same, as with diff(1). Everything quoted from the
 /// inputs goes through `SafeText`, so no record can act on the terminal.
 public struct PatchRenderer: ChangesetRenderer {
@@ -111,6 +116,11 @@ public struct PatchRenderer: ChangesetRenderer {
             return style.paint(text, .cyan) + "\n"
         case .update:
             return fieldLines(style.paint("~ \(key) ", .yellow), change.fields)
+        case .rename:
+            let was = SafeText.escape(keys.format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence))
+            let head = style.paint("% \(was) → \(key) #\(at(change.old)) → #\(at(change.new))", .magenta) + "\n"
+            let fields = change.fieldsBesideKey(changeset.key)
+            return fields.isEmpty ? head : head + fieldLines(style.paint("% \(key) ", .magenta), fields)
         }
     }
 
@@ -123,6 +133,7 @@ public struct PatchRenderer: ChangesetRenderer {
             return style.paint("+§ \(name) #\(op.new ?? 0)\(header)", .green) + "\n"
         case .move: return style.paint(">§ \(name) #\(op.old ?? 0) → #\(op.new ?? 0)", .cyan) + "\n"
         case .update: return fieldLines(style.paint("~§ \(name) ", .yellow), op.fields)
+        case .rename: return ""  // (sections are never renamed)
         }
     }
 
@@ -169,9 +180,10 @@ public struct PatchRenderer: ChangesetRenderer {
 
     /// Counts for one section's group: moves from another section are `moved in`.
     static func groupSummary(_ changes: [Change], target: [Int?]) -> String {
-        var inserted = 0, deleted = 0, moved = 0, movedIn = 0, updated = 0
+        var inserted = 0, deleted = 0, moved = 0, movedIn = 0, updated = 0, renamed = 0
         for change in changes {
             switch change.operation {
+            case .rename: renamed += 1
             case .insert: inserted += 1
             case .delete: deleted += 1
             case .update: updated += 1
@@ -184,10 +196,13 @@ public struct PatchRenderer: ChangesetRenderer {
             }
         }
         return "\(inserted) inserted, \(deleted) deleted, \(moved) moved, \(movedIn) moved in, \(updated) updated"
+            + (renamed > 0 ? ", \(renamed) renamed" : "")
     }
 
+    /// The counts; renames only when there are some (`--renames`).
     package static func summaryLine(_ s: Changeset.Summary) -> String {
         "\(s.inserted) inserted, \(s.deleted) deleted, \(s.moved) moved, \(s.updated) updated, \(s.unchanged) unchanged"
+            + (s.renamed > 0 ? ", \(s.renamed) renamed" : "")
     }
 }
 

@@ -78,6 +78,14 @@ public struct SideBySideRenderer: ChangesetRenderer {
             return [.sides([Span("> \(key) \(at(change.old))", .cyan)], [Span("> \(key) \(at(change.new))\(from)", .cyan)])]
         case .update:
             return fieldRows(old: "~ \(key) \(at(change.old))", new: "~ \(key) \(at(change.new))", change.fields)
+        case .rename:
+            let was = SafeText.escape(
+                valueCut.single(
+                    KeyFormatter(changeset.key).format(change.keyInOld, selfKeyed: change.keyedBySelf, occurrence: change.occurrence)))
+            let old = "% \(was) \(at(change.old))", new = "% \(key) \(at(change.new))"
+            let fields = change.fieldsBesideKey(changeset.key)
+            if fields.isEmpty { return [.sides([Span(old, .magenta)], [Span(new, .magenta)])] }
+            return fieldRows(old: old, new: new, fields)
         }
     }
 
@@ -91,6 +99,7 @@ public struct SideBySideRenderer: ChangesetRenderer {
             return [.sides(nil, [Span("+§ \(name) #\(op.new ?? 0)\(header)", .green)])]
         case .move: return [.sides([Span(">§ \(name) #\(op.old ?? 0)", .cyan)], [Span(">§ \(name) #\(op.new ?? 0)", .cyan)])]
         case .update: return fieldRows(old: "~§ \(name) #\(op.old ?? 0)", new: "~§ \(name) #\(op.new ?? 0)", op.fields)
+        case .rename: return []  // (sections are never renamed)
         }
     }
 

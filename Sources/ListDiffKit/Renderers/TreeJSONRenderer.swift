@@ -48,7 +48,8 @@ package struct TreeJSONRenderer {
             [("changed", s.changed), ("added", s.added), ("removed", s.removed), ("unchanged", s.unchanged), ("failed", s.failed)])
         counts(
             "records",
-            [("inserted", r.inserted), ("deleted", r.deleted), ("moved", r.moved), ("updated", r.updated), ("unchanged", r.unchanged)])
+            [("inserted", r.inserted), ("deleted", r.deleted), ("moved", r.moved), ("updated", r.updated), ("unchanged", r.unchanged)]
+                + (r.renamed > 0 ? [("renamed" as StaticString, r.renamed)] : []))
         buffer.append(",\n  \"files\": [")
         for (i, file) in tree.files.enumerated() {
             buffer.append(i == 0 ? "\n    {\"path\": " : ",\n    {\"path\": ")

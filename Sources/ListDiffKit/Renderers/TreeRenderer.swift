@@ -84,7 +84,7 @@ package struct TreeRenderer {
         }
         // (Under --show a pair may print nothing, but its changes still count in the total.)
         let r = tree.recordSummary
-        if !brief, tree.differs || !tree.errors.isEmpty || r.inserted + r.deleted + r.moved + r.updated > 0 {
+        if !brief, tree.differs || !tree.errors.isEmpty || r.inserted + r.deleted + r.moved + r.updated + r.renamed > 0 {
             out.write(Self.total(tree) + "\n")
         }
     }
@@ -106,7 +106,9 @@ package struct TreeRenderer {
             switch file.outcome {
             case .records(let c):
                 let r = c.summary
-                what = "\(r.inserted) inserted, \(r.deleted) deleted, \(r.moved) moved, \(r.updated) updated"
+                what =
+                    "\(r.inserted) inserted, \(r.deleted) deleted, \(r.moved) moved, \(r.updated) updated"
+                    + (r.renamed > 0 ? ", \(r.renamed) renamed" : "")
             case .bytes: what = "bytes differ"
             case .links(let x, let y): what = "link \(x) → \(y)"
             case .added(let side): what = "added (\(side.description))"

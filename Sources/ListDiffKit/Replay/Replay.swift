@@ -125,7 +125,9 @@ package struct Replay: Sendable {
         var touched = Set<Int>()
         for (n, change) in changeset.changes.enumerated() {
             switch change.operation {
-            case .insert:
+            case .insert, .rename:
+                // (A rename leaves its old row, as a delete, and comes in a row of its own.)
+                if change.operation == .rename, let p = change.old { skip(global(p)); touched.insert(global(p)) }
                 let id = oldCount + n
                 if let value = try change.value() { insertedText[id] = spell(change.key, value, change.occurrence) }
                 if let p = change.new { newRow[p] = id }
