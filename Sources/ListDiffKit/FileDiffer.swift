@@ -204,16 +204,21 @@ public struct FileDiffer: Sendable {
     ///   no list of records where one is looked for, a record without its key (naming the
     ///   fields that would key the file), a key found twice.
     package func check(_ path: String) throws(ListDiffError) -> Int {
+        try check(try MappedFile(path), path)
+    }
+
+    /// `check(_:)` of a file read already: standard input can be read only once.
+    func check(_ file: MappedFile, _ path: String) throws(ListDiffError) -> Int {
+        let format = reader.format(for: path, bytes: file.head)
         do {
-            let file = try MappedFile(path)
-            let (opened, format) = try reader.opened(file, reader.format(for: path, bytes: file.head))
+            let (opened, openedFormat) = try reader.opened(file, format)
             var engine = engine(key: reader.key, duplicates: reader.duplicates)
             engine.parts = parts
-            let (side, _) = try engine.keyedSide(opened, format)
+            let (side, _) = try engine.keyedSide(opened, openedFormat)
             try opened.checkIntact()
             return side.count
         } catch {
-            throw withCandidates(error, inputs: "the file") { () throws(ListDiffError) in try open(path, path) }
+            throw withCandidates(error, inputs: "the file") { () throws(ListDiffError) in (file, format, file, format) }
         }
     }
 
@@ -222,16 +227,22 @@ public struct FileDiffer: Sendable {
     /// key problem (a record without its key, two records with one key) does not: after the
     /// first, every record's key is checked, and each other problem follows in record order.
     package func problems(_ path: String, limit: Int = 1000) -> [ListDiffError] {
+        // (Read once, so that standard input is checked whole too.)
+        let file: MappedFile
         let first: ListDiffError
         do {
-            _ = try check(path)
+            file = try MappedFile(path)
+        } catch {
+            return [error]
+        }
+        do {
+            _ = try check(file, path)
             return []
         } catch {
             first = error
         }
         guard first.kind == .key, !reader.key.isWholeRecord, limit > 1 else { return [first] }
         do {
-            let file = try MappedFile(path)
             let (opened, format) = try reader.opened(file, reader.format(for: path, bytes: file.head))
             let engine = engine(key: reader.key, duplicates: reader.duplicates)
             let side = try engine.side(opened, format, against: nil, KeyHashing())

@@ -260,6 +260,11 @@ import Testing
             ], "\(run.stderr)")
         let matched = try Binary.run(["check", "--no-config", "--duplicates", "match", "bad.json"], in: dir)
         #expect(matched.stderr.split(separator: "\n").count == 2, "\(matched.stderr)")
+        // Standard input is read once, and checked whole too.
+        let text = try String(contentsOf: dir.appendingPathComponent("bad.json"), encoding: .utf8)
+        let piped = try Binary.run(["check", "--no-config", "-"], stdin: text, in: dir)
+        #expect(piped.status == 2)
+        #expect(piped.stderr == run.stderr.replacingOccurrences(of: "bad.json:", with: "-:"), "\(piped.stderr)")
     }
 
     /// The pre-commit hook this repository defines runs `listdiff check` on the files a
