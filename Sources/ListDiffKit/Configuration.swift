@@ -303,14 +303,16 @@ extension Configuration.Settings {
         return rules
     }
 
-    /// The differ: algorithm, member order, comparison rules, and renames when asked for
-    /// (by `renames`, or by setting `rename-threshold`).
+    /// The differ: algorithm, member order, comparison rules, and renames when asked for:
+    /// by `renames: true`, or by a `rename-threshold` that the command line gives or that
+    /// comes where `renames` is not set (`renames: false` in a file keeps them off there).
     package func differ() throws(ListDiffError) -> Differ {
         let algorithm = choice(.algorithm, as: AlgorithmChoice.self)
         var differ = Differ(
             algorithm: algorithm.algorithm(costLimit: Int(value(.costLimit) ?? "") ?? DiffCost.defaultLimit),
             memberOrder: choice(.memberOrder, as: Differ.MemberOrder.self), comparison: try comparison())
-        if flag(.renames) || entries[.renameThreshold] != nil {
+        let threshold = entries[.renameThreshold]
+        if flag(.renames) || threshold?.origin == .commandLine || (threshold != nil && entries[.renames] == nil) {
             differ.renames = try RenameRule(parsing: value(.renameThreshold) ?? String(RenameRule.defaultThreshold))
         }
         return differ

@@ -30,7 +30,9 @@ struct InvertCommand: ParsableCommand, Executable {
             their changed fields. It is the changeset a diff of NEW and OLD writes, but for \
             the names of the inputs and the generator, the order of members in rebuilt \
             records, and, where several sets of fewest moves exist and the diff's would move \
-            a record no change names, which records move. Keyed lists inside records \
+            a record no change names, which records move; and renames (--renames), which \
+            are the changeset's own, turned back, not those a diff of NEW and OLD would pair. \
+            Keyed lists inside records \
             (--array-key) are handled; changesets of sections, made under comparison rules, \
             with --duplicates match or --key . are refused for now.
 

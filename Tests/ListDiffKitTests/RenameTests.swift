@@ -148,6 +148,22 @@ import ListDiffKitTestSupport
         #expect(changeset.changes.first { $0.operation == .rename }?.fields.map(\.path) == ["/id"])
     }
 
+    /// Under a tolerance numbers still compare exactly as leaves: records whose numbers all
+    /// differ are not alike. An index is not a member name of the same digits.
+    @Test func numbersAndIndexesAreLeavesOfTheirOwn() throws {
+        let old = try json(#"[{"id": "a", "price": 10, "stock": 5, "weight": 1.5}]"#)
+        let new = try json(#"[{"id": "b", "price": 99999, "stock": 0, "weight": -3}]"#)
+        var tolerant = try Self.differ()
+        tolerant.comparison.tolerances = [try Comparison.Tolerance(parsing: "0.01", relative: false)]
+        #expect(try tolerant.diff(old: old, new: new, key: Self.key).summary.renamed == 0)
+        let same = try json(#"[{"id": "b", "price": 10, "stock": 5, "weight": 1.5}]"#)
+        #expect(try tolerant.diff(old: old, new: same, key: Self.key).summary.renamed == 1)
+
+        let list = try json(#"[{"id": 1, "a": ["x", "y"], "b": {"0": 1}}]"#)
+        let object = try json(#"[{"id": 2, "a": {"0": "x", "1": "y"}, "b": [1]}]"#)
+        #expect(try Self.differ(threshold: 1).diff(old: list, new: object, key: Self.key).summary.renamed == 0)
+    }
+
     /// A map of records: a member renamed is a rename, and the patches move it.
     @Test func mapMembersAreRenamed() throws {
         let old = try json(#"{"a": {"x": 1, "y": 2}, "b": {"x": 5, "y": 6}}"#)
@@ -162,8 +178,10 @@ import ListDiffKitTestSupport
         #expect(try RenameRule(parsing: "80").threshold == 80)
         #expect(try RenameRule(parsing: "65%").threshold == 65)
         #expect(try RenameRule(parsing: "0.9").threshold == 90)
+        #expect(try RenameRule(parsing: "1.0").threshold == 100)
+        #expect(try RenameRule(parsing: "0.07").threshold == 7)
         #expect(try RenameRule(parsing: "1").threshold == 1)
-        for bad in ["0", "101", "abc", "", "-5", "1.5", "0.5%"] {
+        for bad in ["0", "101", "abc", "", "-5", "1.5", "0.5%", "1e0", "50.5", "0.505", "0.001", ".8", "8.", "+80"] {
             #expect(throws: ListDiffError.self, "\(bad)") { try RenameRule(parsing: bad) }
         }
     }
@@ -192,6 +210,12 @@ import ListDiffKitTestSupport
         }
         #expect(error?.message == #"the rename has no "old_key""#)
         #expect(error?.location != nil)
+        // The op is version 4's: a changeset that says an older version may not hold it.
+        let older = text.replacingOccurrences(of: #""version": 4"#, with: #""version": 3"#)
+        let refused = #expect(throws: ListDiffError.self) {
+            try ChangesetReader().read(Array(older.utf8), name: "c.json")
+        }
+        #expect(refused?.message == "a rename needs changeset version 4; this changeset says version 3")
         // The old key must be the record's in OLD: apply checks it.
         let wrong = text.replacingOccurrences(of: #""old_key": 1"#, with: #""old_key": 7"#)
         let read = try ChangesetReader().read(Array(wrong.utf8), name: "c.json")

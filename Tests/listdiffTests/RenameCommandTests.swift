@@ -69,8 +69,8 @@ import Testing
     /// Bad settings and keys renames cannot use: one line, exit 2.
     @Test func refusals() throws {
         for (arguments, message) in [
-            (["--rename-threshold", "0"], "--rename-threshold must be a percentage from 1 to 100"),
-            (["--rename-threshold", "eighty"], "--rename-threshold must be a percentage from 1 to 100"),
+            (["--rename-threshold", "0"], "--rename-threshold must be a whole percentage from 1 to 100"),
+            (["--rename-threshold", "eighty"], "--rename-threshold must be a whole percentage from 1 to 100"),
             (["--renames", "--key", "."], "--renames pairs records whose key changed; with --key . the key is the whole record"),
             (["--renames", "--duplicates", "match", "--key", "sku"], "--renames does not go with --duplicates match"),
         ] {
@@ -103,5 +103,16 @@ import Testing
         try write([".listdiff.yaml": "profiles:\n  - files: [\"*.ndjson\"]\n    renames: true\n"], in: dir)
         let configured = try Binary.run(["old.ndjson", "new.ndjson"], in: dir)
         #expect(configured.stdout.contains("% id=2 → id=3"), "\(configured.stdout) \(configured.stderr)")
+        // renames: false keeps them off, though the file sets a threshold; the command
+        // line's threshold turns them on.
+        try write([".listdiff.yaml": "profiles:\n  - files: [\"*.ndjson\"]\n    renames: false\n    rename-threshold: 90\n"], in: dir)
+        let off = try Binary.run(["old.ndjson", "new.ndjson"], in: dir)
+        #expect(off.stdout.hasSuffix("1 inserted, 1 deleted, 0 moved, 0 updated, 1 unchanged\n"), "\(off.stdout)")
+        let on = try Binary.run(["--rename-threshold", "90", "old.ndjson", "new.ndjson"], in: dir)
+        #expect(on.stdout.hasSuffix("0 inserted, 0 deleted, 0 moved, 0 updated, 1 unchanged, 1 renamed\n"), "\(on.stdout)")
+        // Asked for and none found: the count says 0.
+        try write(["other.ndjson": #"{"id": 1, "a": "x", "b": "y"}"# + "\n" + #"{"id": 9, "a": "m", "b": "n"}"# + "\n"], in: dir)
+        let none = try Binary.run(["--no-config", "--renames", "old.ndjson", "other.ndjson"], in: dir)
+        #expect(none.stdout.hasSuffix("1 inserted, 1 deleted, 0 moved, 0 updated, 1 unchanged, 0 renamed\n"), "\(none.stdout)")
     }
 }

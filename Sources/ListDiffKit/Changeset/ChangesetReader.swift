@@ -1,4 +1,4 @@
-/// Reads a changeset written by `JSONChangesetRenderer` (schema version 1 to 3) back into a
+/// Reads a changeset written by `JSONChangesetRenderer` (schema versions 1 to 4) back into a
 /// `Changeset`, refusing anything foreign with the exact reason and place.
 package struct ChangesetReader: Sendable {
     /// The newest schema version this listdiff reads and writes (`JSONChangesetRenderer.schemaVersion`).
@@ -105,6 +105,9 @@ package struct ChangesetReader: Sendable {
         var summary = Changeset.Summary()
         for (item, at) in changesAt.elements(of: items) {
             let change = try decodeChange(item, at: at, identity: key, map: layout.shape == .map)
+            if change.operation == .rename, n < 4 {
+                throw at.error("a rename needs changeset version 4; this changeset says version \(n)")
+            }
             switch change.operation {
             case .insert: summary.inserted += 1
             case .delete: summary.deleted += 1

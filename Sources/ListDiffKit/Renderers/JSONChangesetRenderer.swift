@@ -1,4 +1,4 @@
-/// The machine-readable changeset, schema versions 1 to 3 (documented in README.md).
+/// The machine-readable changeset, schema versions 1 to 4 (documented in README.md).
 ///
 /// The top level is indented; each change is one compact line, so the output reads
 /// well, diffs well and streams into `jq`.

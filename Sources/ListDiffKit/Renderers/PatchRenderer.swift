@@ -79,7 +79,7 @@ public struct PatchRenderer: ChangesetRenderer {
             // A map says so: it was found by the shape of the document, not asked for.
             if changeset.layout.shape == .map { try body(.note(SafeText.escape("# \(changeset.layout)"))) }
             for change in changeset.changes { try body(.change(change)) }
-            try body(.summary(summaryLine(changeset.summary)))
+            try body(.summary(summaryLine(changeset.summary, renames: changeset.renames != nil)))
             return
         }
         try body(.note(SafeText.escape("# \(changeset.layout)")))
@@ -90,7 +90,10 @@ public struct PatchRenderer: ChangesetRenderer {
             try body(.note(SafeText.escape("@ \(JSONWriter.compact(name ?? .null))")))
             for change in changes { try body(.change(change)) }
         }
-        try body(.summary(summaryLine(changeset.summary) + "; sections: " + sectionSummary(changeset.allSections ?? changeset.sections)))
+        try body(
+            .summary(
+                summaryLine(changeset.summary, renames: changeset.renames != nil) + "; sections: "
+                    + sectionSummary(changeset.allSections ?? changeset.sections)))
         for (name, changes) in homes {
             try body(.summary("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(groupSummary(changes, target: target))"))
         }
@@ -199,10 +202,10 @@ public struct PatchRenderer: ChangesetRenderer {
             + (renamed > 0 ? ", \(renamed) renamed" : "")
     }
 
-    /// The counts; renames only when there are some (`--renames`).
-    package static func summaryLine(_ s: Changeset.Summary) -> String {
+    /// The counts; renames when there are some, or when they were looked for (`renames`).
+    package static func summaryLine(_ s: Changeset.Summary, renames: Bool = false) -> String {
         "\(s.inserted) inserted, \(s.deleted) deleted, \(s.moved) moved, \(s.updated) updated, \(s.unchanged) unchanged"
-            + (s.renamed > 0 ? ", \(s.renamed) renamed" : "")
+            + (s.renamed > 0 || renames ? ", \(s.renamed) renamed" : "")
     }
 }
 
