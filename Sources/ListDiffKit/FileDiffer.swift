@@ -27,6 +27,8 @@ public struct FileDiffer: Sendable {
     var parts = Machine.cores
     var splitsFrom = 1 << 20
     var keyHashing = KeyHashing()
+    /// For a shard of a diff (`Engine.forShard`): no moves, the record hashes and matches kept.
+    var forShard = false
 
     package init(reader: DocumentReader, differ: Differ = Differ(), progress: Progress? = nil) {
         self.reader = reader
@@ -65,6 +67,8 @@ public struct FileDiffer: Sendable {
         /// OLD as the engine scanned it, and the format it was written in (CSV's records are
         /// scanned as JSON text), for a writer that copies OLD's text.
         var old: (side: Engine.Side, format: InputFormat)?
+        /// NEW as the engine scanned it.
+        var new: Engine.Side?
 
         /// Finds where places in records are in the files: in NEW when `new`, else in OLD.
         package var locator: (@Sendable (_ places: [RecordPlace], _ new: Bool) -> [SourceLocation?])?
@@ -204,11 +208,16 @@ public struct FileDiffer: Sendable {
     ///   no list of records where one is looked for, a record without its key (naming the
     ///   fields that would key the file), a key found twice.
     package func check(_ path: String) throws(ListDiffError) -> Int {
-        try check(try MappedFile(path), path)
+        try checkedSide(path).count
     }
 
-    /// `check(_:)` of a file read already: standard input can be read only once.
-    func check(_ file: MappedFile, _ path: String) throws(ListDiffError) -> Int {
+    /// The file at `path` read and keyed as `check` reads it.
+    func checkedSide(_ path: String) throws(ListDiffError) -> Engine.Side {
+        try checkedSide(try MappedFile(path), path)
+    }
+
+    /// `checkedSide(_:)` of a file read already: standard input can be read only once.
+    func checkedSide(_ file: MappedFile, _ path: String) throws(ListDiffError) -> Engine.Side {
         let format = reader.format(for: path, bytes: file.head)
         do {
             let (opened, openedFormat) = try reader.opened(file, format)
@@ -216,7 +225,7 @@ public struct FileDiffer: Sendable {
             engine.parts = parts
             let (side, _) = try engine.keyedSide(opened, openedFormat)
             try opened.checkIntact()
-            return side.count
+            return side
         } catch {
             throw withCandidates(error, inputs: "the file") { () throws(ListDiffError) in (file, format, file, format) }
         }
@@ -236,7 +245,7 @@ public struct FileDiffer: Sendable {
             return [error]
         }
         do {
-            _ = try check(file, path)
+            _ = try checkedSide(file, path)
             return []
         } catch {
             first = error
@@ -341,6 +350,7 @@ public struct FileDiffer: Sendable {
         engine.parts = parts
         engine.splitsFrom = splitsFrom
         engine.keyHashing = keyHashing
+        engine.forShard = forShard
         return try engine.diffsKeepingSides(old: opened.0, opened.1, news: openedNews).map { (made, side, newSide) in
             var changeset = made
             reader.record(oldFormat: written, in: &changeset.layout)
@@ -352,6 +362,7 @@ public struct FileDiffer: Sendable {
                     return (value, side.occurrence(r) ?? 0)
                 })
             result.old = (side, written)
+            result.new = newSide
             let locateOld = side.locator, locateNew = newSide.locator
             result.locator = { places, new in new ? locateNew(places) : locateOld(places) }
             return result

@@ -245,6 +245,19 @@ struct DiffOptions: ParsableArguments {
     )
     var sorted = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Diff only the records whose key falls in shard I of N (counted from 0: 0/4 to 3/4; the key hash 'listdiff hash' prints, modulo N), and write that shard's changeset with -f json, for 'listdiff join' to join with the other shards' into the whole diff's changeset. Lists and maps of records; not sections, --key . or --sorted.",
+            valueName: "i/n"))
+    var partition: String?
+
+    @Option(
+        name: .customLong("shard-positions"),
+        help: ArgumentHelp(
+            "With --partition: OLD and NEW hold only the shard's records (as a cluster job hands them out), and this JSON file says where they stand in the whole documents: {\"old\": {\"records\": N, \"positions\": [...]}, \"new\": {...}}.",
+            valueName: "file"), completion: .file())
+    var shardPositions: String?
+
     @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
     var speed: Double = 1
 
@@ -325,6 +338,7 @@ struct DiffOptions: ParsableArguments {
         if matching.keys.contains("auto"), old == "-" || new == "-" {
             throw ValidationError("--key auto reads the inputs twice; it needs files, not standard input")
         }
+        try validateShard()
     }
 
     /// Runs the diff and returns the exit status; errors are thrown as `ListDiffError`.
@@ -380,6 +394,7 @@ struct DiffOptions: ParsableArguments {
         }
         var files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         files.sorted = sorted
+        if let partition { return try runShard(files, partition) }
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         files.progress = progress?.progress ?? Timings.progress
@@ -509,6 +524,7 @@ struct DiffOptions: ParsableArguments {
     /// and the rest is still diffed and written; the status is then 2, since the result is
     /// incomplete (as diff -r's is).
     func executeTree(_ settings: Configuration.Settings) throws(ListDiffError) -> (ExitStatus, retained: Any) {
+        if partition != nil { throw ListDiffError(.usage, "--partition diffs two files; it does not diff folders") }
         if [.jsonpatch, .mergepatch, .replay, .side, .html].contains(format) {
             throw ListDiffError(
                 .usage, "--format \(format.rawValue) is made for two files; over folders use patch, json, markdown or github")

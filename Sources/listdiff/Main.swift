@@ -16,7 +16,9 @@ struct ListDiff: ParsableCommand {
             """,
         version: ListDiffVersion.current,
         subcommands: [
-            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, CheckCommand.self,
+            DiffCommand.self, ApplyCommand.self, MergeCommand.self, InvertCommand.self, ComposeCommand.self, JoinCommand.self,
+            CheckCommand.self,
+            HashCommand.self,
             ConfigCommand.self, GitCommand.self,
         ],
         defaultSubcommand: DiffCommand.self

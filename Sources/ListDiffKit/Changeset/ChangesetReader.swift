@@ -32,13 +32,24 @@ package struct ChangesetReader: Sendable {
     /// value in (the changeset, its changes, a change, its fields, a field), so that whatever
     /// diff accepted, apply reads.
     package var maxDepth = JSONReader().maxDepth + 8
+    /// Whether a shard's changeset (its `shard` member, written by `--partition`) is read:
+    /// only the join reads one; anything else refuses it, since it holds a part of a diff.
+    package var acceptsShards = false
 
     package init() {}
 
     package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> Changeset {
+        try readWithRoot(bytes, name: name).changeset
+    }
+
+    /// The changeset, and the JSON value and cursor it was read from (for members the
+    /// caller reads itself).
+    package func readWithRoot(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (
+        changeset: Changeset, root: Value, cursor: ValueCursor
+    ) {
         let (root, source) = try JSONReader(maxDepth: maxDepth).read(bytes, name: name)
         var cursor = Cursor(source: source, preorder: 0, kind: .changeset)
-        return try decode(root, at: &cursor)
+        return (try decode(root, at: &cursor), root, cursor)
     }
 
     /// The cursor of a changeset's values: its errors are of the `.changeset` kind.
@@ -90,6 +101,9 @@ package struct ChangesetReader: Sendable {
             throw cursor.error("the changeset has section changes but its layout is a plain list")
         }
 
+        if !acceptsShards, let (_, at) = fields["shard"] {
+            throw at.error("this is one shard of a diff (made with --partition); join the shards with 'listdiff join' first")
+        }
         if let (_, at) = fields["shown"] {
             throw at.error("this changeset holds only some kinds of change (made with --show); apply needs the whole changeset")
         }

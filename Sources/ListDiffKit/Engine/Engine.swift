@@ -29,6 +29,10 @@ struct Engine: Sendable {
     /// Whether a scan of an input on its own hands its pages back as it goes (apply, which
     /// reads OLD's records again in order when it writes).
     var releasesPages = false
+    /// For a shard of a diff (`--partition`): no record moves here, since the moves are
+    /// chosen once the shards are joined, from every matched pair; each record's hash is
+    /// kept, and NEW's side keeps its matches (`Side.newToOld`).
+    var forShard = false
 
     init(key: IdentityKey, differ: Differ, duplicates: DuplicatePolicy, options: LayoutOptions, progress: Progress? = nil) {
         self.key = key
@@ -104,6 +108,8 @@ struct Engine: Sendable {
         var occurrences: PageBuffer<UInt32>?
         /// A JSON object read as one record: a result of one record is written alone.
         let lone: Bool
+        /// NEW's, for a shard (`Engine.forShard`): each record's OLD match, or -1.
+        var newToOld: PageBuffer<Int32>?
 
         init(
             file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
@@ -139,6 +145,14 @@ struct Engine: Sendable {
         }
 
         func occurrence(_ r: Int) -> Int? { occurrences.map { Int($0[r]) } }
+
+        /// Each record's `CanonicalHash`: as the scan kept them, or from the values.
+        func recordHashes() throws(ListDiffError) -> PageBuffer<Hash128> {
+            if table.keepsHashes, table.hashes.count == count { return table.hashes }
+            let out = PageBuffer<Hash128>(zeroed: count)
+            for r in 0..<count { out[r] = CanonicalHash.of(try records.value(r)) }
+            return out
+        }
 
         /// Whether this is an empty object (an object of lists with none), which beside a
         /// map of records is an empty map.
@@ -241,7 +255,7 @@ struct Engine: Sendable {
         progress?.lap("scan NEW")
         // (Under rules, NEW's fingerprint is made of both sides' record hashes.)
         if releasing {
-            if !differ.comparison.hasRules { oldSide.table.dropHashes() }
+            if !differ.comparison.hasRules, !forShard { oldSide.table.dropHashes() }
             keys.discard()
         }
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
@@ -335,7 +349,7 @@ struct Engine: Sendable {
             }
         }
         newSide.occurrences = occurrences
-        if releasing, !differ.comparison.hasRules { oldSide.table.dropHashes() }
+        if releasing, !differ.comparison.hasRules, !forShard { oldSide.table.dropHashes() }
         var stays: [Bool]? = nil
         if key.isWholeRecord {
             // A sequence: the algorithm pairs the records, repeats included, as it will.
@@ -400,6 +414,10 @@ struct Engine: Sendable {
                 differ.comparison.unorderedRecords
                 ? staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: targets)
                 : staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
+        } else if forShard {
+            // The moves are the join's: it sees every shard's matched pairs.
+            stays = [Bool](repeating: true, count: oldSide.count)
+            newSide.newToOld = newToOld
         } else if differ.comparison.unorderedRecords || oldSide.layout.shape == .map {
             // The order means nothing (a map's members have none): nothing moves.
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
@@ -462,13 +480,7 @@ struct Engine: Sendable {
     /// NEW's records where they changed and OLD's where they are the same under the rules
     /// (`kept`), each list hashed as a bag when the order of records means nothing.
     func resultFingerprint(_ old: Side, _ new: Side, newToOld: PageBuffer<Int32>, kept: PageBuffer<Bool>) throws(ListDiffError) {
-        func hashes(_ side: Side) throws(ListDiffError) -> PageBuffer<Hash128> {
-            if side.table.keepsHashes, side.table.hashes.count == side.count { return side.table.hashes }
-            let out = PageBuffer<Hash128>(zeroed: side.count)
-            for r in 0..<side.count { out[r] = CanonicalHash.of(try side.records.value(r)) }
-            return out
-        }
-        let oldHashes = try hashes(old), newHashes = try hashes(new)
+        let oldHashes = try old.recordHashes(), newHashes = try new.recordHashes()
         let unordered = differ.comparison.unorderedRecords
         let names = new.records.names
         let lists = new.sections.map { section -> Hash128 in
@@ -575,7 +587,7 @@ struct Engine: Sendable {
                 keyHashing: hashing, old: old, release: old != nil || releasesPages, progress: progress)
             scan.parts = parts
             scan.splitsFrom = splitsFrom
-            scan.keepsHashes = differ.comparison.hasRules
+            scan.keepsHashes = differ.comparison.hasRules || forShard
             return try scan.scan(as: shape)
         case .yaml:
             let scan = YAMLScan(

@@ -60,7 +60,9 @@ package enum CanonicalHash {
     }
 
     /// Hashes `count` bytes at `p` under a kind tag. Reads only those bytes: short inputs
-    /// and the tail are read as overlapping words, as wyhash does, without copying.
+    /// and the tail are read as overlapping words, as wyhash does, without copying. Words
+    /// are read little-endian, so that every machine gives one hash (the shards of a diff
+    /// are chosen by it: `KeyHash`).
     @inline(__always)
     static func bytes(_ p: UnsafeRawPointer, _ count: Int, tag: UInt64) -> Hash128 {
         var s1 = tag ^ p0 ^ (UInt64(truncatingIfNeeded: count) &* p4)
@@ -69,11 +71,11 @@ package enum CanonicalHash {
         var y: UInt64 = 0
         if count <= 16 {
             if count >= 8 {
-                x = p.loadUnaligned(as: UInt64.self)
-                y = p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                x = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+                y = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
             } else if count >= 4 {
-                x = UInt64(p.loadUnaligned(as: UInt32.self))
-                y = UInt64(p.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+                x = UInt64(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+                y = UInt64(UInt32(littleEndian: p.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
             } else if count > 0 {
                 let b = p.assumingMemoryBound(to: UInt8.self)
                 x = UInt64(b[0]) << 16 | UInt64(b[count >> 1]) << 8 | UInt64(b[count - 1])
@@ -81,14 +83,14 @@ package enum CanonicalHash {
         } else {
             var i = 0
             while i &+ 16 < count {
-                let a = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let c = p.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
+                let a = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let c = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
                 s1 = mum(a ^ p1, c ^ s1)
                 s2 = mum(a ^ s2, c ^ p2)
                 i &+= 16
             }
-            x = p.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self)
-            y = p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            x = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self))
+            y = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
         }
         s1 = mum(x ^ p1, y ^ s1)
         s2 = mum(x ^ s2, y ^ p2)

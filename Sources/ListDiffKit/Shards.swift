@@ -1,0 +1,555 @@
+// A diff split by key into shards, each diffed on its own (on other cores, other machines,
+// or a cluster's executors), and the shards' changesets joined into the one changeset the
+// whole diff gives, byte for byte.
+//
+// A record falls in the shard `KeyHash.of(key) % count`: both versions of a record meet in
+// one shard, so each shard finds its own inserts, deletes and updates. Two things need
+// every record: the moves (the fewest moves are a longest increasing run over all matched
+// pairs) and the fingerprints (a list's hash runs over its records in order). So a shard
+// also writes, for its records, their positions in the whole documents, their hashes and
+// its matched pairs, and the join makes the moves and the fingerprints from all of them.
+
+/// One shard of a diff split by key: `index` of `count`, counted from 0.
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    /// The shard, from 0 to `count - 1`.
+    public var index: Int
+    /// How many shards the diff is split into.
+    public var count: Int
+
+    /// Shard `index` of `count`.
+    public init(index: Int, of count: Int) throws(ListDiffError) {
+        guard count >= 1, count <= 1 << 20, (0..<count).contains(index) else {
+            throw ListDiffError(
+                .usage, "a shard is I/N with N from 1 to 1048576 and I from 0 to N-1 (counted from 0); got \(index)/\(count)")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Reads `I/N` (`0/4` is the first of four shards).
+    public init(parsing text: String) throws(ListDiffError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
+            throw ListDiffError(.usage, "--partition takes I/N, shard I of N counted from 0 (such as 0/4); got '\(SafeText.escape(text))'")
+        }
+        try self.init(index: i, of: n)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// Whether a record with this key falls in this shard.
+    func holds(_ key: Value) -> Bool { KeyHash.shard(KeyHash.of(key), of: count) == index }
+}
+
+/// Where the records of a shard's inputs stand in the whole documents, when the inputs hold
+/// only the shard's records (as a cluster job hands them out): each side's record count and
+/// the position of each of its records, in order. Read from JSON:
+/// `{"old": {"records": N, "positions": [...]}, "new": {"records": M, "positions": [...]}}`.
+public struct ShardPositions: Sendable {
+    /// How many records the whole OLD and NEW hold.
+    public var oldCount: Int, newCount: Int
+    /// The position in the whole document of each record of the shard's OLD, and of its NEW.
+    public var old: [Int], new: [Int]
+
+    /// Positions given as they are.
+    public init(oldCount: Int, newCount: Int, old: [Int], new: [Int]) {
+        self.oldCount = oldCount
+        self.newCount = newCount
+        self.old = old
+        self.new = new
+    }
+
+    /// Reads the JSON form; `name` stands for the text in errors.
+    public init(json bytes: [UInt8], name: String) throws(ListDiffError) {
+        let (root, source) = try JSONReader().read(bytes, name: name)
+        let cursor = ValueCursor(source: source, preorder: 0, kind: .usage)
+        guard case .object(let object) = root else { throw cursor.error("shard positions are a JSON object with \"old\" and \"new\"") }
+        let fields = cursor.fields(of: object)
+        func side(_ which: String) throws(ListDiffError) -> (Int, [Int]) {
+            guard let (value, at) = fields[which], case .object(let o) = value else {
+                throw cursor.error("shard positions need \"\(which)\": {\"records\": N, \"positions\": [...]}")
+            }
+            let members = at.fields(of: o)
+            guard let (n, nAt) = members["records"], let total = ShardPart.integer(n), total >= 0 else {
+                throw at.error("\"\(which)\" needs \"records\", the whole document's record count")
+            }
+            _ = nAt
+            guard let (list, listAt) = members["positions"], case .array(let items) = list else {
+                throw at.error("\"\(which)\" needs \"positions\", an array of record positions")
+            }
+            var positions: [Int] = []
+            positions.reserveCapacity(items.count)
+            for (item, itemAt) in listAt.elements(of: items) {
+                guard let p = ShardPart.integer(item), (0..<total).contains(p), positions.last.map({ $0 < p }) ?? true else {
+                    throw itemAt.error("positions must rise, each from 0 to \(total - 1)")
+                }
+                positions.append(p)
+            }
+            return (total, positions)
+        }
+        (oldCount, old) = try side("old")
+        (newCount, new) = try side("new")
+    }
+}
+
+/// What a shard adds to its changeset so that the shards can be joined: its records'
+/// positions and hashes, and its matched pairs (`matched`, for the moves of a list whose
+/// order counts).
+package struct ShardPart: Sendable {
+    var shard: Shard
+    /// Each side's records in this shard: their positions in the whole document, in order.
+    var oldPositions: [Int] = [], newPositions: [Int] = []
+    /// A list's records' hashes, in the order of the positions (NEW's: the hash of the
+    /// record the result holds there, which under comparison rules may be OLD's); empty
+    /// when the side is summed instead.
+    var oldHashes: [Hash128] = [], newHashes: [Hash128] = []
+    /// The side's part of a hash that adds up (a map's members, an unordered NEW): the sum
+    /// of the members' or records' mixed hashes.
+    var oldSum: Hash128?, newSum: Hash128?
+    /// OLD and NEW positions of each matched record, NEW's order, with its key and
+    /// occurrence (`--duplicates match`): a record the join finds moved is named so.
+    var matched: [(old: Int, new: Int, key: Value, occurrence: Int?)] = []
+
+    static func integer(_ value: Value) -> Int? {
+        if case .number(let n) = value, let i = Int(n.text) { return i }
+        return nil
+    }
+}
+
+/// A shard's changeset: the changes of the records in the shard, at their positions in the
+/// whole documents, without moves; and the part the join needs.
+public struct ShardChangeset: Sendable {
+    /// The shard's changes; its counts and fingerprints (when known) are the whole
+    /// documents'.
+    public internal(set) var changeset: Changeset
+    var part: ShardPart
+
+    /// Which shard this is.
+    public var shard: Shard { part.shard }
+
+    /// Writes it as JSON: the changeset as `JSONChangesetRenderer` writes it, with a
+    /// `shard` member added last.
+    public func render(context: RenderContext, bytes out: (UnsafeRawBufferPointer) -> Void) throws(ListDiffError) {
+        var text: [UInt8] = []
+        try JSONChangesetRenderer(context: context).render(changeset) { text.append(contentsOf: $0) }
+        // The changeset ends with "\n}\n": the shard member goes before the brace.
+        text.removeLast(3)
+        var buffer = JSONBytes(capacity: 1 << 16)
+        buffer.append(",\n  \"shard\": {\"index\": ", int: part.shard.index)
+        buffer.append(", \"count\": ", int: part.shard.count)
+        func side(_ name: StaticString, _ positions: [Int], _ hashes: [Hash128], _ sum: Hash128?) {
+            buffer.append(",\n    \"")
+            buffer.append(name)
+            buffer.append("\": {\"positions\": [")
+            for (k, p) in positions.enumerated() {
+                if k > 0 { buffer.append(",") }
+                buffer.append(int: p)
+            }
+            buffer.append("]")
+            if let sum {
+                buffer.append(", \"sum\": ", string: sum.hex)
+            } else {
+                buffer.append(", \"hashes\": \"")
+                for h in hashes { buffer.append(raw: h.hex) }
+                buffer.append("\"")
+            }
+            buffer.append("}")
+        }
+        side("old", part.oldPositions, part.oldHashes, part.oldSum)
+        side("new", part.newPositions, part.newHashes, part.newSum)
+        buffer.append(",\n    \"matched\": [")
+        for (k, m) in part.matched.enumerated() {
+            buffer.append(k == 0 ? "[" : ",[")
+            buffer.append(int: m.old)
+            buffer.append(",", int: m.new)
+            buffer.append(",", value: m.key)
+            if let occurrence = m.occurrence { buffer.append(",", int: occurrence) }
+            buffer.append("]")
+        }
+        buffer.append("]}\n}\n")
+        text.append(contentsOf: buffer.bytes)
+        text.withUnsafeBytes { out($0) }
+    }
+
+    /// Reads a shard's changeset written by `render`; `name` stands for it in errors.
+    public init(json bytes: [UInt8], name: String) throws(ListDiffError) {
+        var reader = ChangesetReader()
+        reader.acceptsShards = true
+        let (changeset, root, cursor) = try reader.readWithRoot(bytes, name: name)
+        guard case .object(let object) = root, let (value, at) = cursor.fields(of: object)["shard"], case .object(let o) = value
+        else {
+            throw cursor.error("this changeset is not a shard's (it has no \"shard\" member): only --partition writes shards to join")
+        }
+        let fields = at.fields(of: o)
+        guard let index = fields["index"].flatMap({ ShardPart.integer($0.0) }),
+            let count = fields["count"].flatMap({ ShardPart.integer($0.0) })
+        else { throw at.error("\"shard\" needs \"index\" and \"count\"") }
+        var part = ShardPart(shard: try Shard(index: index, of: count))
+        func side(_ which: String) throws(ListDiffError) -> ([Int], [Hash128], Hash128?) {
+            guard let (v, sideAt) = fields[which], case .object(let s) = v, let (list, listAt) = sideAt.fields(of: s)["positions"],
+                case .array(let items) = list
+            else { throw at.error("\"shard\" needs \"\(which)\": {\"positions\": [...], ...}") }
+            var positions: [Int] = []
+            positions.reserveCapacity(items.count)
+            for (item, itemAt) in listAt.elements(of: items) {
+                guard let p = ShardPart.integer(item), p >= 0 else { throw itemAt.error("a position is a whole number from 0") }
+                positions.append(p)
+            }
+            let members = sideAt.fields(of: s)
+            if let (sum, sumAt) = members["sum"] {
+                guard case .string(let hex) = sum, let h = Self.hashes(hex), h.count == 1 else {
+                    throw sumAt.error("\"sum\" is 32 hex digits")
+                }
+                return (positions, [], h[0])
+            }
+            guard let (text, _) = members["hashes"], case .string(let hex) = text, let hashes = Self.hashes(hex),
+                hashes.count == positions.count
+            else { throw sideAt.error("\"\(which)\" needs \"hashes\": 32 hex digits for each position") }
+            return (positions, hashes, nil)
+        }
+        (part.oldPositions, part.oldHashes, part.oldSum) = try side("old")
+        (part.newPositions, part.newHashes, part.newSum) = try side("new")
+        if let (list, listAt) = fields["matched"] {
+            guard case .array(let items) = list else { throw listAt.error("\"matched\" is an array") }
+            part.matched.reserveCapacity(items.count)
+            for (item, itemAt) in listAt.elements(of: items) {
+                guard case .array(let e) = item, e.count == 3 || e.count == 4, let i = ShardPart.integer(e[0]),
+                    let j = ShardPart.integer(e[1])
+                else { throw itemAt.error("a matched pair is [old, new, key] or [old, new, key, occurrence]") }
+                part.matched.append((i, j, e[2], e.count == 4 ? ShardPart.integer(e[3]) : nil))
+            }
+        }
+        self.changeset = changeset
+        self.part = part
+    }
+
+    init(changeset: Changeset, part: ShardPart) {
+        self.changeset = changeset
+        self.part = part
+    }
+
+    /// Hashes from their hex digits, 32 each; nil for anything else.
+    static func hashes(_ hex: String) -> [Hash128]? {
+        let bytes = Array(hex.utf8)
+        guard bytes.count % 32 == 0 else { return nil }
+        var out: [Hash128] = []
+        out.reserveCapacity(bytes.count / 32)
+        var k = 0
+        while k < bytes.count {
+            var words: [UInt64] = [0, 0]
+            for w in 0..<2 {
+                for d in bytes[(k + 16 * w)..<(k + 16 * w + 16)] {
+                    let v: UInt8
+                    switch d {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): v = d - UInt8(ascii: "0")
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): v = d - UInt8(ascii: "a") + 10
+                    default: return nil
+                    }
+                    words[w] = words[w] << 4 | UInt64(v)
+                }
+            }
+            out.append(Hash128(a: words[0], b: words[1]))
+            k += 32
+        }
+        return out
+    }
+}
+
+extension FileDiffer {
+    /// Each record's key hash (`KeyHash`), in the order of the records, for the file at
+    /// `path` read as a diff reads an input (its keys checked as the diff checks them).
+    public func keyHashes(_ path: String) throws(ListDiffError) -> [UInt64] {
+        try Self.keys(try checkedSide(path), reader.key).map(KeyHash.of)
+    }
+
+    /// Each record's key, as a changeset writes it.
+    static func keys(_ side: Engine.Side, _ key: IdentityKey) throws(ListDiffError) -> [Value] {
+        var keys: [Value] = []
+        keys.reserveCapacity(side.count)
+        for r in 0..<side.count { keys.append(try side.records.key(r, key)) }
+        return keys
+    }
+
+    /// The changeset of one shard: the changes of the records whose keys fall in `shard`.
+    ///
+    /// Without `positions`, OLD and NEW are the whole documents: they are read and checked
+    /// whole (so every error is the whole diff's), and the shard's records are picked from
+    /// them. With `positions`, they hold only the shard's records, which are checked to fall
+    /// in it, and `positions` says where they stand in the whole documents.
+    ///
+    /// - Throws: the whole diff's errors; a `.usage` error for what a shard cannot do yet
+    ///   (sections, `--key .`, `--sorted`, an algorithm other than Heckel's); a `.key` error
+    ///   for a record of a pre-split input outside the shard.
+    public func diffShard(old: String, new: String, shard: Shard, positions: ShardPositions? = nil) throws(ListDiffError)
+        -> ShardChangeset
+    {
+        if sorted { throw ListDiffError(.usage, "--partition reads its inputs whole; --sorted does not go with it") }
+        if reader.key.isWholeRecord {
+            throw ListDiffError(.usage, "--partition splits records by key; --key . diffs a sequence, which needs the whole list")
+        }
+        if !(differ.algorithm is HeckelDiff) {
+            throw ListDiffError(
+                .usage,
+                "--partition leaves the moves to 'listdiff join', which pairs records as Heckel's algorithm does; --algorithm \(differ.algorithm.name) does not go with it"
+            )
+        }
+        var files = self
+        files.forShard = true
+        let result = try files.diff(old: old, new: new)
+        let layout = result.changeset.layout
+        guard !layout.isSectioned else {
+            throw ListDiffError(
+                .usage, "--partition diffs a list or a map of records; sections (\(layout)) are not split into shards yet")
+        }
+        guard let (oldSide, _) = result.old, let newSide = result.new, let newToOld = newSide.newToOld else {
+            throw ListDiffError(.usage, "--partition needs both inputs scanned whole")
+        }
+        let key = reader.key
+        let oldKeys = try Self.keys(oldSide, key), newKeys = try Self.keys(newSide, key)
+        let oldHashes = try oldSide.recordHashes(), newHashes = try newSide.recordHashes()
+        // Which records are the shard's, and where each stands in the whole document.
+        var oldPick: [Int] = [], newPick: [Int] = []
+        var oldAt: (Int) -> Int = { $0 }, newAt: (Int) -> Int = { $0 }
+        var changeset = result.changeset
+        if let positions {
+            for (side, keys, given, name) in [(oldSide, oldKeys, positions.old, old), (newSide, newKeys, positions.new, new)] {
+                guard given.count == keys.count else {
+                    throw ListDiffError(
+                        .usage, "the shard positions give \(given.count) positions for \(name), which holds \(keys.count) records")
+                }
+                if let r = keys.firstIndex(where: { !shard.holds($0) }) {
+                    throw ListDiffError(
+                        .key, file: side.file.name, location: side.records.location(r),
+                        "the key \(KeyFormatter(key).format(keys[r], selfKeyed: false, occurrence: nil)) falls in shard \(KeyHash.shard(KeyHash.of(keys[r]), of: shard.count)) of \(shard.count), not in shard \(shard.index)"
+                    )
+                }
+            }
+            oldPick = Array(0..<oldKeys.count)
+            newPick = Array(0..<newKeys.count)
+            oldAt = { positions.old[$0] }
+            newAt = { positions.new[$0] }
+            changeset.oldCount = positions.oldCount
+            changeset.newCount = positions.newCount
+            changeset.oldSections = .plain(positions.oldCount)
+            changeset.newSections = .plain(positions.newCount)
+            // Only the shard's records were read: the whole documents' fingerprints are the join's.
+            changeset.fingerprints = nil
+        } else {
+            oldPick = oldKeys.indices.filter { shard.holds(oldKeys[$0]) }
+            newPick = newKeys.indices.filter { shard.holds(newKeys[$0]) }
+        }
+        // The shard's changes, at their places in the whole documents.
+        var updated = [Bool](repeating: false, count: newSide.count)
+        var changes: [Change] = []
+        var summary = Changeset.Summary()
+        for var change in changeset.changes where positions != nil || shard.holds(change.key) {
+            if change.operation == .update, let j = change.new?.index { updated[j] = true }
+            switch change.operation {
+            case .insert: summary.inserted += 1
+            case .delete: summary.deleted += 1
+            case .update: summary.updated += 1
+            case .move: summary.moved += 1
+            }
+            if let p = change.old { change.old = RecordPosition(section: p.section, index: oldAt(p.index)) }
+            if let p = change.new { change.new = RecordPosition(section: p.section, index: newAt(p.index)) }
+            changes.append(change)
+        }
+        var part = ShardPart(shard: shard)
+        part.oldPositions = oldPick.map(oldAt)
+        part.newPositions = newPick.map(newAt)
+        // The hash of what the result holds at each NEW position: OLD's record where the
+        // record did not change (under comparison rules they may differ in bytes), else NEW's.
+        func resulting(_ j: Int) -> Hash128 {
+            let i = Int(newToOld[j])
+            return i >= 0 && !updated[j] ? oldHashes[i] : newHashes[j]
+        }
+        var matched = 0
+        for j in newPick where newToOld[j] >= 0 { matched += 1 }
+        summary.unchanged = matched - summary.updated
+        if let names = oldSide.records.names, let newNames = newSide.records.names {
+            // A map: its members add up, in any order.
+            var a = CanonicalHash.ObjectHasher(), b = CanonicalHash.ObjectHasher()
+            for r in oldPick { a.add(key: names.hashes[r], value: oldHashes[r]) }
+            for j in newPick { b.add(key: newNames.hashes[j], value: resulting(j)) }
+            part.oldSum = a.sum
+            part.newSum = b.sum
+        } else {
+            part.oldHashes = oldPick.map { oldHashes[$0] }
+            if differ.comparison.unorderedRecords {
+                // NEW's order means nothing: its records are a bag, which adds up.
+                var bag = CanonicalHash.BagHasher()
+                for j in newPick { bag.add(resulting(j)) }
+                part.newSum = bag.sum
+            } else {
+                part.newHashes = newPick.map(resulting)
+                part.matched.reserveCapacity(matched)
+                for j in newPick where newToOld[j] >= 0 {
+                    let i = Int(newToOld[j])
+                    part.matched.append((oldAt(i), newAt(j), newKeys[j], oldSide.occurrence(i)))
+                }
+            }
+        }
+        changeset.changes = changes
+        changeset.summary = summary
+        return ShardChangeset(changeset: changeset, part: part)
+    }
+}
+
+extension Changeset {
+    /// Joins the changesets of every shard of one diff into the changeset of the whole diff,
+    /// as a diff of the whole documents writes it: the shards' changes in order, the fewest
+    /// moves found over every matched pair, and both fingerprints.
+    ///
+    /// - Parameter shards: each shard's changeset and the name that stands for it in errors,
+    ///   in any order.
+    /// - Throws: a `.changeset` error, naming a shard, when a shard is missing or given twice,
+    ///   when two shards come from different diffs (their settings, record counts or
+    ///   fingerprints differ), when their records do not cover the documents once, or when
+    ///   the fingerprints they name are not those of their records.
+    public static func joined(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> Changeset {
+        guard let (first, firstName) = shards.first else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
+        let count = first.shard.count
+        var byIndex = [String?](repeating: nil, count: count)
+        for (shard, name) in shards {
+            func refuse(_ message: String) -> ListDiffError { ListDiffError(.changeset, file: name, message) }
+            guard shard.shard.count == count else {
+                throw refuse("this is shard \(shard.shard) but \(firstName) is shard \(first.shard): the shards are of different splits")
+            }
+            if let other = byIndex[shard.shard.index] {
+                throw refuse("shard \(shard.shard) is given twice (also as \(other))")
+            }
+            byIndex[shard.shard.index] = name
+            if let difference = Self.difference(first.changeset, shard.changeset) {
+                throw refuse("this shard is not of the diff \(firstName) is a shard of: its \(difference) differs")
+            }
+        }
+        if let missing = byIndex.firstIndex(of: nil) {
+            throw ListDiffError(.changeset, "shard \(missing)/\(count) is missing: join needs all \(count) shards")
+        }
+        var joined = first.changeset
+        let oldCount = joined.oldCount, newCount = joined.newCount
+        // Every record of each side in exactly one shard, and its hash in its place.
+        var oldHashes = [Hash128](repeating: Hash128(a: 0, b: 0), count: oldCount)
+        var newHashes = [Hash128](repeating: Hash128(a: 0, b: 0), count: newCount)
+        var oldSeen = [Bool](repeating: false, count: oldCount), newSeen = [Bool](repeating: false, count: newCount)
+        var oldSum = Hash128(a: 0, b: 0), newSum = Hash128(a: 0, b: 0)
+        func cover(
+            _ positions: [Int], _ hashes: [Hash128], _ seen: inout [Bool], _ out: inout [Hash128], _ side: String, _ name: String
+        ) throws(ListDiffError) {
+            for (k, p) in positions.enumerated() {
+                guard p < seen.count else {
+                    throw ListDiffError(
+                        .changeset, file: name, "position \(p) is beyond \(side)'s \(seen.count) records: the shards are not of one diff")
+                }
+                guard !seen[p] else {
+                    throw ListDiffError(.changeset, file: name, "\(side)'s record \(p) is in two shards: the shards are not of one diff")
+                }
+                seen[p] = true
+                if !hashes.isEmpty { out[p] = hashes[k] }
+            }
+        }
+        for (shard, name) in shards {
+            let part = shard.part
+            try cover(part.oldPositions, part.oldHashes, &oldSeen, &oldHashes, "OLD", name)
+            try cover(part.newPositions, part.newHashes, &newSeen, &newHashes, "NEW", name)
+            if let s = part.oldSum { oldSum = Hash128(a: oldSum.a &+ s.a, b: oldSum.b &+ s.b) }
+            if let s = part.newSum { newSum = Hash128(a: newSum.a &+ s.a, b: newSum.b &+ s.b) }
+        }
+        if let p = oldSeen.firstIndex(of: false) {
+            throw ListDiffError(.changeset, "no shard holds OLD's record \(p): the shards are not of one diff")
+        }
+        if let p = newSeen.firstIndex(of: false) {
+            throw ListDiffError(.changeset, "no shard holds NEW's record \(p): the shards are not of one diff")
+        }
+        // The fingerprints, as the whole diff computes them.
+        let fingerprints: Fingerprints
+        if joined.layout.shape == .map {
+            var a = CanonicalHash.ObjectHasher(), b = CanonicalHash.ObjectHasher()
+            (a.sum, a.count, b.sum, b.count) = (oldSum, UInt64(oldCount), newSum, UInt64(newCount))
+            fingerprints = Fingerprints(old: Fingerprint.string(a.finish()), new: Fingerprint.string(b.finish()))
+        } else {
+            var a = CanonicalHash.ArrayHasher()
+            for h in oldHashes { a.add(h) }
+            let new: Hash128
+            if joined.comparison.unorderedRecords {
+                var bag = CanonicalHash.BagHasher()
+                (bag.sum, bag.count) = (newSum, UInt64(newCount))
+                new = bag.finish()
+            } else {
+                var b = CanonicalHash.ArrayHasher()
+                for h in newHashes { b.add(h) }
+                new = b.finish()
+            }
+            fingerprints = Fingerprints(old: Fingerprint.string(a.finish()), new: Fingerprint.string(new))
+        }
+        if let named = joined.fingerprints, named != fingerprints {
+            throw ListDiffError(
+                .changeset, file: firstName, "the shards' records do not give the fingerprints the shards name: they are not of one diff")
+        }
+        // The moves: the matched pairs off the longest run that keeps its order.
+        var oldToNew = [Int32](repeating: -1, count: oldCount)
+        var pairs: [(old: Int, new: Int, key: Value, occurrence: Int?)] = []
+        for (shard, _) in shards { pairs.append(contentsOf: shard.part.matched) }
+        for m in pairs {
+            guard m.old < oldCount, m.new < newCount, oldToNew[m.old] < 0 else {
+                throw ListDiffError(.changeset, "the matched pair [\(m.old), \(m.new)] is out of place: the shards are not of one diff")
+            }
+            oldToNew[m.old] = Int32(m.new)
+        }
+        var stays = [Bool](repeating: false, count: oldCount)
+        visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) }) { stays[$0] = true }
+        // The changes in the whole diff's order: deletes by old position, then inserts,
+        // moves and updates by new position (a record's move before its update).
+        var deletes: [Change] = [], others: [(position: Int, rank: Int, change: Change)] = []
+        var summary = Summary()
+        var updatedAt = Set<Int>()
+        for (shard, _) in shards {
+            summary.unchanged += shard.changeset.summary.unchanged
+            for change in shard.changeset.changes {
+                switch change.operation {
+                case .delete:
+                    deletes.append(change)
+                    summary.deleted += 1
+                case .insert:
+                    others.append((change.new?.index ?? 0, 0, change))
+                    summary.inserted += 1
+                case .update:
+                    others.append((change.new?.index ?? 0, 1, change))
+                    summary.updated += 1
+                    if let j = change.new?.index { updatedAt.insert(j) }
+                case .move:
+                    throw ListDiffError(.changeset, "a shard's changeset holds a move: shards leave the moves to the join")
+                }
+            }
+        }
+        for m in pairs where !stays[m.old] {
+            let change = Change(
+                .move, key: m.key, old: RecordPosition(index: m.old), new: RecordPosition(index: m.new), occurrence: m.occurrence)
+            others.append((m.new, 0, change))
+            summary.moved += 1
+            if !updatedAt.contains(m.new) { summary.unchanged -= 1 }
+        }
+        deletes.sort { ($0.old?.index ?? 0) < ($1.old?.index ?? 0) }
+        others.sort { ($0.position, $0.rank) < ($1.position, $1.rank) }
+        joined.changes = deletes + others.map(\.change)
+        joined.summary = summary
+        joined.fingerprints = fingerprints
+        joined.origin = nil
+        return joined
+    }
+
+    /// What differs between two shards' settings, or nil when they are of one diff.
+    static func difference(_ a: Changeset, _ b: Changeset) -> String? {
+        if a.key.spellings != b.key.spellings { return "key" }
+        if a.algorithm != b.algorithm { return "algorithm" }
+        if a.duplicates != b.duplicates { return "duplicates policy" }
+        if a.comparison.value != b.comparison.value { return "comparison" }
+        if a.memberOrderSignificant != b.memberOrderSignificant { return "member order" }
+        if a.layout != b.layout { return "layout" }
+        if a.oldCount != b.oldCount || a.newCount != b.newCount { return "record count" }
+        if a.fingerprints != b.fingerprints { return "fingerprint" }
+        if a.configurationFiles != b.configurationFiles { return "configuration" }
+        if a.inputNames?.old != b.inputNames?.old || a.inputNames?.new != b.inputNames?.new { return "input names" }
+        return nil
+    }
+}
