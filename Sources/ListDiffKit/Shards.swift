@@ -296,14 +296,16 @@ extension FileDiffer {
         var files = self
         files.forShard = true
         let result = try files.diff(old: old, new: new)
+        guard let (oldSide, _) = result.old, let newSide = result.new else {
+            throw ListDiffError(.usage, "--partition needs both inputs scanned whole")
+        }
+        // (Two empty objects read as an object of lists with none: nothing to split.)
         let layout = result.changeset.layout
-        guard !layout.isSectioned else {
+        guard !layout.isSectioned || oldSide.sections.isEmpty && newSide.sections.isEmpty else {
             throw ListDiffError(
                 .usage, "--partition diffs a list or a map of records; sections (\(layout)) are not split into shards yet")
         }
-        guard let (oldSide, _) = result.old, let newSide = result.new, let newToOld = newSide.newToOld else {
-            throw ListDiffError(.usage, "--partition needs both inputs scanned whole")
-        }
+        let newToOld = newSide.newToOld ?? PageBuffer<Int32>(zeroed: 0)
         let key = reader.key
         let oldKeys = try Self.keys(oldSide, key), newKeys = try Self.keys(newSide, key)
         let oldHashes = try oldSide.recordHashes(), newHashes = try newSide.recordHashes()
@@ -463,7 +465,13 @@ extension Changeset {
         }
         // The fingerprints, as the whole diff computes them.
         let fingerprints: Fingerprints
-        if joined.layout.shape == .map {
+        if joined.layout.isSectioned {
+            // Two empty objects, which a shard writes with their fingerprints.
+            guard let named = joined.fingerprints, oldCount == 0, newCount == 0 else {
+                throw ListDiffError(.changeset, file: firstName, "a shard of sections cannot be joined")
+            }
+            fingerprints = named
+        } else if joined.layout.shape == .map {
             var a = CanonicalHash.ObjectHasher(), b = CanonicalHash.ObjectHasher()
             (a.sum, a.count, b.sum, b.count) = (oldSum, UInt64(oldCount), newSum, UInt64(newCount))
             fingerprints = Fingerprints(old: Fingerprint.string(a.finish()), new: Fingerprint.string(b.finish()))
