@@ -259,15 +259,44 @@ extension FileDiffer {
     /// Each record's key hash (`KeyHash`), in the order of the records, for the file at
     /// `path` read as a diff reads an input (its keys checked as the diff checks them).
     public func keyHashes(_ path: String) throws(ListDiffError) -> [UInt64] {
-        try Self.keys(try checkedSide(path), reader.key).map(KeyHash.of)
+        let side = try checkedSide(path)
+        if side.hashing == KeyHashing(), side.table.keyHashes.count == side.count {
+            return (0..<side.count).map { side.table.keyHashes[$0] }
+        }
+        return try Self.read(side, reader.key)
     }
 
-    /// Each record's key, as a changeset writes it.
-    static func keys(_ side: Engine.Side, _ key: IdentityKey) throws(ListDiffError) -> [Value] {
-        var keys: [Value] = []
-        keys.reserveCapacity(side.count)
-        for r in 0..<side.count { keys.append(try side.records.key(r, key)) }
-        return keys
+    /// Each record's key hash, from its key read again.
+    static func read(_ side: Engine.Side, _ key: IdentityKey) throws(ListDiffError) -> [UInt64] {
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(side.count)
+        for r in 0..<side.count { hashes.append(KeyHash.of(try side.records.key(r, key))) }
+        return hashes
+    }
+
+    /// Each record's key hash (`KeyHash`) on both sides of a diff: the scan's, when it made
+    /// them with the documented hash (a NEW record's is its OLD match's, or the one it kept
+    /// for a record with none); else from each record's key, read again.
+    static func keyHashes(_ old: Engine.Side, _ new: Engine.Side, _ key: IdentityKey) throws(ListDiffError) -> ([UInt64], [UInt64]) {
+        guard old.hashing == KeyHashing(), new.hashing == KeyHashing(), old.table.keyHashes.count == old.count,
+            new.table.matches.count == new.count
+        else { return (try read(old, key), try read(new, key)) }
+        let oldHashes = (0..<old.count).map { old.table.keyHashes[$0] }
+        var strangers: [Int: UInt64] = [:]
+        for k in 0..<new.table.strangers.count { strangers[new.table.strangers[k].record] = new.table.strangers[k].keyHash }
+        var newHashes: [UInt64] = []
+        newHashes.reserveCapacity(new.count)
+        for j in 0..<new.count {
+            let m = Int(new.table.matches[j])
+            if m >= 0 {
+                newHashes.append(oldHashes[m])
+            } else if let h = strangers[j] {
+                newHashes.append(h)
+            } else {
+                newHashes.append(KeyHash.of(try new.records.key(j, key)))
+            }
+        }
+        return (oldHashes, newHashes)
     }
 
     /// The changeset of one shard: the changes of the records whose keys fall in `shard`.
@@ -307,27 +336,29 @@ extension FileDiffer {
         }
         let newToOld = newSide.newToOld ?? PageBuffer<Int32>(zeroed: 0)
         let key = reader.key
-        let oldKeys = try Self.keys(oldSide, key), newKeys = try Self.keys(newSide, key)
+        let (oldKeyHashes, newKeyHashes) = try Self.keyHashes(oldSide, newSide, key)
+        func holds(_ hash: UInt64) -> Bool { KeyHash.shard(hash, of: shard.count) == shard.index }
         let oldHashes = try oldSide.recordHashes(), newHashes = try newSide.recordHashes()
         // Which records are the shard's, and where each stands in the whole document.
         var oldPick: [Int] = [], newPick: [Int] = []
         var oldAt: (Int) -> Int = { $0 }, newAt: (Int) -> Int = { $0 }
         var changeset = result.changeset
         if let positions {
-            for (side, keys, given, name) in [(oldSide, oldKeys, positions.old, old), (newSide, newKeys, positions.new, new)] {
-                guard given.count == keys.count else {
+            for (side, hashes, given, name) in [(oldSide, oldKeyHashes, positions.old, old), (newSide, newKeyHashes, positions.new, new)] {
+                guard given.count == hashes.count else {
                     throw ListDiffError(
-                        .usage, "the shard positions give \(given.count) positions for \(name), which holds \(keys.count) records")
+                        .usage, "the shard positions give \(given.count) positions for \(name), which holds \(hashes.count) records")
                 }
-                if let r = keys.firstIndex(where: { !shard.holds($0) }) {
+                if let r = hashes.firstIndex(where: { !holds($0) }) {
+                    let written = KeyFormatter(key).format(try side.records.key(r, key), selfKeyed: false, occurrence: nil)
                     throw ListDiffError(
                         .key, file: side.file.name, location: side.records.location(r),
-                        "the key \(KeyFormatter(key).format(keys[r], selfKeyed: false, occurrence: nil)) falls in shard \(KeyHash.shard(KeyHash.of(keys[r]), of: shard.count)) of \(shard.count), not in shard \(shard.index)"
+                        "the key \(written) falls in shard \(KeyHash.shard(hashes[r], of: shard.count)) of \(shard.count), not in shard \(shard.index)"
                     )
                 }
             }
-            oldPick = Array(0..<oldKeys.count)
-            newPick = Array(0..<newKeys.count)
+            oldPick = Array(0..<oldSide.count)
+            newPick = Array(0..<newSide.count)
             oldAt = { positions.old[$0] }
             newAt = { positions.new[$0] }
             changeset.oldCount = positions.oldCount
@@ -337,8 +368,8 @@ extension FileDiffer {
             // Only the shard's records were read: the whole documents' fingerprints are the join's.
             changeset.fingerprints = nil
         } else {
-            oldPick = oldKeys.indices.filter { shard.holds(oldKeys[$0]) }
-            newPick = newKeys.indices.filter { shard.holds(newKeys[$0]) }
+            oldPick = oldKeyHashes.indices.filter { holds(oldKeyHashes[$0]) }
+            newPick = newKeyHashes.indices.filter { holds(newKeyHashes[$0]) }
         }
         // The shard's changes, at their places in the whole documents.
         var updated = [Bool](repeating: false, count: newSide.count)
@@ -387,7 +418,7 @@ extension FileDiffer {
                 part.matched.reserveCapacity(matched)
                 for j in newPick where newToOld[j] >= 0 {
                     let i = Int(newToOld[j])
-                    part.matched.append((oldAt(i), newAt(j), newKeys[j], oldSide.occurrence(i)))
+                    part.matched.append((oldAt(i), newAt(j), try newSide.records.key(j, key), oldSide.occurrence(i)))
                 }
             }
         }

@@ -11,6 +11,8 @@ struct ListDiff: ParsableCommand {
             its options. 'listdiff apply OLD CHANGESET' writes NEW back from OLD and a \
             changeset made by 'listdiff --format json'. 'listdiff invert CHANGESET' and \
             'listdiff compose FIRST SECOND' write the changeset back, and two changesets' sum. \
+            'listdiff join SHARD...' joins the changesets of a diff's shards (--partition I/N), \
+            and 'listdiff hash FILE' prints the key hash that picks each record's shard. \
             'listdiff check FILE...' reads files as a diff would and reports what is wrong; \
             'listdiff config PATH' prints the settings a .listdiff.yaml gives a file.
             """,

@@ -110,6 +110,8 @@ struct Engine: Sendable {
         let lone: Bool
         /// NEW's, for a shard (`Engine.forShard`): each record's OLD match, or -1.
         var newToOld: PageBuffer<Int32>?
+        /// The key hashes the scan gave the records.
+        var hashing = KeyHashing()
 
         init(
             file: MappedFile, format: InputFormat, scanned: ScannedDocument, layout: Layout, sections: [Section],
@@ -551,9 +553,11 @@ struct Engine: Sendable {
             let verdict = scanned.layout(key: key, options: options, path: options.path)
             switch verdict {
             case .found(let layout, let sections):
-                return Side(
+                let side = Side(
                     file: file, format: format, scanned: scanned, layout: layout, sections: sections,
                     records: records(file, format, scanned))
+                side.hashing = hashing
+                return side
             case .problem(let problem):
                 var error = ListDiffError(.shape, file: file.name, location: file.location(of: problem.offset), problem.message)
                 error.hint = problem.hint
@@ -563,9 +567,11 @@ struct Engine: Sendable {
                 if case .list = shape, let listScan {
                     // Not sections after all: the list it was (its first record lacks the key).
                     let sections = [Section(name: nil, header: nil, records: 0..<listScan.table.count, offset: listScan.containerOffset)]
-                    return Side(
+                    let side = Side(
                         file: file, format: format, scanned: listScan, layout: Layout(path: options.path, shape: .list),
                         sections: sections, records: records(file, format, listScan))
+                    side.hashing = hashing
+                    return side
                 }
                 forced = shape
             }
