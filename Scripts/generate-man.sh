@@ -16,7 +16,7 @@ text = text.replace(
     ".Sh \"EXIT STATUS\"\n.Ex -std\n",
     ".Sh \"EXIT STATUS\"\n.Nm\nexits 0 when the inputs hold the same records, 1 when they differ (with --fail-on,"
     " only when a change of those kinds occurred), and 2 on trouble: bad usage, an unreadable or malformed input,"
-    " a missing or duplicate key (over two folders, trouble at any path, though every other path is still diffed and written). listdiff apply exits 0 when it applied the changeset, and 2 otherwise; listdiff invert and listdiff compose exit 0 when they wrote the changeset, and 2 otherwise;"
+    " a missing or duplicate key (over two folders, trouble at any path, though every other path is still diffed and written). listdiff apply exits 0 when it applied the changeset, and 2 otherwise; listdiff invert, listdiff compose and listdiff join exit 0 when they wrote the changeset, and 2 otherwise, as does listdiff --partition, which writes one shard's; listdiff hash exits 0 when it wrote the hashes, and 2 otherwise;"
     " listdiff check exits 0 when every file reads, and 2 otherwise; listdiff config exits 0, or 2 for a configuration file it cannot read.\n")
 # The configuration file, which the commands' help mentions but no option documents.
 text = text.replace(
