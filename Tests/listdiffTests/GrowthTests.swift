@@ -53,6 +53,8 @@ import Glibc
         /// JSON or block YAML, holding a mapping of N members and a keyed list of N elements,
         /// a tenth of each changed, each change annotated at its own line.
         case githubList, githubWide, githubWideYAML
+        /// One shard of the diff (`--partition 1/3`), and the join of all three shards.
+        case partition, join
         /// `-f mergepatch`: of a map of records (only what changed) and of a list (whole).
         case mergePatchMap, mergePatchList
         /// `-f side`: the list in two columns; and one record whose string of N words
@@ -154,8 +156,8 @@ import Glibc
                     return r.merging(["text": words.joined(separator: " ")]) { $1 }
                 }
                 return try list(texts[...]) + "\n"
-            case .list, .nested, .composite, .apply, .rules, .githubList, .merge, .mergePatchList, .htmlList, .side, .tree, .gitLines,
-                .check, .renames, .renamesCommon:
+            case .list, .nested, .composite, .apply, .rules, .partition, .join, .githubList, .merge, .mergePatchList, .htmlList, .side,
+                .tree, .gitLines, .check, .renames, .renamesCommon:
                 return try list(records[...]) + "\n"
             }
         }
@@ -217,6 +219,17 @@ import Glibc
             return ["merge", "-q", "-o", dir.appendingPathComponent("merged.json").path, oldURL.path, newURL.path, theirsURL.path]
         }
         if shape == .check { return ["check", oldURL.path, newURL.path] }
+        if shape == .partition { return ["--partition", "1/3", "-f", "json", oldURL.path, newURL.path] }
+        if shape == .join {
+            var shards: [String] = []
+            for i in 0..<3 {
+                let shard = dir.appendingPathComponent("shard-\(count)-\(i).json").path
+                let made = try Binary.run(["--partition", "\(i)/3", "-f", "json", "-o", shard, oldURL.path, newURL.path])
+                #expect(made.status == 0, "\(made.stderr)")
+                shards.append(shard)
+            }
+            return ["join"] + shards
+        }
         if shape == .apply {
             let changes = dir.appendingPathComponent("changes-\(count).json")
             let made = try Binary.run(["-f", "json", "-o", changes.path, oldURL.path, newURL.path])
