@@ -70,10 +70,9 @@ public struct ShardPositions: Sendable {
                 throw cursor.error("shard positions need \"\(which)\": {\"records\": N, \"positions\": [...]}")
             }
             let members = at.fields(of: o)
-            guard let (n, nAt) = members["records"], let total = ShardPart.integer(n), total >= 0 else {
+            guard let (n, _) = members["records"], let total = ShardPart.integer(n), total >= 0 else {
                 throw at.error("\"\(which)\" needs \"records\", the whole document's record count")
             }
-            _ = nAt
             guard let (list, listAt) = members["positions"], case .array(let items) = list else {
                 throw at.error("\"\(which)\" needs \"positions\", an array of record positions")
             }

@@ -393,10 +393,10 @@ func temporaryDirectory() throws -> URL {
             // Words as a shell splits these lines: at spaces, single quotes removed.
             let words = line.dropFirst(4).split(separator: " ").dropFirst().map { $0.replacingOccurrences(of: "'", with: "") }
             let run = try Binary.run(words, in: Binary.repository.appendingPathComponent("Examples"))
-            // (apply, check, config, and a merge whose conflicts a preference resolves, succeed; a merge
-            // says how it went on standard error.)
+            // (apply, check, config, hash, and a merge whose conflicts a preference resolves, succeed; a
+            // merge says how it went on standard error.)
             let succeeds =
-                ["apply", "check", "config"].contains(words.first) || words.first == "merge" && words.contains("--prefer")
+                ["apply", "check", "config", "hash"].contains(words.first) || words.first == "merge" && words.contains("--prefer")
             #expect(run.status == (succeeds ? 0 : 1), "\(line): \(run.stderr)")
             #expect(run.stderr == "" || words.first == "merge")
         }
