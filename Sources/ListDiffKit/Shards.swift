@@ -306,12 +306,16 @@ extension FileDiffer {
     /// in it, and `positions` says where they stand in the whole documents.
     ///
     /// - Throws: the whole diff's errors; a `.usage` error for what a shard cannot do yet
-    ///   (sections, `--key .`, `--sorted`, an algorithm other than Heckel's); a `.key` error
+    ///   (sections, `--key .`, `--sorted`, `--renames`, an algorithm other than Heckel's); a `.key` error
     ///   for a record of a pre-split input outside the shard.
     public func diffShard(old: String, new: String, shard: Shard, positions: ShardPositions? = nil) throws(ListDiffError)
         -> ShardChangeset
     {
         if sorted { throw ListDiffError(.usage, "--partition reads its inputs whole; --sorted does not go with it") }
+        if differ.renames != nil {
+            throw ListDiffError(
+                .usage, "--partition splits records by key; --renames pairs records whose keys differ, which may fall in two shards")
+        }
         if reader.key.isWholeRecord {
             throw ListDiffError(.usage, "--partition splits records by key; --key . diffs a sequence, which needs the whole list")
         }
@@ -381,6 +385,7 @@ extension FileDiffer {
             case .delete: summary.deleted += 1
             case .update: summary.updated += 1
             case .move: summary.moved += 1
+            case .rename: summary.renamed += 1  // (never: a shard refuses --renames)
             }
             if let p = change.old { change.old = RecordPosition(section: p.section, index: oldAt(p.index)) }
             if let p = change.new { change.new = RecordPosition(section: p.section, index: newAt(p.index)) }
@@ -557,6 +562,8 @@ extension Changeset {
                     if let j = change.new?.index { updatedAt.insert(j) }
                 case .move:
                     throw ListDiffError(.changeset, "a shard's changeset holds a move: shards leave the moves to the join")
+                case .rename:
+                    throw ListDiffError(.changeset, "a shard's changeset holds a rename: shards pair records by key alone")
                 }
             }
         }

@@ -92,6 +92,7 @@ import Testing
         let sectionsNew = Self.examples.appendingPathComponent("people-sections-new.yaml").path
         try refused(["--partition", "0/2", "-f", "json", "-o", out, sections, sectionsNew, "--key", "id"], "are not split into shards yet")
         try refused(["--partition", "0/2", "-f", "json", "-o", out, old, new, "--key", "id", "--algorithm", "myers"], "--algorithm myers")
+        try refused(["--partition", "0/2", "-f", "json", "-o", out, old, new, "--key", "id", "--renames"], "--renames pairs records")
         var shards: [String] = []
         for (i, newPath) in [(0, new), (1, new), (1, other)] {
             let path = dir.appendingPathComponent("s\(shards.count).json").path
