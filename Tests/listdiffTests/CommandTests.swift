@@ -414,26 +414,6 @@ func temporaryDirectory() throws -> URL {
         return path
     }
 
-    /// An OLD that holds each record on one line gives a result laid out so: one compact
-    /// record a line. An OLD whose records spread over lines gives indented records.
-    @Test func keepsOneRecordALineWhenOldDoes() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let catalog = try Self.changeset("catalog-old.json", "catalog-new.json", in: dir, ["--key", "sku"])
-        let lines = try Binary.run(["apply", "catalog-old.json", catalog], in: Self.examples)
-        #expect(lines.status == 0, "\(lines.stderr)")
-        #expect(
-            lines.stdout.hasPrefix(
-                "[\n  {\"sku\":\"LMP-100\",\"name\":\"Desk lamp\",\"brand\":\"Lumo\",\"color\":\"black\",\"price\":22.90,\"stock\":12},\n"),
-            "\(lines.stdout)")
-        #expect(lines.stdout.split(separator: "\n").count == 8)
-        try write(["old.json": "[\n  {\n    \"id\": 1,\n    \"v\": 1\n  }\n]\n", "new.json": #"[{"id": 1, "v": 2}]"#], in: dir)
-        let changes = dir.appendingPathComponent("spread.json").path
-        #expect(try Binary.run(["-f", "json", "-o", changes, "old.json", "new.json"], in: dir).status == 1)
-        let indented = try Binary.run(["apply", "old.json", changes], in: dir)
-        #expect(indented.stdout == "[\n  {\n    \"id\": 1,\n    \"v\": 2\n  }\n]\n", "\(indented.stdout)")
-    }
-
     @Test func appliesToStandardOutputAsJSONOrYAML() throws {
         let dir = try temporaryDirectory()
         let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)

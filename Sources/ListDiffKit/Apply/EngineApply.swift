@@ -597,9 +597,6 @@ public final class FileApplier: @unchecked Sendable {
     /// `pretty`), or with `lines`, one compact record per line and no brackets; a map's
     /// records in `{` and `}`, each after its name. Blocks of records are written on every
     /// core at once; OLD's pages go once written.
-    ///
-    /// When `pretty` and OLD, a JSON text, holds each record on one line (`recordsOnOneLine`),
-    /// so does the result: each record compact on its own line, not spread over several.
     private func writeRecords(
         _ records: [Int32], pretty: Bool, level: Int, lines: Bool, to bytes: inout JSONBytes,
         _ out: Sink
@@ -611,7 +608,6 @@ public final class FileApplier: @unchecked Sendable {
         }
         let json = format != .yaml
         let source = side.records, file = side.file, values = values
-        let compact = !pretty || (json && Self.recordsOnOneLine(source))
         records.withUnsafeBufferPointer { all in
             nonisolated(unsafe) let all = all
             Machine.inWaves(count: all.count, slot: Block.init) { block, range in
@@ -651,10 +647,10 @@ public final class FileApplier: @unchecked Sendable {
                         }
                         if r < 0 {
                             let value = values[-1 - r]
-                            compact ? bytes.append(value: value) : bytes.appendPretty(value, level: level + 1)
+                            pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
                         } else if json {
                             func write(_ text: UnsafeRawBufferPointer) {
-                                compact ? bytes.append(compactJSON: text) : bytes.append(prettyJSON: text, level: level + 1)
+                                pretty ? bytes.append(prettyJSON: text, level: level + 1) : bytes.append(compactJSON: text)
                             }
                             let start = source.starts[r], end = start + Int(source.lengths[r])
                             if inOrder[n - range.lowerBound] {
@@ -667,7 +663,7 @@ public final class FileApplier: @unchecked Sendable {
                                 write(UnsafeRawBufferPointer(source.bytes(r)))
                             }
                         } else if let value = read[r] {
-                            compact ? bytes.append(value: value) : bytes.appendPretty(value, level: level + 1)
+                            pretty ? bytes.appendPretty(value, level: level + 1) : bytes.append(value: value)
                         }
                     }
                 }
@@ -695,14 +691,6 @@ public final class FileApplier: @unchecked Sendable {
         } else {
             bytes.append(map ? "}" : "]")
         }
-    }
-
-    /// Whether OLD, a JSON text, writes each of its records on one line, as dumps and
-    /// generators do (`[` then `{…},` a line): its first records are looked at, up to 64.
-    static func recordsOnOneLine(_ source: RecordSource) -> Bool {
-        guard source is JSONRecords, source.count > 0 else { return false }
-        for r in 0..<min(source.count, 64) where source.bytes(r).contains(UInt8(ascii: "\n")) { return false }
-        return true
     }
 
     /// The document as YAML through libyaml's emitter, handed on as it is written.
