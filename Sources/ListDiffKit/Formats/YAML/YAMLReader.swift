@@ -62,13 +62,21 @@ package struct YAMLReader: Sendable {
     /// Every document of `file` read as a value by the one walk of YAML events (`YAMLScan`),
     /// with `anchors` defined before the first: the values are the walk's `values`, their
     /// hashes its table's, and the places of their nodes its `valueOffsets`.
-    func walk(_ file: MappedFile, anchors: [String: Value] = [:], documentDepth: Int = 0) throws(ListDiffError) -> YAMLScanState {
+    /// listdiff's own scanner reads it if it can (`YAMLScan.parsing`), libyaml otherwise.
+    func walk(_ file: MappedFile, anchors: [String: Value] = [:], documentDepth: Int = 0, parsing: YAMLParsing = .auto)
+        throws(ListDiffError) -> YAMLScanState
+    {
+        if parsing == .auto {
+            if let walked = try? walk(file, anchors: anchors, documentDepth: documentDepth, parsing: .own) { return walked }
+            return try walk(file, anchors: anchors, documentDepth: documentDepth, parsing: .libyaml)
+        }
         var scan = YAMLScan(
             file: file, key: .wholeRecord, keys: KeyTrie(.wholeRecord)!, options: LayoutOptions(), reader: self,
             keyHashing: KeyHashing(), progress: nil)
         scan.stream = true
         scan.documentDepth = documentDepth
         scan.buildsValues = true
+        scan.parsing = parsing
         var state = YAMLScanState(scan: scan, shape: .list, probing: false)
         state.anchors = anchors.mapValues { YAMLAnchor(value: $0, nodes: $0.nodeCount) }
         try state.run()

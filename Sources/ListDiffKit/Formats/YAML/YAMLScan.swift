@@ -25,12 +25,28 @@ struct YAMLScan {
     /// Whether every node's value is built (as `YAMLReader` reads), not only anchored nodes
     /// and section objects. Empty documents of a stream are kept as null records.
     var buildsValues = false
+    /// Where the events come from: listdiff's own scanner where the input is within its
+    /// subset (`YAMLBlockScanner`), libyaml otherwise.
+    var parsing = YAMLParsing.auto
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
 
     /// The scan of the input as `shape`, or as the shape its first element suggests; a
     /// stream of documents is a list of them, whatever the shape asked.
     func scan(as forced: ContainerShape? = nil) throws(ListDiffError) -> ScannedDocument {
+        guard parsing == .auto else { return try scanOnce(as: forced) }
+        // listdiff's own scanner first; on anything outside it, or any error, libyaml reads
+        // the input again from the start, and its result (or error) is the answer.
+        var own = self
+        own.parsing = .own
+        if let document = try? own.scanOnce(as: forced) { return document }
+        var libyaml = self
+        libyaml.parsing = .libyaml
+        return try libyaml.scanOnce(as: forced)
+    }
+
+    /// The scan, with the events from one source (`parsing` is not `auto`).
+    func scanOnce(as forced: ContainerShape?) throws(ListDiffError) -> ScannedDocument {
         var shape = forced
         if options.path?.isPattern == true, !stream {
             try Layout.checkPattern(options)
@@ -48,7 +64,7 @@ struct YAMLScan {
             var again = self
             again.stream = true
             again.documentDepth = NestingLimit.topLevelRecord
-            return try again.scan()
+            return try again.scanOnce(as: nil)
         }
         if !stream, state.loneMapping, !key.fields.isEmpty || key.isWholeRecord {
             // One mapping that holds no list of records but carries the key is one record:
@@ -59,7 +75,7 @@ struct YAMLScan {
             again.documentDepth = NestingLimit.topLevelRecord
             let lone: ScannedDocument
             do {
-                lone = try again.scan()
+                lone = try again.scanOnce(as: nil)
             } catch {
                 // As one record it would nest past the limit (one level deeper than a
                 // mapping's members): the mapping it was.
@@ -85,6 +101,8 @@ final class YAMLDetails: @unchecked Sendable {
     var anchors: [String: Value] = [:]
     /// Whether the input is a stream of documents, each a record.
     var stream = false
+    /// Whether listdiff's own scanner read the input (not libyaml).
+    var ownScanner = false
 
     init(capacity: Int) {
         scalars = PageBuffer(capacity: capacity)
@@ -158,7 +176,7 @@ struct MarkConverter {
 }
 
 /// The scan's state as it reads events.
-struct YAMLScanState {
+struct YAMLScanState: YAMLEventSink {
     enum Role {
         case plain
         /// The records' container: an object of lists, or a list of section objects.
@@ -311,6 +329,7 @@ struct YAMLScanState {
     func result() -> ScannedDocument {
         details.anchors = anchors.mapValues(\.value)
         details.stream = scan.stream
+        details.ownScanner = scan.parsing == .own
         var document = ScannedDocument(
             table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
             recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
@@ -323,7 +342,6 @@ struct YAMLScanState {
     // MARK: - Events
 
     mutating func run() throws(ListDiffError) {
-        let parser = LibYAMLEvents(bytes: scan.bytes)
         if scan.stream {
             // One list: the stream's documents.
             if !path.isEmpty || explicit {
@@ -335,14 +353,11 @@ struct YAMLScanState {
             containerFound = true
             actualShape = .list
         }
-        while !stopped {
-            let end: Bool
-            do {
-                end = try handle(try parser.next())
-            } catch {
-                throw error.inFile(scan.file.name)
-            }
-            if end { break }
+        if scan.parsing == .own {
+            var scanner = try YAMLBlockScanner(bytes: scan.bytes)
+            try scanner.run(into: &self)
+        } else {
+            try runLibYAML()
         }
         if stopped { return }
         if scan.stream {
@@ -357,6 +372,25 @@ struct YAMLScanState {
                 documents == 0 ? "no YAML document in the input" : "expected one YAML document, found \(documents)")
         }
         if !containerFound, layoutProblem == nil { layoutProblem = pathProblem }
+    }
+
+    /// The events of libyaml's parser, into `handle`.
+    mutating func runLibYAML() throws(ListDiffError) {
+        let parser = LibYAMLEvents(bytes: scan.bytes)
+        while !stopped {
+            let end: Bool
+            do {
+                end = try handle(try parser.next())
+            } catch {
+                throw error.inFile(scan.file.name)
+            }
+            if end { break }
+        }
+    }
+
+    /// Handles one event from listdiff's own scanner; true when no more are wanted.
+    mutating func take(_ event: YAMLRawEvent) throws(ListDiffError) -> Bool {
+        try handle(event) || stopped
     }
 
     /// Handles one event; true at the end of the stream.

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import ListDiffKit
+import ListDiffKitTestSupport
+
+/// listdiff's own YAML scanner (`YAMLBlockScanner`) against libyaml: the same events where it
+/// reads an input, and, with the fallback, the same values, hashes, places and errors
+/// everywhere (`YAMLScannerCheck`).
+@Suite struct YAMLBlockScannerTests {
+    /// Every case of yaml-test-suite: the own scanner reads some, libyaml the rest, and the
+    /// results are libyaml's alone.
+    @Test func yamlTestSuiteReadsAsLibyamlReadsIt() throws {
+        let cases = try YAMLConformanceTests.cases()
+        #expect(cases.count == 402)
+        var own = 0
+        for c in cases {
+            let input = try bytes(c.directory.appendingPathComponent("in.yaml"))
+            let outcome = YAMLScannerCheck.check(input)
+            #expect(outcome.problem == nil, "\(c.id): \(outcome.problem ?? "")")
+            if outcome.ownScanner { own += 1 }
+        }
+        // The block-style cases: the own scanner must take its share, or it checks nothing.
+        #expect(own >= 45, "the own scanner read \(own) cases")
+    }
+}
+
+/// Random block-style YAML, as dumpers and Kubernetes tools write it (`outside`: with a
+/// construct the own scanner leaves to libyaml somewhere in it).
+struct BlockYAMLGenerator {
+    var random: SplitMix64
+    var out = ""
+    var outside = false
+
+    static let plains = [
+        "0", "-12", "3.25", "1e3", "-0.5", "0x1F", "0o17", ".inf", "-.Inf", ".nan", "true", "False", "null", "~", "yes", "No", "on",
+        "alice", "two words", "a:b", "a#b", "x - y", "http://example.com/a?b=c&d=e", "é", "日本語", "😀 emoji", "-x", "?q", ":c",
+        "007", "1_000", "+1", "12:30", "2001-12-14", "a 'quoted' word", "say \"hi\"", "not [flow]", "no {flow}", "100%", "trailing",
+    ]
+    static let quoted = [
+        "\"\"", "''", "\"a b\"", "'it''s'", "\"tab\\there\"", "\"line\\nbreak\"", "\"\\u00e9\\x41\\U0001F600\"", "\"q\\\"uote\\\\\"",
+        "'# not a comment'", "\"key: value\"", "'- dash'", "\"\\0\\a\\b\\e\\f\\r\\v\\/\\ \\N\\_\\L\\P\"", "\"日本\"", "'12'", "\"true\"",
+    ]
+    static let outsides = [
+        "&anchor x", "*alias", "!!str 12", "[1, 2]", "{a: 1}", "|\n  block\n", ">-\n  folded\n", "\"multi\n  line\"", "? complex",
+        "\tx", "x\r", "\"\\q\"", "plain\n    continued", "@at", "`tick", "[flow]", "{flow}", "%",
+    ]
+
+    mutating func pick(_ list: [String]) -> String { list[random.below(list.count)] }
+
+    mutating func scalar() -> String {
+        if random.below(200) == 0 {
+            outside = true
+            return pick(Self.outsides)
+        }
+        switch random.below(10) {
+        case 0...5: return pick(Self.plains)
+        case 6...8: return pick(Self.quoted)
+        default: return ""
+        }
+    }
+
+    mutating func key(_ k: Int) -> String {
+        switch random.below(6) {
+        case 0: return "\"k \(k)\""
+        case 1: return "'k\(k)'"
+        case 2: return "ключ\(k)"
+        default: return "k\(k)"
+        }
+    }
+
+    mutating func comment() -> String {
+        random.below(8) == 0 ? "  # note: é" : (random.below(8) == 0 ? "   " : "")
+    }
+
+    mutating func gap(_ indent: Int) {
+        switch random.below(12) {
+        case 0: out += "\n"
+        case 1: out += String(repeating: " ", count: random.below(indent + 3)) + "# comment\n"
+        default: break
+        }
+    }
+
+    /// A node after an indicator at column `column` (of `- ` or the key), as the rest of a
+    /// line and the lines after it; `indentless` allows a `- ` list at the key's column.
+    mutating func node(column: Int, depth: Int, afterDash: Bool) {
+        let kind = depth > 3 ? 0 : random.below(5)
+        switch kind {
+        case 1, 2:
+            // A mapping: on the dash's line, or on the next lines, indented.
+            let inner = afterDash && random.below(2) == 0 ? column + 2 : column + 1 + random.below(3)
+            if afterDash, inner == column + 2 {
+                out += " "
+            } else {
+                out += comment() + "\n"
+                out += String(repeating: " ", count: inner)
+            }
+            mapping(column: inner, depth: depth + 1, first: true)
+        case 3:
+            // A list: indented, or (after a key) at the key's column.
+            let inner = !afterDash && random.below(2) == 0 ? column : column + 1 + random.below(3)
+            if afterDash, random.below(2) == 0 {
+                out += " "
+                sequence(column: column + 2, depth: depth + 1, first: true)
+            } else {
+                out += comment() + "\n"
+                out += String(repeating: " ", count: inner)
+                sequence(column: inner, depth: depth + 1, first: true)
+            }
+        default:
+            let s = scalar()
+            out += (s.isEmpty ? "" : " " + s) + comment() + "\n"
+        }
+    }
+
+    mutating func mapping(column: Int, depth: Int, first: Bool) { collection(column: column, depth: depth, first: first, mapping: true) }
+
+    mutating func sequence(column: Int, depth: Int, first: Bool) { collection(column: column, depth: depth, first: first, mapping: false) }
+
+    /// One to four members of a mapping, or entries of a list, at `column` (the first on the
+    /// line begun already when `first`).
+    mutating func collection(column: Int, depth: Int, first: Bool, mapping: Bool) {
+        let count = 1 + random.below(4)
+        for k in 0..<count {
+            if k > 0 || !first {
+                gap(column)
+                out += String(repeating: " ", count: column)
+            }
+            out += mapping ? key(k) + (random.below(10) == 0 ? " :" : ":") : "-"
+            node(column: column, depth: depth, afterDash: !mapping)
+        }
+    }
+
+    /// A document: a list of records, an object of lists, or a stream of records.
+    mutating func document() -> String {
+        out = random.below(4) == 0 ? "# a file\n" : ""
+        outside = false
+        switch random.below(4) {
+        case 0:
+            for _ in 0..<(1 + random.below(3)) {
+                out += "---" + (random.below(3) == 0 ? " # doc" : "") + "\n"
+                mapping(column: random.below(2), depth: 1, first: false)
+            }
+            if random.below(3) == 0 { out += "...\n" }
+        case 1:
+            mapping(column: 0, depth: 0, first: true)
+        default:
+            sequence(column: 0, depth: 0, first: true)
+        }
+        if random.below(6) == 0 { out.removeLast() }  // no final line break
+        return out
+    }
+}
+
+extension YAMLBlockScannerTests {
+    /// Random block-style documents: the own scanner reads each one that has nothing outside
+    /// its subset (so the test checks the fast path, not the fallback), and every result is
+    /// libyaml's.
+    @Test func randomBlockDocumentsReadAsLibyamlReadsThem() {
+        var generator = BlockYAMLGenerator(random: SplitMix64(seed: 0x5EED_B10C))
+        var own = 0, outside = 0
+        for round in 0..<3000 {
+            let text = generator.document()
+            let outcome = YAMLScannerCheck.check(Array(text.utf8))
+            #expect(outcome.problem == nil, "round \(round): \(outcome.problem ?? "")\n\(text)")
+            if generator.outside {
+                outside += 1
+            } else {
+                #expect(outcome.ownScanner, "round \(round): the own scanner left it to libyaml\n\(text)")
+                if outcome.ownScanner { own += 1 }
+            }
+        }
+        #expect(own > 2000 && outside > 20, "own \(own), outside \(outside)")
+    }
+}
