@@ -1,16 +1,16 @@
 // libFuzzer targets for ListDiffKit, built only by Fuzz/run (see Fuzz/README.md).
-// LISTDIFF_FUZZ_TARGET picks one: json, yaml, changeset or roundtrip. A crash, a hang or
+// LISTDIFF_FUZZ_TARGET picks one: json, yaml, yamlscanner, changeset or roundtrip. A crash, a hang or
 // a failed check (a trap) is a finding; everything else must end in a value or an error.
 @testable import ListDiffKit
 import ListDiffKitTestSupport
 
 enum Target: String {
-    case json, yaml, changeset, roundtrip
+    case json, yaml, yamlscanner, changeset, roundtrip
 }
 
 nonisolated(unsafe) var target: Target = {
     let name = SystemCalls.environment("LISTDIFF_FUZZ_TARGET") ?? "json"
-    guard let target = Target(rawValue: name) else { fatalError("LISTDIFF_FUZZ_TARGET: json, yaml, changeset or roundtrip") }
+    guard let target = Target(rawValue: name) else { fatalError("LISTDIFF_FUZZ_TARGET: json, yaml, yamlscanner, changeset or roundtrip") }
     return target
 }()
 
@@ -21,6 +21,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     switch target {
     case .json: problem = SelfCheck.read(bytes, .json)
     case .yaml: problem = SelfCheck.read(bytes, .yaml)
+    case .yamlscanner: problem = SelfCheck.yamlScanner(bytes)
     case .changeset: problem = SelfCheck.changeset(bytes)
     case .roundtrip: problem = SelfCheck.roundTrip(bytes)
     }

@@ -33,6 +33,13 @@ package enum SelfCheck {
         }
     }
 
+    /// listdiff's own YAML scanner and libyaml agree on `bytes`: the same events where the
+    /// own scanner reads them, and the same values, hashes, places and errors through the
+    /// walk and the engine's scan, with their fallback to libyaml (`YAMLScannerCheck`).
+    package static func yamlScanner(_ bytes: [UInt8]) -> String? {
+        YAMLScannerCheck.check(bytes).problem
+    }
+
     /// Reading `bytes` as a changeset ends in a changeset or an error (the fuzzer looks for
     /// crashes and hangs).
     package static func changeset(_ bytes: [UInt8]) -> String? {

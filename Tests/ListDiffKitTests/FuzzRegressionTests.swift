@@ -29,6 +29,7 @@ import ListDiffKitTestSupport
             switch target {
             case "json": problem = SelfCheck.read(bytes, .json)
             case "yaml": problem = SelfCheck.read(bytes, .yaml)
+            case "yamlscanner": problem = SelfCheck.yamlScanner(bytes)
             case "changeset": problem = SelfCheck.changeset(bytes)
             case "roundtrip": problem = SelfCheck.roundTrip(bytes)
             default: problem = "unknown target \(target)"

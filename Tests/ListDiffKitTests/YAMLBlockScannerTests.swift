@@ -146,7 +146,12 @@ struct BlockYAMLGenerator {
         default:
             sequence(column: 0, depth: 0, first: true)
         }
-        if random.below(6) == 0 { out.removeLast() }  // no final line break
+        switch random.below(8) {
+        case 0: out.removeLast()  // no final line break
+        case 1: out += String(repeating: " ", count: random.below(6))  // spaces after it
+        case 2: out += String(repeating: " ", count: random.below(6)) + "# end"
+        default: break
+        }
         return out
     }
 }

@@ -35,6 +35,12 @@ import Testing
         case manyAliases
         /// A YAML stream of N documents.
         case manyDocuments
+        /// N block-style YAML records as dumpers write them, which listdiff's own scanner
+        /// reads.
+        case blockRecords
+        /// The same with an anchor in the last record: the own scanner reads up to it, then
+        /// libyaml reads the whole input again.
+        case lateFallback
     }
 
     struct Case: CustomTestStringConvertible, Sendable {
@@ -47,7 +53,8 @@ import Testing
         Format.allCases.compactMap { format in
             switch (shape, format) {
             case (.deepNesting, .csv), (.manySections, .csv): return nil
-            case (.manyAliases, let f), (.manyDocuments, let f): return f == .yaml ? Case(shape: shape, format: f) : nil
+            case (.manyAliases, let f), (.manyDocuments, let f), (.blockRecords, let f), (.lateFallback, let f):
+                return f == .yaml ? Case(shape: shape, format: f) : nil
             default: return Case(shape: shape, format: format)
             }
         }
@@ -58,7 +65,7 @@ import Testing
         switch shape {
         case .wideRecords, .longLines, .manySections, .manyAliases, .manyDocuments: 5_000
         case .deepNesting: 2_500
-        case .longStrings, .longKeys: 20_000
+        case .longStrings, .longKeys, .blockRecords, .lateFallback: 20_000
         }
     }
 
@@ -118,6 +125,11 @@ import Testing
                 + (1..<n).map { "- id: \($0)\n  tags: *t\n  meta: *m\n  v: \(value($0))\n" }.joined()
         case .manyDocuments:
             return (0..<n).map { "---\nid: \($0)\nv: \(value($0))\n" }.joined()
+        case .blockRecords, .lateFallback:
+            let records = (0..<n).map {
+                "- id: \($0)\n  name: \"user \($0)\"\n  tags:\n  - a\n  - 'b'\n  meta:  # owner\n    owner: x\n    v: \(value($0))\n"
+            }
+            return records.joined() + (c.shape == .lateFallback ? "- id: \(n)\n  ref: &a x\n" : "")
         }
     }
 

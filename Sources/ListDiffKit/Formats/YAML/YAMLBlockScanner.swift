@@ -194,6 +194,13 @@ struct YAMLBlockScanner {
         return m
     }
 
+    /// The mark at the end of the input where a collection at `indent` ends: libyaml ends
+    /// those right of the last line's column there, and the rest on a new line.
+    mutating func closingMark(_ indent: Int) -> Mark {
+        let raw = mark(n)
+        return indent > raw.column ? raw : endMark()
+    }
+
     /// The mark of the next token: its byte, or the end.
     mutating func tokenMark() -> Mark { pos >= n ? endMark() : mark(pos) }
 
@@ -332,7 +339,7 @@ struct YAMLBlockScanner {
             guard let top = stack.last else { return }
             let c = pos - lineStart
             if atDocumentEnd() || c < top.indent {
-                let at = tokenMark()
+                let at = pos >= n ? closingMark(top.indent) : mark(pos)
                 try emit(top.kind == .mapping ? .mappingEnd : .sequenceEnd, at, at, into: &sink)
                 stack.removeLast()
                 continue

@@ -150,8 +150,11 @@ struct MarkConverter {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var offset = 0
+    /// Every character is one byte (an ASCII input): an index is its offset.
+    var ascii = false
 
     mutating func offset(ofIndex target: Int) -> Int {
+        if ascii { return target }
         if target < index {
             index = 0
             offset = 0
@@ -355,6 +358,7 @@ struct YAMLScanState: YAMLEventSink {
         }
         if scan.parsing == .own {
             var scanner = try YAMLBlockScanner(bytes: scan.bytes)
+            marks.ascii = scanner.ascii
             try scanner.run(into: &self)
         } else {
             try runLibYAML()
