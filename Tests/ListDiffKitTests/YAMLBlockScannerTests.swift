@@ -42,7 +42,7 @@ struct BlockYAMLGenerator {
     ]
     static let outsides = [
         "&anchor x", "*alias", "!!str 12", "[1, 2]", "{a: 1}", "|\n  block\n", ">-\n  folded\n", "\"multi\n  line\"", "? complex",
-        "\tx", "x\r", "\"\\q\"", "plain\n    continued", "@at", "`tick", "[flow]", "{flow}", "%",
+        "\tx", "x\r", "\"\\q\"", "plain\n    continued", "@at", "`tick", "[flow]", "{flow}", "%", "{ }", "[]x", "{}: 1",
     ]
 
     mutating func pick(_ list: [String]) -> String { list[random.below(list.count)] }
@@ -52,9 +52,10 @@ struct BlockYAMLGenerator {
             outside = true
             return pick(Self.outsides)
         }
-        switch random.below(10) {
+        switch random.below(11) {
         case 0...5: return pick(Self.plains)
         case 6...8: return pick(Self.quoted)
+        case 9: return random.below(2) == 0 ? "{}" : "[]"
         default: return ""
         }
     }

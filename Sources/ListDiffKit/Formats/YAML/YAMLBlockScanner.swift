@@ -20,9 +20,10 @@ protocol YAMLEventSink {
 ///
 /// It reads block mappings and sequences (the `- ` entries of a list may stand at the column
 /// of their parent's key), plain scalars on one line, single- and double-quoted scalars on
-/// one line, comments, and `---` and `...` markers. Anything else (anchors, aliases, tags,
-/// directives, flow collections, block scalars, scalars over several lines, tabs, carriage
-/// returns, complex keys, and every error) is outside: it throws `outside`, and the caller
+/// one line, empty flow collections (`{}`, `[]`) as values, comments, and `---` and `...`
+/// markers. Anything else (anchors, aliases, tags, directives, other flow collections, block
+/// scalars, scalars over several lines, tabs, carriage returns, complex keys, and every
+/// error) is outside: it throws `outside`, and the caller
 /// reads the whole input with libyaml instead.
 struct YAMLBlockScanner {
     typealias Mark = (index: Int, line: Int, column: Int)
@@ -419,6 +420,22 @@ struct YAMLBlockScanner {
             stack.append(Context(kind: .sequence, indent: c))
             entry()
             return true
+        }
+        let b = byte(pos)
+        if b == UInt8(ascii: "{") && byte(pos + 1) == UInt8(ascii: "}") || b == UInt8(ascii: "[") && byte(pos + 1) == UInt8(ascii: "]") {
+            // An empty flow mapping or sequence, alone on the rest of its line.
+            let mapping = b == UInt8(ascii: "{")
+            let open = mark(pos)
+            let close = mark(pos + 1)
+            let end = mark(pos + 2)
+            try emit(mapping ? .mappingStart : .sequenceStart, open, close, into: &sink)
+            try emit(mapping ? .mappingEnd : .sequenceEnd, close, end, into: &sink)
+            pos += 2
+            while byte(pos) == 0x20 { pos += 1 }
+            if byte(pos) == UInt8(ascii: "#"), byte(pos - 1) == 0x20 { pos = endOfLine(pos) }
+            guard pos >= n || byte(pos) == 0x0A else { throw outside() }
+            skipToToken()
+            return false
         }
         guard let found = try scalar() else { throw outside() }
         if found.isKey {
