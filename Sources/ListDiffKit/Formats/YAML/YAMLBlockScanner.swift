@@ -20,10 +20,10 @@ protocol YAMLEventSink {
 ///
 /// It reads block mappings and sequences (the `- ` entries of a list may stand at the column
 /// of their parent's key), plain scalars on one line, single- and double-quoted scalars on
-/// one line, empty flow collections (`{}`, `[]`) as values, comments, and `---` and `...`
-/// markers. Anything else (anchors, aliases, tags, directives, other flow collections, block
-/// scalars, scalars over several lines, tabs, carriage returns, complex keys, and every
-/// error) is outside: it throws `outside`, and the caller
+/// one line, literal and folded block scalars, empty flow collections (`{}`, `[]`) as
+/// values, comments, and `---` and `...` markers. Anything else (anchors, aliases, tags,
+/// directives, other flow collections, plain and quoted scalars over several lines, tabs,
+/// carriage returns, complex keys, and every error) is outside: it throws `outside`, and the caller
 /// reads the whole input with libyaml instead.
 struct YAMLBlockScanner {
     typealias Mark = (index: Int, line: Int, column: Int)
@@ -437,6 +437,11 @@ struct YAMLBlockScanner {
             skipToToken()
             return false
         }
+        if b == UInt8(ascii: "|") || b == UInt8(ascii: ">") {
+            try emit(try blockScalar(), into: &sink)
+            skipToToken()
+            return false
+        }
         guard let found = try scalar() else { throw outside() }
         if found.isKey {
             if sameLine, top == .mapping { throw outside() }
@@ -531,6 +536,89 @@ struct YAMLBlockScanner {
         scalar = Scalar(start: start, end: mark(end), from: startPos, count: end - startPos, decoded: false, plain: true)
         pos = i
         return (scalar, false)
+    }
+
+    /// A literal (`|`) or folded (`>`) block scalar at `pos`, read as libyaml reads it: its
+    /// chomping and indentation indicators, its lines, folded or not, and its end mark at
+    /// the start of the line after its last line (blank lines included). `pos` is left at
+    /// the first character of the next line that is not an indentation space.
+    mutating func blockScalar() throws(ListDiffError) -> Scalar {
+        let literal = byte(pos) == UInt8(ascii: "|")
+        let start = mark(pos)
+        pos += 1
+        var chomping = 0
+        var increment = 0
+        func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+        for _ in 0..<2 {
+            let b = byte(pos)
+            if chomping == 0, b == UInt8(ascii: "+") || b == UInt8(ascii: "-") {
+                chomping = b == UInt8(ascii: "+") ? 1 : -1
+                pos += 1
+            } else if increment == 0, isDigit(b) {
+                guard b != UInt8(ascii: "0") else { throw outside() }
+                increment = Int(b - UInt8(ascii: "0"))
+                pos += 1
+            }
+        }
+        let from = pos
+        while byte(pos) == 0x20 { pos += 1 }
+        if byte(pos) == UInt8(ascii: "#"), pos > from { pos = endOfLine(pos) }
+        guard pos >= n || byte(pos) == 0x0A else { throw outside() }
+        if pos < n {
+            newLine(after: pos)
+            pos += 1
+        }
+        var level = increment == 0 ? 0 : (indent >= 0 ? indent + increment : increment)
+        var end = mark(pos)
+        scratch.removeAll(keepingCapacity: true)
+        var trailing = blockBreaks(&level, &end)
+        var leadingBreak = false
+        var leadingBlank = false
+        while pos < n, pos - lineStart == level {
+            let trailingBlank = byte(pos) == 0x20
+            if !literal, leadingBreak, !leadingBlank, !trailingBlank {
+                // Folded: two lines join with a space, or with the blank lines between.
+                if trailing == 0 { scratch.append(0x20) }
+            } else if leadingBreak {
+                scratch.append(0x0A)
+            }
+            leadingBreak = false
+            scratch.append(contentsOf: repeatElement(0x0A, count: trailing))
+            leadingBlank = trailingBlank
+            let eol = endOfLine(pos)
+            scratch.append(contentsOf: UnsafeBufferPointer(start: base + pos, count: eol - pos))
+            pos = eol
+            if pos < n {
+                newLine(after: pos)
+                pos += 1
+                leadingBreak = true
+            }
+            trailing = blockBreaks(&level, &end)
+        }
+        if chomping != -1, leadingBreak { scratch.append(0x0A) }
+        if chomping == 1 { scratch.append(contentsOf: repeatElement(0x0A, count: trailing)) }
+        return Scalar(start: start, end: end, from: 0, count: scratch.count, decoded: true, plain: false)
+    }
+
+    /// A block scalar's indentation and blank lines from the start of a line: the line
+    /// breaks it passes, with `end` after the last. Sets `level` from the first line with
+    /// text if it is not set (libyaml's rule: that line's column, at least one past the
+    /// parent's indentation, and at least 1).
+    mutating func blockBreaks(_ level: inout Int, _ end: inout Mark) -> Int {
+        var deepest = 0
+        var breaks = 0
+        end = mark(pos)
+        while true {
+            while level == 0 || pos - lineStart < level, byte(pos) == 0x20 { pos += 1 }
+            deepest = max(deepest, pos - lineStart)
+            guard pos < n, byte(pos) == 0x0A else { break }
+            newLine(after: pos)
+            pos += 1
+            breaks += 1
+            end = mark(pos)
+        }
+        if level == 0 { level = max(deepest, indent + 1, 1) }
+        return breaks
     }
 
     /// Whether `b` starts a plain scalar whatever follows it: not a space, break or indicator.
