@@ -109,10 +109,29 @@ struct BlockYAMLGenerator {
             }
         case 4 where random.below(3) == 0:
             blockScalar(column: column)
+        case 4 where random.below(2) == 0:
+            plainLines(column: column)
         default:
             let s = scalar()
             out += (s.isEmpty ? "" : " " + s) + comment() + "\n"
         }
+    }
+
+    static let words = [
+        "word", "two words", "a-b", "x:y", "no#comment", "é", "- dash", "'q'", "\"d\"", "[x]", "{y}", "&a", "*b", "!c", "|", ">", "%p",
+        "@q",
+    ]
+
+    /// A plain scalar over several lines, the lines after the first indented past `column`,
+    /// blank lines among them.
+    mutating func plainLines(column: Int) {
+        out += " start" + (random.below(2) == 0 ? " " + pick(Self.words) : "") + (random.below(4) == 0 ? "  " : "") + "\n"
+        for _ in 0..<(1 + random.below(3)) {
+            if random.below(3) == 0 { out += random.below(2) == 0 ? "\n" : "  \n" }
+            out += String(repeating: " ", count: column + 1 + random.below(3)) + pick(Self.words)
+            out += (random.below(3) == 0 ? "  " + pick(Self.words) : "") + "\n"
+        }
+        if random.below(3) == 0 { out.removeLast(); out += comment() + "\n" }
     }
 
     static let headers = ["|", "|-", "|+", ">", ">-", ">+", "|2", ">1-", "|+1", "|-3"]

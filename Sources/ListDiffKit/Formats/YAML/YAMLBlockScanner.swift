@@ -19,10 +19,10 @@ protocol YAMLEventSink {
 /// line, column), so that the one walk of events (`YAMLScanState`) reads them alike.
 ///
 /// It reads block mappings and sequences (the `- ` entries of a list may stand at the column
-/// of their parent's key), plain scalars on one line, single- and double-quoted scalars on
-/// one line, literal and folded block scalars, empty flow collections (`{}`, `[]`) as
+/// of their parent's key), plain scalars (a key on one line, a value over several),
+/// single- and double-quoted scalars on one line, literal and folded block scalars, empty flow collections (`{}`, `[]`) as
 /// values, comments, and `---` and `...` markers. Anything else (anchors, aliases, tags,
-/// directives, other flow collections, plain and quoted scalars over several lines, tabs,
+/// directives, other flow collections, quoted scalars over several lines, tabs,
 /// carriage returns, complex keys, and every error) is outside: it throws `outside`, and the caller
 /// reads the whole input with libyaml instead.
 struct YAMLBlockScanner {
@@ -451,32 +451,92 @@ struct YAMLBlockScanner {
             value()
             return true
         }
-        try emit(found.scalar, into: &sink)
-        try endOfValue(found, indent: indent)
+        var value = found.scalar
+        try endOfValue(&value, indent: indent)
+        try emit(value, into: &sink)
+        skipToToken()
         return false
     }
 
-    /// After a scalar that is a value: the rest of its line, and the next token. A plain
-    /// scalar that would go on to the next line (one indented past `indent`) is outside.
-    mutating func endOfValue(_ found: (scalar: Scalar, isKey: Bool), indent: Int) throws(ListDiffError) {
+    /// After a scalar that is a value: nothing more on its line. A plain scalar goes on
+    /// past the line break, as libyaml reads it, unless the next line that is not blank
+    /// starts with `#`, a document marker, or at or left of `indent`: the lines it goes on
+    /// over are folded into `scratch` (one break a space, more breaks all but the first),
+    /// and its end mark moves to the end of the last. `pos` is left at the end of its last
+    /// line (past a comment there).
+    mutating func endOfValue(_ scalar: inout Scalar, indent: Int) throws(ListDiffError) {
         if pos < n, byte(pos) != 0x0A { throw outside() }
-        if found.scalar.plain, pos < n {
-            // libyaml's plain scalar goes on past the line break unless the next line that is
-            // not blank starts with `#`, a document marker, or at or left of `indent`.
+        guard scalar.plain, !plainComment else { return }
+        var folded = false
+        while pos < n {
             var q = pos
-            var start = pos + 1
+            var breaks = 0
+            var lineBegin = pos + 1
             while q < n, byte(q) == 0x20 || byte(q) == 0x0A {
-                if byte(q) == 0x0A { start = q + 1 }
+                if byte(q) == 0x0A {
+                    breaks += 1
+                    lineBegin = q + 1
+                }
                 q += 1
             }
-            if q < n, byte(q) != UInt8(ascii: "#"), q - start > indent {
-                let marker =
-                    q == start && (q + 3 <= n) && (byte(q) == UInt8(ascii: "-") || byte(q) == UInt8(ascii: "."))
-                    && byte(q + 1) == byte(q) && byte(q + 2) == byte(q) && blankOrEnd(q + 3)
-                if !marker { throw outside() }
+            guard q < n, byte(q) != UInt8(ascii: "#"), q - lineBegin > indent else { break }
+            if q == lineBegin, byte(q) == UInt8(ascii: "-") || byte(q) == UInt8(ascii: "."), byte(q + 1) == byte(q),
+                byte(q + 2) == byte(q), blankOrEnd(q + 3)
+            {
+                break
             }
+            // A line that goes on with the scalar.
+            while pos < q {
+                if byte(pos) == 0x0A { newLine(after: pos) }
+                pos += 1
+            }
+            if !folded {
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + scalar.from, count: scalar.count))
+                folded = true
+            }
+            if breaks == 1 {
+                scratch.append(0x20)
+            } else {
+                scratch.append(contentsOf: repeatElement(0x0A, count: breaks - 1))
+            }
+            var i = pos
+            var chunkEnd = pos
+            var comment = false
+            while true {
+                let chunkStart = i
+                while true {
+                    let c = byte(i)
+                    if c == 0x20 || c == 0x0A || i >= n { break }
+                    // (A key or a value after a scalar over several lines: libyaml refuses it.)
+                    if c == UInt8(ascii: ":"), blankOrEnd(i + 1) { throw outside() }
+                    i += 1
+                }
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + chunkStart, count: i - chunkStart))
+                chunkEnd = i
+                var j = i
+                while byte(j) == 0x20 { j += 1 }
+                if j >= n || byte(j) == 0x0A {
+                    i = j
+                    break
+                }
+                if byte(j) == UInt8(ascii: "#") {
+                    i = endOfLine(j)
+                    comment = true
+                    break
+                }
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base + i, count: j - i))
+                i = j
+            }
+            scalar.end = mark(chunkEnd)
+            pos = i
+            if comment { break }
         }
-        skipToToken()
+        if folded {
+            scalar.from = 0
+            scalar.count = scratch.count
+            scalar.decoded = true
+        }
     }
 
     // MARK: - Scalars
@@ -510,6 +570,7 @@ struct YAMLBlockScanner {
             else { return nil }
         }
         // A plain scalar: chunks of non-blank characters, with the spaces between them.
+        plainComment = false
         var i = pos
         while true {
             while true {
@@ -524,6 +585,7 @@ struct YAMLBlockScanner {
             if i >= n || c == 0x0A { break }
             if c == UInt8(ascii: "#"), i > end {
                 i = endOfLine(i)
+                plainComment = true
                 break
             }
             if c == UInt8(ascii: ":"), blankOrEnd(i + 1) {
@@ -620,6 +682,9 @@ struct YAMLBlockScanner {
         if level == 0 { level = max(deepest, indent + 1, 1) }
         return breaks
     }
+
+    /// Whether the last plain scalar's line ended in a comment (which ends the scalar).
+    var plainComment = false
 
     /// Whether `b` starts a plain scalar whatever follows it: not a space, break or indicator.
     static func startsPlain(_ b: UInt8) -> Bool {
