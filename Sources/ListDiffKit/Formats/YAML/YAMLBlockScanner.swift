@@ -19,12 +19,12 @@ protocol YAMLEventSink {
 /// line, column), so that the one walk of events (`YAMLScanState`) reads them alike.
 ///
 /// It reads block mappings and sequences (the `- ` entries of a list may stand at the column
-/// of their parent's key), plain scalars (a key on one line, a value over several),
-/// single- and double-quoted scalars on one line, literal and folded block scalars, empty flow collections (`{}`, `[]`) as
-/// values, comments, and `---` and `...` markers. Anything else (anchors, aliases, tags,
-/// directives, other flow collections, quoted scalars over several lines, tabs,
-/// carriage returns, complex keys, and every error) is outside: it throws `outside`, and the caller
-/// reads the whole input with libyaml instead.
+/// of their parent's key), plain scalars (a key on one line, a value over several), single-
+/// and double-quoted scalars on one line, literal and folded block scalars, flow collections
+/// on one line as values, comments, and `---` and `...` markers. Anything else (anchors,
+/// aliases, tags, directives, flow collections or quoted scalars over several lines, tabs,
+/// carriage returns, complex keys, and every error) is outside: it throws `outside`, and
+/// the caller reads the whole input with libyaml instead.
 struct YAMLBlockScanner {
     typealias Mark = (index: Int, line: Int, column: Int)
 
@@ -422,15 +422,8 @@ struct YAMLBlockScanner {
             return true
         }
         let b = byte(pos)
-        if b == UInt8(ascii: "{") && byte(pos + 1) == UInt8(ascii: "}") || b == UInt8(ascii: "[") && byte(pos + 1) == UInt8(ascii: "]") {
-            // An empty flow mapping or sequence, alone on the rest of its line.
-            let mapping = b == UInt8(ascii: "{")
-            let open = mark(pos)
-            let close = mark(pos + 1)
-            let end = mark(pos + 2)
-            try emit(mapping ? .mappingStart : .sequenceStart, open, close, into: &sink)
-            try emit(mapping ? .mappingEnd : .sequenceEnd, close, end, into: &sink)
-            pos += 2
+        if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+            try flow(into: &sink)
             while byte(pos) == 0x20 { pos += 1 }
             if byte(pos) == UInt8(ascii: "#"), byte(pos - 1) == 0x20 { pos = endOfLine(pos) }
             guard pos >= n || byte(pos) == 0x0A else { throw outside() }
@@ -598,6 +591,105 @@ struct YAMLBlockScanner {
         scalar = Scalar(start: start, end: mark(end), from: startPos, count: end - startPos, decoded: false, plain: true)
         pos = i
         return (scalar, false)
+    }
+
+    /// A flow collection on one line at `pos` (its `[` or `{`): sequences of scalars and
+    /// flow collections, mappings of scalar keys (each followed by `: `) to them. Anything
+    /// more (a line break, an empty entry or value, a trailing comma, a pair in a sequence,
+    /// `?`, `#`, a `:` inside a plain scalar) is outside. `pos` is left past its end.
+    mutating func flow<S: YAMLEventSink>(into sink: inout S) throws(ListDiffError) {
+        var open: [Bool] = []  // (true: a mapping)
+        var expectsKey = false
+        while true {
+            // A node: a collection opens, or a scalar.
+            let b = byte(pos)
+            if b == UInt8(ascii: "[") || b == UInt8(ascii: "{") {
+                guard !expectsKey else { throw outside() }
+                let mapping = b == UInt8(ascii: "{")
+                try emit(mapping ? .mappingStart : .sequenceStart, mark(pos), mark(pos + 1), into: &sink)
+                open.append(mapping)
+                pos += 1
+                while byte(pos) == 0x20 { pos += 1 }
+                if byte(pos) == (mapping ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    // Empty.
+                } else {
+                    expectsKey = mapping
+                    continue
+                }
+            } else {
+                let scalar = try flowScalar()
+                try emit(scalar, into: &sink)
+                while byte(pos) == 0x20 { pos += 1 }
+                if expectsKey {
+                    guard byte(pos) == UInt8(ascii: ":"), byte(pos + 1) == 0x20 else { throw outside() }
+                    pos += 1
+                    while byte(pos) == 0x20 { pos += 1 }
+                    expectsKey = false
+                    continue
+                }
+            }
+            // After a node: a comma and the next entry, or the ends of collections.
+            while true {
+                guard let mapping = open.last else { return }
+                let b = byte(pos)
+                if b == UInt8(ascii: ",") {
+                    pos += 1
+                    while byte(pos) == 0x20 { pos += 1 }
+                    let next = byte(pos)
+                    if next == UInt8(ascii: "]") || next == UInt8(ascii: "}") || next == UInt8(ascii: ",") { throw outside() }
+                    expectsKey = mapping
+                    break
+                }
+                guard b == (mapping ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { throw outside() }
+                try emit(mapping ? .mappingEnd : .sequenceEnd, mark(pos), mark(pos + 1), into: &sink)
+                open.removeLast()
+                pos += 1
+                while byte(pos) == 0x20 { pos += 1 }
+            }
+        }
+    }
+
+    /// A scalar inside a flow collection on one line: quoted, or plain up to a flow
+    /// indicator or `: `.
+    mutating func flowScalar() throws(ListDiffError) -> Scalar {
+        let b = byte(pos)
+        let start = mark(pos)
+        if b == UInt8(ascii: "'") || b == UInt8(ascii: "\"") {
+            let end = try quoted(b)
+            var scalar = Scalar(start: start, end: mark(end), from: 0, count: 0, decoded: false, plain: false)
+            (scalar.from, scalar.count, scalar.decoded) = quotedText
+            pos = end
+            return scalar
+        }
+        func isWord(_ c: UInt8) -> Bool {
+            c &- UInt8(ascii: "0") < 10 || (c | 0x20) &- UInt8(ascii: "a") < 26 || c == UInt8(ascii: ".")
+        }
+        guard Self.startsPlain(b) || b == UInt8(ascii: "-") && isWord(byte(pos + 1)) else { throw outside() }
+        let from = pos
+        var i = pos
+        var end = pos
+        while true {
+            let c = byte(i)
+            switch c {
+            case 0, 0x0A, UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"):
+                if i >= n || c != 0 {
+                    pos = end
+                    return Scalar(start: start, end: mark(end), from: from, count: end - from, decoded: false, plain: true)
+                }
+                throw outside()
+            case 0x20:
+                i += 1
+            case UInt8(ascii: ":"):
+                guard byte(i + 1) == 0x20, end > from else { throw outside() }
+                pos = end
+                return Scalar(start: start, end: mark(end), from: from, count: end - from, decoded: false, plain: true)
+            case UInt8(ascii: "#"), UInt8(ascii: "?"):
+                throw outside()
+            default:
+                i += 1
+                end = i
+            }
+        }
     }
 
     /// A literal (`|`) or folded (`>`) block scalar at `pos`, read as libyaml reads it: its
