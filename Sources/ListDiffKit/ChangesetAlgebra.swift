@@ -379,6 +379,11 @@ struct RecordFlow: Sendable {
                 updateAt[i] = number
                 oldChange[i] = number
                 newChange[change.new!.index] = number
+                if changeset.layout.shape == .map, change.new!.index != i {
+                    // A map's members have no moves: an update names where the member goes.
+                    try remove(n, i)
+                    try fill(n, change.new!.index, from: Int32(i))
+                }
             }
         }
         // The records no change moves or deletes fill the places left, in order.

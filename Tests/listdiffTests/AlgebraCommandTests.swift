@@ -268,6 +268,29 @@ import Testing
         }
     }
 
+    /// A map's member that changed and stands elsewhere is one update (members have no
+    /// moves); invert and compose place it where the update says.
+    @Test func mapMemberThatMovedAndChanged() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try write(
+            [
+                "a.json": #"{"a": {"v": 1}, "b": {"v": 2}, "c": {"v": 3}}"#,
+                "b.json": #"{"c": {"v": 4}, "a": {"v": 1}, "b": {"v": 2}}"#,
+                "c.json": #"{"b": {"v": 5}, "c": {"v": 4}, "a": {"v": 1}}"#,
+            ], in: dir)
+        _ = try Self.run(["-f", "json", "-o", "ab.json", "a.json", "b.json"], in: dir)
+        _ = try Self.run(["-f", "json", "-o", "bc.json", "b.json", "c.json"], in: dir)
+        let inverted = try Binary.run(["invert", "-o", "ba.json", "ab.json"], in: dir)
+        #expect(inverted.status == 0, "\(inverted.stderr)")
+        #expect(try Binary.run(["apply", "-o", "back.json", "b.json", "ba.json"], in: dir).status == 0)
+        #expect(try Binary.run(["-q", "back.json", "a.json"], in: dir).status == 0)
+        let composed = try Binary.run(["compose", "-o", "ac.json", "ab.json", "bc.json"], in: dir)
+        #expect(composed.status == 0, "\(composed.stderr)")
+        #expect(try Binary.run(["apply", "-o", "end.json", "a.json", "ac.json"], in: dir).status == 0)
+        #expect(try Binary.run(["-q", "end.json", "c.json"], in: dir).status == 0)
+    }
+
     /// Sections are refused too; a changeset whose positions do not fit is an error at its change.
     @Test func refusesSectionsAndNamesTheChangeAtFault() throws {
         let dir = try temporaryDirectory()
