@@ -138,8 +138,12 @@ import Glibc
         let mount = try Programs.require("mount", package: "mount")
         let umount = try Programs.require("umount", package: "mount")
         guard getuid() == 0 else {
-            FileHandle.standardError.write(Data("skipped: a bind mount needs root\n".utf8))
-            try Test.cancel("skipped: a bind mount needs root")
+            let reason = "a bind mount needs root"
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                throw Programs.Missing(reason: reason + ", and CI must run this test")
+            }
+            FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
+            try Test.cancel(Comment(rawValue: "skipped: " + reason))
         }
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

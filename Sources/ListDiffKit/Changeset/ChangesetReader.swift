@@ -23,7 +23,7 @@ package struct ChangesetReader: Sendable {
 
     /// The version a changeset is written as: the oldest that holds it.
     package static func version(of changeset: Changeset) -> Int {
-        if changeset.renames != nil || changeset.summary.renamed > 0 { return 4 }
+        if changeset.countsRenames { return 4 }
         if changeset.layout.csvInfersTypes { return 3 }
         return changeset.comparison.arrayKeysFree && changeset.layout.yamlVersion == nil ? 1 : 2
     }

@@ -68,6 +68,10 @@ public struct RenameRule: Sendable, Equatable {
 }
 
 extension Changeset {
+    /// Whether the outputs count renames: the diff looked for them, or the changeset holds
+    /// some. The JSON changeset is then version 4, and every summary has a `renamed` count.
+    package var countsRenames: Bool { renames != nil || summary.renamed > 0 }
+
     /// The changeset with each delete and insert that `rule` pairs made one `rename`: at
     /// the insert's place in the changes, from the delete's old position to the insert's
     /// new one, with the record's changed fields and the new record. Applying it gives

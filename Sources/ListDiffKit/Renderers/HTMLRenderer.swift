@@ -91,7 +91,7 @@ public struct HTMLRenderer: ChangesetRenderer {
         let s = changeset.summary
         out.append("], \"summary\": [")
         // (Renames are counted when the diff looked for them.)
-        let renames = changeset.renames != nil || s.renamed > 0 ? [s.renamed] : []
+        let renames = changeset.countsRenames ? [s.renamed] : []
         for (n, count) in ([s.inserted, s.deleted, s.moved, s.updated, s.unchanged] + renames).enumerated() {
             if n > 0 { out.append(", ") }
             out.append(int: count)

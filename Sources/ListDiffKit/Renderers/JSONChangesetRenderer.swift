@@ -63,7 +63,7 @@ public struct JSONChangesetRenderer: ChangesetRenderer {
         buffer.append(", \"moved\": ", int: s.moved)
         buffer.append(", \"updated\": ", int: s.updated)
         buffer.append(", \"unchanged\": ", int: s.unchanged)
-        if changeset.renames != nil || s.renamed > 0 { buffer.append(", \"renamed\": ", int: s.renamed) }
+        if changeset.countsRenames { buffer.append(", \"renamed\": ", int: s.renamed) }
         buffer.append("}")
         buffer.append(",\n  \"layout\": ")
         Self.write(changeset.layout, to: &buffer)

@@ -28,7 +28,7 @@ public struct MarkdownRenderer: ChangesetRenderer {
     public func render(_ changeset: Changeset, to out: inout some TextOutputStream) throws(ListDiffError) {
         out.write("### listdiff: \(Self.cell(context.oldName)) → \(Self.cell(context.newName))\n\n")
         let s = changeset.summary
-        if changeset.renames != nil || s.renamed > 0 {
+        if changeset.countsRenames {
             out.write("| inserted | deleted | moved | updated | unchanged | renamed |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
             out.write("| \(s.inserted) | \(s.deleted) | \(s.moved) | \(s.updated) | \(s.unchanged) | \(s.renamed) |\n")
         } else {

@@ -79,7 +79,7 @@ public struct PatchRenderer: ChangesetRenderer {
             // A map says so: it was found by the shape of the document, not asked for.
             if changeset.layout.shape == .map { try body(.note(SafeText.escape("# \(changeset.layout)"))) }
             for change in changeset.changes { try body(.change(change)) }
-            try body(.summary(summaryLine(changeset.summary, renames: changeset.renames != nil)))
+            try body(.summary(summaryLine(changeset.summary, renames: changeset.countsRenames)))
             return
         }
         try body(.note(SafeText.escape("# \(changeset.layout)")))
@@ -92,7 +92,7 @@ public struct PatchRenderer: ChangesetRenderer {
         }
         try body(
             .summary(
-                summaryLine(changeset.summary, renames: changeset.renames != nil) + "; sections: "
+                summaryLine(changeset.summary, renames: changeset.countsRenames) + "; sections: "
                     + sectionSummary(changeset.allSections ?? changeset.sections)))
         for (name, changes) in homes {
             try body(.summary("  \(SafeText.escape(JSONWriter.compact(name ?? .null))): \(groupSummary(changes, target: target))"))

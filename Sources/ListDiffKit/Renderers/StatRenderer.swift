@@ -34,7 +34,7 @@ public struct StatRenderer: ChangesetRenderer {
         for (name, count) in [
             ("inserted", s.inserted), ("deleted", s.deleted), ("moved", s.moved), ("updated", s.updated),
             ("unchanged", s.unchanged),
-        ] + (s.renamed > 0 || changeset.renames != nil ? [("renamed", s.renamed)] : []) {
+        ] + (changeset.countsRenames ? [("renamed", s.renamed)] : []) {
             out.write(name.padding(to: 12) + String(count) + "\n")
         }
         if changeset.layout.isSectioned {

@@ -208,7 +208,7 @@ package struct Replay: Sendable {
         var interesting = [Bool](repeating: false, count: oldCount + changeset.changes.count)
         for id in touched where id >= 0 && id < interesting.count { interesting[id] = true }
         self.interesting = interesting
-        let summary = PatchRenderer.summaryLine(changeset.summary, renames: changeset.renames != nil)
+        let summary = PatchRenderer.summaryLine(changeset.summary, renames: changeset.countsRenames)
 
         guard changeCount <= limit else {
             animated = false
