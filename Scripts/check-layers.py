@@ -25,7 +25,7 @@ LAYERS = [
     ("Changeset", ["Changeset/"]),
     ("Engine", ["Engine/"]),
     ("Output", ["Renderers/", "Replay/", "Apply/"]),
-    ("Front", ["Differ.swift", "Configuration.swift", "ConfigurationFile.swift", "FileDiffer.swift", "TreeDiffer.swift", "GitDiffer.swift", "FileMerger.swift", "ChangesetAlgebra.swift", "Shards.swift", "KeyDiscovery.swift", "ListDiffKit.docc/"]),
+    ("Front", ["Differ.swift", "Configuration.swift", "ConfigurationFile.swift", "FileDiffer.swift", "TreeDiffer.swift", "GitDiffer.swift", "FileMerger.swift", "ChangesetAlgebra.swift", "Shards.swift", "Spill.swift", "KeyDiscovery.swift", "ListDiffKit.docc/"]),
 ]
 
 # Swift standard library and Foundation names. A project type with one of

@@ -29,6 +29,11 @@ public struct FileDiffer: Sendable {
     var keyHashing = KeyHashing()
     /// For a shard of a diff (`Engine.forShard`): no moves, the record hashes and matches kept.
     var forShard = false
+    /// The memory a diff of two files may use before it spills them to disk
+    /// (`diffSpilling`); nil never spills.
+    package var memoryLimit: MemoryLimit?
+    /// The folder a spill makes its own temporary folder in; nil: `TMPDIR`, else `/tmp`.
+    package var spillParent: String?
 
     package init(reader: DocumentReader, differ: Differ = Differ(), progress: Progress? = nil) {
         self.reader = reader
@@ -191,6 +196,13 @@ public struct FileDiffer: Sendable {
             merge.renames = differ.renames
             merge.maxDepth = reader.json.maxDepth
             return Result(changeset: try merge.diff(old: old, new: new))
+        }
+        if let partitions = try spillPartitions(old: old, new: new) {
+            do {
+                return try diffSpilling(old: old, new: new, partitions: partitions)
+            } catch {
+                throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
+            }
         }
         do {
             let (oldFile, oldFormat, newFile, newFormat) = try open(old, new)

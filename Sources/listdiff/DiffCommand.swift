@@ -246,6 +246,13 @@ struct DiffOptions: ParsableArguments {
     var sorted = false
 
     @Option(
+        name: .customLong("memory-limit"),
+        help: ArgumentHelp(
+            "The memory a diff may use (bytes, or with K, M, G or T: 512M, 2G; default: half the machine's memory). Inputs larger than it allows are split by key hash into files in a temporary folder (under TMPDIR), diffed a part at a time and joined: the changeset is the one in memory. A list of records at the top (JSON, NDJSON, YAML, CSV, TSV); set it to spill standard input or a pipe.",
+            valueName: "size"))
+    var memoryLimit: String?
+
+    @Option(
         help: ArgumentHelp(
             "Diff only the records whose key falls in shard I of N (counted from 0: 0/4 to 3/4; the key hash 'listdiff hash' prints, modulo N), and write that shard's changeset with -f json, for 'listdiff join' to join with the other shards' into the whole diff's changeset (exit 0 when it is written). Lists and maps of records; not sections, --key ., --sorted or an algorithm other than heckel.",
             valueName: "i/n"))
@@ -385,6 +392,11 @@ struct DiffOptions: ParsableArguments {
         return try options.run(settings)
     }
 
+    /// The memory a diff may use: as asked, else the default.
+    func memoryBudget() throws(ListDiffError) -> MemoryLimit {
+        try memoryLimit.map { (text: String) throws(ListDiffError) in try MemoryLimit(parsing: text) } ?? .standard
+    }
+
     func run(_ settings: Configuration.Settings) throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let folders = (TreeDiffer.isFolder(old), TreeDiffer.isFolder(new))
         if folders == (true, true) { return try executeTree(settings) }
@@ -394,6 +406,7 @@ struct DiffOptions: ParsableArguments {
         }
         var files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         files.sorted = sorted
+        files.memoryLimit = try memoryBudget()
         if let partition { return try runShard(files, partition) }
         let progress = ProgressBar.start()
         defer { progress?.stop() }
@@ -534,7 +547,9 @@ struct DiffOptions: ParsableArguments {
             throw ListDiffError(.usage, "--key auto picks a key on two files; over folders give the key (--key or --preset)")
         }
         if !labels.isEmpty { throw ListDiffError(.usage, "--label names two files; over folders the paths name them") }
-        let files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
+        var files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
+        let budget = try memoryBudget()
+        files.memoryLimit = budget
         let progress = ProgressBar.start()
         defer { progress?.stop() }
         var differ = TreeDiffer(files: files)
@@ -543,7 +558,9 @@ struct DiffOptions: ParsableArguments {
             let (config, given) = (config, given)
             differ.differ = { path throws(ListDiffError) in
                 let settings = try config.settings(for: path, given: given)
-                return FileDiffer(reader: try settings.reader(), differ: try settings.differ())
+                var files = FileDiffer(reader: try settings.reader(), differ: try settings.differ())
+                files.memoryLimit = budget
+                return files
             }
         }
         let (tree, results) = try differ.diffKeepingResults(old: old, new: new)

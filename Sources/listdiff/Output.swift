@@ -124,28 +124,16 @@ struct AtomicFile {
     }
 }
 
-/// Removes the output's temporary file when SIGINT, SIGTERM or SIGHUP ends the run, which
-/// then exits with 128 + the signal's number, as a shell reports it.
+/// Removes the output's temporary file when SIGINT, SIGTERM or SIGHUP ends the run
+/// (`SignalCleanup`).
 enum Cleanup {
+    nonisolated(unsafe) private static var entry: SignalCleanup.Entry?
+
     static func remove(onSignal path: String?) {
-        let old = cleanupPath
-        cleanupPath = nil
-        old?.deallocate()
-        guard let path else { return }
-        let bytes = Array(path.utf8CString)
-        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
-        copy.initialize(from: bytes, count: bytes.count)
-        cleanupPath = copy
-        let handler: @convention(c) (Int32) -> Void = { signal in
-            if let path = cleanupPath { SystemCalls.remove(path) }
-            SystemCalls.exitNow(128 + signal)
-        }
-        for signal in [SystemCalls.Signal.interrupt, .terminate, .hangUp] { SystemCalls.handle(signal, with: handler) }
+        SignalCleanup.forget(entry)
+        entry = path.flatMap { SignalCleanup.add($0) }
     }
 }
-
-// Read by the signal handler: the temporary file's path while one exists.
-nonisolated(unsafe) var cleanupPath: UnsafeMutablePointer<CChar>?
 
 enum Output {
     /// Writes to `path` atomically, or to standard output when there is no path. A failed

@@ -693,7 +693,8 @@ struct Engine: Sendable {
         let value = try side.records.value(r)
         let position = side.position(r)
         let name = side.sections[position.section].name
-        let place = name.map { "record \(position.index) of section \(JSONWriter.compact($0))" } ?? "record \(position.index)"
+        let number = side.file.origin == nil ? position.index : side.file.recordNumber(r)
+        let place = name.map { "record \(number) of section \(JSONWriter.compact($0))" } ?? "record \(number)"
         guard case .failure(let failure) = key.identify(value) else { return side.error(at: r, "\(place) has no usable key") }
         var error = side.error(at: r, failure.message(place: place))
         error.keyMissing = failure.isMissing
@@ -706,7 +707,7 @@ struct Engine: Sendable {
         let places =
             side.layout.isSectioned
             ? "records \(side.position(first)) and \(side.position(second))"
-            : "records \(first) and \(second)"
+            : "records \(side.file.recordNumber(first)) and \(side.file.recordNumber(second))"
         return side.error(
             at: second,
             KeyFormatter(key).duplicate(

@@ -141,7 +141,9 @@ package struct DocumentReader: Sendable {
     package func opened(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
         guard format == .csv || format == .tsv else { return (file, format) }
         let (json, source) = try csv(format).transcode(file.bytes, name: file.name)
-        return (MappedFile(name: file.name, json: json, csv: source), .json)
+        let opened = MappedFile(name: file.name, json: json, csv: source)
+        opened.origin = file.origin
+        return (opened, .json)
     }
 
     /// The whole input as one value, with the places of its values, in `format`; its records

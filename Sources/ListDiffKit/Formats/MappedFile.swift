@@ -12,8 +12,10 @@ package final class MappedFile: @unchecked Sendable {
     private let descriptor: Int32
     private static let pageSize = SystemCalls.pageSize
 
-    package init(_ path: String) throws(ListDiffError) {
-        name = path
+    /// Maps the file at `path`; `name` stands for it in errors (a spill file, for the
+    /// input it came from).
+    package init(_ path: String, name: String? = nil) throws(ListDiffError) {
+        self.name = name ?? path
         let (fd, status) = try InputFile.open(path)
         let size = fd != SystemCalls.standardInput && status?.kind == .regular ? status!.size : nil
         if let size {
@@ -66,8 +68,16 @@ package final class MappedFile: @unchecked Sendable {
     func location(of offset: Int) -> SourceLocation? {
         if placesHidden { return nil }
         let location = SourceLocation.of(offset: offset, in: bytes)
-        return csv?.location(location) ?? location
+        let written = csv?.location(location) ?? location
+        return origin?.location(written) ?? written
     }
+
+    /// For a file that holds some records of a larger input (a spill file): where each of
+    /// its records stands in that input. Nil for an input as it is.
+    package var origin: RecordOrigin?
+
+    /// The number the record `r` of this file has in the input it came from.
+    func recordNumber(_ r: Int) -> Int { origin?.number(r) ?? r }
 
     /// An error found in a CSV input's JSON text, placed at its row in the CSV.
     func placed(_ error: ListDiffError) -> ListDiffError { csv?.placed(error) ?? error }
@@ -76,8 +86,11 @@ package final class MappedFile: @unchecked Sendable {
     func locations(of offsets: [Int?]) -> [SourceLocation?] {
         if placesHidden { return offsets.map { _ in nil } }
         let locations = SourceLocation.of(offsets: offsets, in: bytes)
-        guard let csv else { return locations }
-        return locations.map { $0.map(csv.location) }
+        return locations.map { location in
+            guard let location else { return nil }
+            let written = csv?.location(location) ?? location
+            return origin?.location(written) ?? written
+        }
     }
 
     /// Bytes held in memory under a name (for tests and small inputs).
@@ -183,5 +196,33 @@ package final class MappedFile: @unchecked Sendable {
         } else {
             UnsafeMutableBufferPointer(mutating: bytes).deallocate()
         }
+    }
+}
+
+/// Where the records of a file made from part of a larger input stand in that input: a
+/// chunk of it (its records numbered from `first`), or a spill file, which holds one record
+/// a line (its line `n` is its record `n - 1`), each with its number and place.
+package struct RecordOrigin: Sendable {
+    /// The number of a chunk's first record.
+    package var first = 0
+    /// A spill file's records: each one's number and place in the input.
+    package var numbers: [Int] = []
+    package var locations: [SourceLocation] = []
+
+    /// A chunk whose first record is number `first`.
+    package init(first: Int) { self.first = first }
+
+    /// A spill file's records.
+    package init(numbers: [Int], locations: [SourceLocation]) {
+        self.numbers = numbers
+        self.locations = locations
+    }
+
+    func number(_ r: Int) -> Int { numbers.isEmpty ? first + r : numbers[r] }
+
+    /// The place in the input of a place in a spill file: its record's start.
+    func location(_ spilled: SourceLocation) -> SourceLocation {
+        let r = spilled.line - 1
+        return locations.indices.contains(r) ? locations[r] : spilled
     }
 }

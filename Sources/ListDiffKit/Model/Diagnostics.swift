@@ -46,6 +46,32 @@ extension ListDiffError {
     }
 }
 
+extension ListDiffError {
+    /// How a message names a second place in the same text: `(first at line L, column C)`.
+    package static func firstAt(_ place: SourceLocation) -> String {
+        "(first at line \(place.line), column \(place.column))"
+    }
+
+    /// The error found in a part of a text that starts `lines` lines into it: its place,
+    /// and the place its message names (`firstAt`), moved down by `lines`.
+    package func movedDown(_ lines: Int) -> ListDiffError {
+        guard lines != 0, let at = location else { return self }
+        var moved = self
+        moved.location = SourceLocation(line: at.line + lines, column: at.column)
+        let text = Array(message.utf8), lead = Array(" (first at line ".utf8)
+        guard text.last == UInt8(ascii: ")"), text.count > lead.count else { return moved }
+        var start = text.count - lead.count
+        while start >= 0, !text[start..<(start + lead.count)].elementsEqual(lead) { start -= 1 }
+        guard start >= 0 else { return moved }
+        let numbers = String(decoding: text[(start + lead.count)..<(text.count - 1)], as: UTF8.self).split(separator: ", column ")
+        if numbers.count == 2, let line = Int(numbers[0]), let column = Int(numbers[1]) {
+            moved.message =
+                String(decoding: text[..<start], as: UTF8.self) + " " + Self.firstAt(SourceLocation(line: line + lines, column: column))
+        }
+        return moved
+    }
+}
+
 /// Every error listdiff reports: one line, `file:line:column: error: message` where a place
 /// applies. The description escapes control characters (`SafeText`), so that it stays one line.
 public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable {

@@ -162,6 +162,34 @@ package enum SystemCalls {
         return (fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
+    /// Creates a new folder from `template`, whose name ends in `XXXXXX` (replaced to make it
+    /// unique), readable by its owner only; its path, or nil on failure.
+    package static func makeTemporaryFolder(_ template: String) -> String? {
+        var bytes = Array(template.utf8CString)
+        let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        guard made else { return nil }
+        return bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Creates the file at `path` for writing, failing when it exists; -1 on failure.
+    package static func createForWriting(_ path: String) -> Int32 {
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    }
+
+    /// Removes the empty folder at `path`. Safe in a signal handler.
+    package static func removeFolder(_ path: UnsafePointer<CChar>) {
+        _ = rmdir(path)
+    }
+
+    /// Whether the last failed call failed for want of room on the disk (or over quota).
+    package static var diskWasFull: Bool { errno == ENOSPC || errno == EDQUOT }
+
+    /// The bytes of memory the machine has; nil where it cannot be told.
+    package static func physicalMemory() -> Int? {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES))
+        return pages > 0 ? pages * pageSize : nil
+    }
+
     /// Sets an open file's permission bits.
     package static func setPermissions(_ fd: Int32, _ permissions: UInt32) {
         _ = fchmod(fd, mode_t(permissions))

@@ -70,7 +70,7 @@ struct JSONParseFailure: Error {
     func message(_ locate: (Int) -> SourceLocation) -> String {
         guard let first else { return message }
         let place = locate(first)
-        return "\(message) (first at line \(place.line), column \(place.column))"
+        return "\(message) \(ListDiffError.firstAt(place))"
     }
 
     /// The error for a failure in `bytes`, the whole text of the file `name`.

@@ -20,8 +20,11 @@ struct YAMLRules {
 
     /// An alias to `name`, whose anchor holds `anchored` (nil when no anchor of that name
     /// came before): it adds the anchored nodes and their text to the budget.
+    /// What an alias without its anchor is told.
+    static let noAnchor = "refers to no anchor defined before it"
+
     mutating func alias(_ name: String, _ anchored: (value: Value, nodes: Int)?, at: SourceLocation) throws(ListDiffError) {
-        guard let anchored else { throw error(.syntax, at, "alias *\(name) refers to no anchor defined before it") }
+        guard let anchored else { throw error(.syntax, at, "alias *\(name) \(Self.noAnchor)") }
         expanded += anchored.nodes
         if expanded > reader.maxAliasExpansion {
             throw error(.limit, at, "aliases expand to more than \(reader.maxAliasExpansion) nodes; refusing (possible alias bomb)")
@@ -40,7 +43,7 @@ struct YAMLRules {
 
     /// A mapping key met a second time in one mapping, first at `first`.
     func duplicateKey(_ text: String, first: SourceLocation, at: SourceLocation) -> ListDiffError {
-        error(.syntax, at, "duplicate mapping key '\(text)' (first at line \(first.line), column \(first.column))")
+        error(.syntax, at, "duplicate mapping key '\(text)' \(ListDiffError.firstAt(first))")
     }
 
     /// A mapping key that is a list or a mapping (`typeName`).

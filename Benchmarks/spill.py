@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The scale table of a diff larger than memory: unsorted NDJSON, diffed in memory, with
+--memory-limit (spilled to disk), and sorted first with sort(1) then diffed with --sorted.
+
+Writes DIR/spill-old-COUNT.ndjson and DIR/spill-new-COUNT.ndjson when missing: COUNT
+records in random order, and the same with 1% deleted, 1% inserted, 1% updated and 1%
+moved. Then runs each way RUNS times, alternating, and prints the
+median time and peak memory (GNU time's maximum resident set), and whether the spilled
+changeset is byte for byte the one in memory.
+
+Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH]
+"""
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generate import record  # noqa: E402
+
+
+def option(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def edit(rng, old, count):
+    """1% of the records deleted, 1% inserted, 1% updated and 1% moved, in one pass and
+    a sort (generate.py's list inserts take too long at 10M)."""
+    k = max(1, len(old) // 100)
+    n = len(old)
+    placed = [(float(i), r) for i, r in enumerate(old)]
+    gone = set(rng.sample(range(n), k))
+    moved = set(rng.sample(range(n), k))
+    updated = set(rng.sample(range(n), k))
+    out = []
+    for i, (place, r) in enumerate(placed):
+        if i in gone:
+            continue
+        if i in updated:
+            r = dict(r, score=round(rng.uniform(0, 1000), 2), team="moved-on")
+        out.append((rng.uniform(0, n) if i in moved else place, r))
+    for j in range(k):
+        out.append((rng.uniform(0, n), record(rng, count + j)))
+    out.sort(key=lambda e: e[0])
+    return [r for _, r in out]
+
+
+def write_ndjson(path, records):
+    import json
+    with open(path, "w") as f:
+        for r in records:
+            f.write(json.dumps(r, separators=(",", ":")))
+            f.write("\n")
+
+
+def measure(command, out):
+    """Runs command with its standard output to `out`; (seconds, peak MiB, status)."""
+    env = dict(os.environ, LC_ALL="C")
+    with open(out, "wb") as f:
+        r = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], stdout=f, stderr=subprocess.PIPE, text=True, env=env)
+    seconds, kib = r.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kib) / 1024, r.returncode
+
+
+def main():
+    folder, count = sys.argv[1], int(sys.argv[2])
+    limit = option("--limit", "1G")
+    runs = int(option("--runs", "3"))
+    binary = option("--binary", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "listdiff"))
+    os.makedirs(folder, exist_ok=True)
+    old_path = os.path.join(folder, f"spill-old-{count}.ndjson")
+    new_path = os.path.join(folder, f"spill-new-{count}.ndjson")
+    if not (os.path.exists(old_path) and os.path.exists(new_path)):
+        rng = random.Random(count + 7)
+        old = [record(rng, i) for i in range(count)]
+        rng.shuffle(old)
+        new = edit(rng, old, count)
+        write_ndjson(old_path, old)
+        write_ndjson(new_path, new)
+        del old, new
+    scratch = tempfile.mkdtemp(prefix="listdiff-spill-bench-")
+    sorted_old, sorted_new = os.path.join(scratch, "old.ndjson"), os.path.join(scratch, "new.ndjson")
+    ways = {
+        "spill": [binary, "--memory-limit", limit, "-f", "json", old_path, new_path],
+        "sort + --sorted": None,
+    }
+    if "--no-memory" not in sys.argv:
+        ways = {"in memory": [binary, "--memory-limit", "1T", "-f", "json", old_path, new_path], **ways}
+    times = {name: [] for name in ways}
+    peaks = {name: [] for name in ways}
+    outputs = {name: os.path.join(scratch, name.replace(" ", "-").replace("+", "") + ".json") for name in ways}
+    for _ in range(runs):
+        for name, command in ways.items():
+            if command is None:
+                # sort(1) by the id after the first colon, both files, then the streaming diff.
+                total, peak = 0.0, 0.0
+                for source, target in ((old_path, sorted_old), (new_path, sorted_new)):
+                    s, m, _ = measure(["sort", "-t:", "-k2,2n", "-S", "50%", "-T", scratch, source], target)
+                    total, peak = total + s, max(peak, m)
+                s, m, status = measure([binary, "--sorted", "-f", "json", sorted_old, sorted_new], outputs[name])
+                times[name].append(total + s)
+                peaks[name].append(max(peak, m))
+            else:
+                s, m, status = measure(command, outputs[name])
+                times[name].append(s)
+                peaks[name].append(m)
+            if status not in (0, 1):
+                sys.exit(f"{name} failed with status {status}")
+    same = None
+    if "in memory" in outputs:
+        with open(outputs["in memory"], "rb") as a, open(outputs["spill"], "rb") as b:
+            same = a.read() == b.read()
+    print(f"{count} records, unsorted NDJSON ({os.path.getsize(old_path) >> 20} MiB + {os.path.getsize(new_path) >> 20} MiB), "
+          f"--memory-limit {limit}, median of {runs}")
+    print("| way | time | peak memory |")
+    print("| --- | ---: | ---: |")
+    for name in ways:
+        print(f"| {name} | {statistics.median(times[name]):.2f} s | {statistics.median(peaks[name]):.0f} MiB |")
+    if same is not None:
+        print(f"spilled changeset byte for byte the one in memory: {'yes' if same else 'NO'}")
+    for f in os.listdir(scratch):
+        os.remove(os.path.join(scratch, f))
+    os.rmdir(scratch)
+    if same is False:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

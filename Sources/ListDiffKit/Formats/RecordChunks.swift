@@ -1,0 +1,321 @@
+/// Reads an input in chunks of whole records, in a bounded buffer, for a diff that spills.
+///
+/// Each chunk is a small document of the input's own format that holds the next records
+/// and nothing else, so the reader that reads the whole input reads it with the same rules:
+/// - NDJSON: whole lines.
+/// - JSON: a list's records, cut after a comma between two records; a later chunk starts
+///   with `[` on a line of its own, and the record's line up to it is blanked, so that
+///   every place keeps its column.
+/// - CSV and TSV: whole rows, each chunk after the first led by the header.
+/// - YAML: a block sequence's items at the left margin, or a stream's documents.
+///
+/// Cutting looks only at the bytes that mark a record's end (quotes, brackets, line
+/// starts); the reader of each chunk checks everything else. A chunk reads as the same
+/// records the whole input holds there; a place in a chunk is a place in the input once
+/// `lineShift` is added to its line.
+package struct RecordChunks {
+    /// One chunk: its text, and how many lines to add to a line in it to find the line in
+    /// the input.
+    package struct Chunk {
+        package var text: [UInt8]
+        package var lineShift: Int
+    }
+
+    /// Whether an input of `format` that starts with `head` is cut into chunks: a list of
+    /// records at the top (NDJSON, CSV and TSV always; a JSON array; YAML whose first
+    /// content is a block sequence's item at the left margin, or a stream's document
+    /// marker).
+    package static func cuts(_ format: InputFormat, head: [UInt8]) -> Bool {
+        var k = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        switch format {
+        case .ndjson, .csv, .tsv: return true
+        case .json:
+            while k < head.count, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 }
+            return k < head.count && head[k] == UInt8(ascii: "[")
+        case .yaml:
+            // Past comments, blank lines and directives, the first line at the margin.
+            var lineStart = k
+            while lineStart < head.count {
+                let end = head[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? head.count
+                let first = head[lineStart..<end].first
+                if let first, first != UInt8(ascii: "#"), first != UInt8(ascii: "%"), first != UInt8(ascii: "\r") {
+                    // (An empty list is written `[]`: one chunk, as small as it gets.)
+                    let line = head[lineStart..<end].filter { $0 != 0x20 && $0 != 0x0D }
+                    return startsDocument(head, lineStart) || startsItem(head, lineStart) || line.elementsEqual("[]".utf8)
+                }
+                lineStart = end + 1
+            }
+            return false
+        }
+    }
+
+    let fd: Int32
+    let name: String
+    /// The input's format, chosen from its first bytes.
+    package private(set) var format: InputFormat = .ndjson
+    /// The least a chunk holds before it is cut (unless the input ends first).
+    let chunkBytes: Int
+    /// Bytes read and not yet handed out; `buffer[0]` is at line `line` of the input.
+    private var buffer: [UInt8] = []
+    private var line = 1
+    private var atEnd = false
+    private var read = 0
+    private var chunks = 0
+    /// CSV: the header row, which leads every chunk after the first.
+    private var header: [UInt8] = []
+    /// JSON: how many characters precede `buffer[0]` on its line (blanked in the chunk).
+    private var column = 0
+    /// JSON: the list has ended; the rest goes in the last chunk.
+    private var listEnded = false
+    /// YAML: whether the records are a stream's documents (else a block sequence's items).
+    private var documents = false
+
+    /// Reads the input open on `fd` (named `name` in errors), in chunks of about
+    /// `chunkBytes`; `format` chooses the format from the input's first bytes.
+    package init(
+        fd: Int32, name: String, chunkBytes: Int, format: ([UInt8]) throws(ListDiffError) -> InputFormat
+    ) throws(ListDiffError) {
+        self.fd = fd
+        self.name = name
+        self.chunkBytes = max(chunkBytes, 64)
+        try fill(4096)
+        self.format = try format(Array(buffer.prefix(4096)))
+    }
+
+    /// The next chunk, or nil after the last.
+    package mutating func next() throws(ListDiffError) -> Chunk? {
+        // (An empty input is one empty chunk: its reader says what an empty input is.)
+        if atEnd && buffer.isEmpty && chunks > 0 { return nil }
+        while true {
+            if !atEnd && buffer.count < chunkBytes { try fill(chunkBytes) }
+            let startLine = line
+            if let cut = try cutPoint() {
+                return take(cut, startLine: startLine)
+            }
+            if atEnd { return take(buffer.count, startLine: startLine, last: true) }
+            // No record ends in what is read: read more (a record longer than a chunk).
+            try fill(buffer.count * 2)
+        }
+    }
+
+    /// Reads until the buffer holds `count` bytes or the input ends.
+    private mutating func fill(_ count: Int) throws(ListDiffError) {
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while buffer.count < count, !atEnd {
+            let n = block.withUnsafeMutableBytes { SystemCalls.readBytes(fd, into: $0.baseAddress!, count: $0.count) }
+            if n < 0 {
+                if SystemCalls.wasInterrupted { continue }
+                throw ListDiffError(.io, file: name, "cannot read: \(InputFile.errnoText())")
+            }
+            if n == 0 {
+                atEnd = true
+                break
+            }
+            if read < InputFile.startLength {
+                let start = read
+                buffer.append(contentsOf: block[..<n])
+                read += n
+                try buffer.withUnsafeBufferPointer { b throws(ListDiffError) in
+                    try InputFile.checkStart(UnsafeBufferPointer(rebasing: b[..<min(b.count, InputFile.startLength + start)]), name: name)
+                }
+            } else {
+                buffer.append(contentsOf: block[..<n])
+                read += n
+            }
+            try InputFile.checkSize(read, name: name)
+        }
+    }
+
+    /// Hands out `buffer[..<cut]` as a chunk, in a document of the input's format.
+    private mutating func take(_ cut: Int, startLine: Int, last: Bool = false) -> Chunk {
+        var text: [UInt8] = []
+        var prefixLines = 0
+        let first = chunks == 0
+        chunks += 1
+        switch format {
+        case .json:
+            if !first {
+                text.append(contentsOf: Array("[\n".utf8))
+                text.append(contentsOf: repeatElement(UInt8(ascii: " "), count: column))
+                prefixLines = 1
+            }
+        case .csv, .tsv:
+            if !first {
+                text.append(contentsOf: header)
+                prefixLines = header.count { $0 == UInt8(ascii: "\n") }
+            }
+        case .ndjson, .yaml: break
+        }
+        text.append(contentsOf: buffer[..<cut])
+        if format == .json, !last { text.append(contentsOf: Array("\n]".utf8)) }
+        // Where the next chunk starts: its line, and (JSON) its column past the comma,
+        // which is not handed out.
+        let skip = format == .json && !last ? cut + 1 : cut
+        var lastNewline = -1
+        for k in 0..<skip where buffer[k] == UInt8(ascii: "\n") {
+            line += 1
+            lastNewline = k
+        }
+        if format == .json {
+            let characters = buffer[(lastNewline + 1)..<skip].count { $0 & 0xC0 != 0x80 }
+            column = (lastNewline < 0 ? column : 0) + characters
+        }
+        buffer.removeFirst(skip)
+        return Chunk(text: text, lineShift: startLine - 1 - prefixLines)
+    }
+
+    /// Where the buffer's whole records end: after the last record that is known to be
+    /// followed by another (or by the end); nil when no record ends in it yet.
+    private mutating func cutPoint() throws(ListDiffError) -> Int? {
+        switch format {
+        case .ndjson:
+            guard let k = buffer.lastIndex(of: UInt8(ascii: "\n")) else { return nil }
+            return k + 1
+        case .csv, .tsv:
+            return csvCut()
+        case .json:
+            return jsonCut()
+        case .yaml:
+            return yamlCut()
+        }
+    }
+
+    /// CSV: after the last row end outside a quoted field (a field that starts with `"`
+    /// and runs to a lone `"`, as `CSVReader` reads it). The first chunk keeps its header row.
+    private mutating func csvCut() -> Int? {
+        let quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n")
+        let separator = format == .tsv ? UInt8(0x09) : UInt8(ascii: ",")
+        var last: Int? = nil, firstRowEnd: Int? = nil
+        var fieldStart = true, quoted = false
+        var k = 0
+        while k < buffer.count {
+            let byte = buffer[k]
+            if quoted {
+                if byte == quote {
+                    if k + 1 < buffer.count, buffer[k + 1] == quote {
+                        k += 2
+                        continue
+                    }
+                    if k + 1 == buffer.count, !atEnd { break }  // ("" may be cut in two: read more first.)
+                    quoted = false
+                }
+            } else if fieldStart && byte == quote {
+                quoted = true
+                fieldStart = false
+            } else if byte == separator {
+                fieldStart = true
+            } else if byte == newline {
+                fieldStart = true
+                if firstRowEnd == nil { firstRowEnd = k + 1 }
+                last = k + 1
+            } else {
+                fieldStart = false
+            }
+            k += 1
+        }
+        if chunks == 0 {
+            // The header row stays in the first chunk, and leads the later ones.
+            guard let end = firstRowEnd else { return nil }
+            if header.isEmpty { header = Array(buffer[..<end]) }
+        }
+        return last
+    }
+
+    /// JSON: a comma between two records of the top list; nil until one is found. The
+    /// list's end ends the cutting: the rest is read whole.
+    private mutating func jsonCut() -> Int? {
+        if listEnded { return nil }
+        var depth = 0
+        var inString = false, escaped = false
+        var pendingComma: Int? = nil, cut: Int? = nil
+        if chunks > 0 { depth = 1 }
+        for (k, byte) in buffer.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                continue
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+                if depth <= 0 {
+                    // The list ends: the rest, to the end of the input, is one chunk.
+                    listEnded = true
+                    return cut
+                }
+            case UInt8(ascii: ","):
+                if depth == 1 { pendingComma = k }
+                continue
+            default: break
+            }
+            // A value starts after the comma: the comma is between two records.
+            if let comma = pendingComma, depth >= 1 {
+                if depth > 1 || byte != UInt8(ascii: "]") { cut = comma }
+                pendingComma = nil
+            }
+        }
+        return cut
+    }
+
+    /// YAML: before the last line at the left margin that starts a record: `- ` of a
+    /// top-level block sequence, or `---` of a stream's next document.
+    private mutating func yamlCut() -> Int? {
+        if chunks == 0 && buffer.count > 0 {
+            documents = Self.isStream(buffer)
+        }
+        var last: Int? = nil
+        var k = 0
+        var lineStart = true
+        while k < buffer.count {
+            if lineStart {
+                if documents ? Self.startsDocument(buffer, k) : Self.startsItem(buffer, k) {
+                    // (A record ends where the next begins; the first does not end one.)
+                    if k > 0 { last = k }
+                }
+            }
+            lineStart = buffer[k] == UInt8(ascii: "\n")
+            k += 1
+        }
+        return last
+    }
+
+    /// Whether the text's records are documents: a `---` line after the first content.
+    static func isStream(_ bytes: [UInt8]) -> Bool {
+        var k = 0
+        var lineStart = true
+        var content = false
+        while k < bytes.count {
+            if lineStart {
+                if startsDocument(bytes, k) {
+                    if content { return true }
+                } else if bytes[k] != UInt8(ascii: "#"), bytes[k] != UInt8(ascii: "\n"), bytes[k] != UInt8(ascii: "%") {
+                    content = true
+                }
+            }
+            lineStart = bytes[k] == UInt8(ascii: "\n")
+            k += 1
+        }
+        return false
+    }
+
+    static func startsDocument(_ b: [UInt8], _ k: Int) -> Bool {
+        k + 3 <= b.count && b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: "-")
+            && (k + 3 == b.count || [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 3]))
+    }
+
+    static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {
+        k + 1 < b.count && b[k] == UInt8(ascii: "-")
+            && [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 1])
+    }
+}

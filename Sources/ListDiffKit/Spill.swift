@@ -1,0 +1,435 @@
+// A diff of inputs larger than memory. Both inputs are read in chunks and their records
+// written, by key hash, to partition files in a temporary folder: a record's two versions
+// meet in one partition. Each partition is diffed on its own, as a shard of the diff is
+// (`Shards.swift`), and the partitions are joined as shards are: the moves come from one
+// pass over every matched pair of positions, and the fingerprints from every record's hash.
+// So the changeset is the one the diff in memory gives, byte for byte.
+
+/// How much memory a diff may use: past it, the diff spills its inputs to disk.
+public struct MemoryLimit: Sendable, Hashable, CustomStringConvertible {
+    /// The budget, in bytes.
+    public var bytes: Int
+    /// Whether it was asked for. Then inputs the spill cannot cut are refused rather than
+    /// read whole; under the default they are read whole, as before.
+    public var isExplicit: Bool
+
+    /// A budget of `bytes`.
+    public init(bytes: Int, isExplicit: Bool = true) {
+        self.bytes = bytes
+        self.isExplicit = isExplicit
+    }
+
+    /// The default: half the machine's memory (4 GiB where it cannot be told).
+    public static var standard: MemoryLimit {
+        MemoryLimit(bytes: (SystemCalls.physicalMemory() ?? 8 << 30) / 2, isExplicit: false)
+    }
+
+    /// Reads a size: a whole number of bytes, or with `K`, `M`, `G` or `T` (powers of 1024,
+    /// an optional `i` and `B` after: `512M`, `1GiB`). At least 16 MiB.
+    public init(parsing text: String) throws(ListDiffError) {
+        let units: [(String, Int)] = [("T", 40), ("G", 30), ("M", 20), ("K", 10), ("", 0)]
+        var body = text.uppercased()
+        for suffix in ["IB", "B"] where body.hasSuffix(suffix) && body.count > suffix.count {
+            body.removeLast(suffix.count)
+            break
+        }
+        for (unit, shift) in units where body.hasSuffix(unit) {
+            let digits = body.dropLast(unit.count)
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int(digits), n >= 0, n <= Int.max >> shift else { break }
+            self.init(bytes: n << shift)
+            guard bytes >= Self.least else {
+                throw ListDiffError(.usage, "--memory-limit must be at least 16M; got '\(SafeText.escape(text))'")
+            }
+            return
+        }
+        throw ListDiffError(
+            .usage, "--memory-limit takes a size: bytes, or a number with K, M, G or T (such as 512M or 2G); got '\(SafeText.escape(text))'"
+        )
+    }
+
+    /// The smallest budget: a spill's own buffers need some room.
+    static let least = 16 << 20
+
+    public var description: String {
+        for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)"
+    }
+}
+
+/// A temporary folder that holds a spill's partition files. It is removed when the diff
+/// ends, and by `SignalCleanup` when a signal ends the run.
+final class SpillFolder {
+    let path: String
+    let count: Int
+    private var entries: [SignalCleanup.Entry?] = []
+    private var files: [String] = []
+
+    /// A new folder under `parent` (else `TMPDIR`, else `/tmp`), for `count` partitions.
+    init(partitions count: Int, in parent: String? = nil) throws(ListDiffError) {
+        let base = parent ?? SystemCalls.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        guard let path = SystemCalls.makeTemporaryFolder(base + (base.hasSuffix("/") ? "" : "/") + "listdiff-spill-XXXXXX") else {
+            throw ListDiffError(
+                .io, file: base, "cannot make a folder for the spill files: \(InputFile.errnoText()) (set TMPDIR to a folder with room)")
+        }
+        self.path = path
+        self.count = count
+        entries.append(SignalCleanup.add(path, folder: true))
+    }
+
+    /// The path of a partition's file: `side` is `old` or `new`, `kind` `records` or `index`.
+    func file(_ partition: Int, _ side: String, _ kind: String) -> String {
+        "\(path)/\(side)-\(partition).\(kind)"
+    }
+
+    /// Creates a file in the folder, removed with it.
+    func create(_ file: String) throws(ListDiffError) -> SpillWriter {
+        // (Named for removal first: a signal between the two leaves nothing behind.)
+        files.append(file)
+        entries.append(SignalCleanup.add(file))
+        let fd = SystemCalls.createForWriting(file)
+        guard fd >= 0 else { throw SpillWriter.failure(file, folder: path) }
+        return SpillWriter(fd: fd, path: file, folder: path)
+    }
+
+    /// Removes every file and the folder.
+    func remove() {
+        for file in files { SystemCalls.remove(file) }
+        var bytes = Array(path.utf8CString)
+        bytes.withUnsafeMutableBufferPointer { SystemCalls.removeFolder($0.baseAddress!) }
+        for entry in entries { SignalCleanup.forget(entry) }
+        entries = []
+        files = []
+    }
+
+    deinit { remove() }
+}
+
+/// Writes a spill file through a buffer. A write that fails (a full disk) is a clean error
+/// that names the folder.
+final class SpillWriter {
+    private let fd: Int32
+    let path: String
+    private let folder: String
+    private var buffer: [UInt8] = []
+    private static let size = 1 << 18
+
+    init(fd: Int32, path: String, folder: String) {
+        self.fd = fd
+        self.path = path
+        self.folder = folder
+        buffer.reserveCapacity(Self.size)
+    }
+
+    static func failure(_ path: String, folder: String) -> ListDiffError {
+        if SystemCalls.diskWasFull {
+            return ListDiffError(
+                .io, file: folder,
+                "the disk is full: the spill files do not fit (set TMPDIR to a folder with room, or raise --memory-limit)")
+        }
+        return ListDiffError(.io, file: path, "cannot write a spill file: \(InputFile.errnoText())")
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
+        if buffer.count + bytes.count > Self.size { try flush() }
+        buffer.append(contentsOf: bytes)
+    }
+
+    func append(_ byte: UInt8) throws(ListDiffError) {
+        if buffer.count >= Self.size { try flush() }
+        buffer.append(byte)
+    }
+
+    func append<T: FixedWidthInteger>(integer value: T) throws(ListDiffError) {
+        if buffer.count + MemoryLayout<T>.size > Self.size { try flush() }
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    func flush() throws(ListDiffError) {
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { SystemCalls.writeBytes(fd, from: $0.baseAddress! + done, count: $0.count - done) }
+            if n < 0, SystemCalls.wasInterrupted { continue }
+            guard n > 0 else { throw Self.failure(path, folder: folder) }
+            done += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left and closes the file.
+    func close() throws(ListDiffError) {
+        try flush()
+        guard SystemCalls.close(fd) else { throw Self.failure(path, folder: folder) }
+    }
+}
+
+extension FileDiffer {
+    /// Why the diff of `old` and `new` cannot spill, or nil when it can: what the spill
+    /// does not cut (a layout, `--key .`, an algorithm other than Heckel's), and inputs
+    /// whose records are not a list at the top.
+    func spillRefusal(_ heads: [(name: String, format: InputFormat, head: [UInt8])]) -> String? {
+        let layout = reader.layout
+        if layout.path != nil || layout.sectionKey != nil || layout.items != nil {
+            return "--path, --section-key and --items place records the spill does not cut out"
+        }
+        if reader.key.isWholeRecord { return "--key . diffs a sequence, which needs both lists whole" }
+        if !(differ.algorithm is HeckelDiff) {
+            return "the spill pairs records as Heckel's algorithm does; --algorithm \(differ.algorithm.name) needs both lists whole"
+        }
+        for (name, format, head) in heads where !RecordChunks.cuts(format, head: head) {
+            return
+                "'\(SafeText.escape(name))' is not a list of records at the top (a JSON array, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
+        }
+        return nil
+    }
+
+    /// Whether the diff of `old` and `new` spills, and into how many partitions: when the
+    /// inputs are larger than the budget allows (both sizes known), or when a budget was
+    /// asked for and an input is a stream. Nil: the diff runs in memory.
+    ///
+    /// - Throws: a `.usage` error when a budget was asked for and the inputs need it, but
+    ///   the spill cannot cut them (`spillRefusal`).
+    func spillPartitions(old: String, new: String) throws(ListDiffError) -> Int? {
+        guard let limit = memoryLimit, !sorted, emptyPaths.isEmpty else { return nil }
+        var total = 0
+        var streamed = false
+        var heads: [(String, InputFormat, [UInt8])] = []
+        for path in [old, new] {
+            // (A stream is not opened here: a pipe or FIFO is read once, by the diff.)
+            guard path != "-", SystemCalls.status(ofPath: path)?.kind == .regular else {
+                streamed = true
+                continue
+            }
+            let (fd, status) = try InputFile.open(path)
+            defer { SystemCalls.close(fd) }
+            guard let status, status.kind == .regular else {
+                streamed = true
+                continue
+            }
+            total += status.size
+            var head = [UInt8](repeating: 0, count: 4096)
+            let n = head.withUnsafeMutableBytes { SystemCalls.readBytes(fd, into: $0.baseAddress!, count: $0.count, at: 0) }
+            head.removeSubrange(max(n, 0)...)
+            heads.append((path, reader.format(for: path, bytes: head), head))
+        }
+        // The diff in memory needs about its inputs' size again for its tables.
+        let needs = total * Self.spillFactor
+        guard needs > limit.bytes || streamed && limit.isExplicit else { return nil }
+        if let why = spillRefusal(heads) {
+            guard limit.isExplicit else { return nil }
+            throw ListDiffError(.usage, "--memory-limit \(limit): these inputs do not spill: \(why)")
+        }
+        // Partitions of about a sixteenth of the budget each; a stream counts as the budget.
+        let share = max(limit.bytes / 16, 64)
+        let bytes = streamed ? max(total, limit.bytes) * 2 : total
+        return min(max(2, (bytes * Self.spillFactor + share - 1) / share), 1024)
+    }
+
+    /// How many times its inputs' size a diff in memory is taken to need.
+    static let spillFactor = 2
+
+    /// One input read in chunks and its records written to the partition files: for each
+    /// record, its text as one line of JSON in its partition's records file, and its
+    /// number and place in the partition's index file.
+    struct SplitSide {
+        var count = 0
+        var format: InputFormat = .ndjson
+        /// The first record without a usable key: its error, thrown once the whole input
+        /// has been read (a malformed text later in it comes first, as in memory).
+        var unkeyed: ListDiffError?
+    }
+
+    func split(_ path: String, side name: String, into folder: SpillFolder, chunkBytes: Int) throws(ListDiffError) -> SplitSide {
+        let (fd, _) = try InputFile.open(path)
+        defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
+        var chunks = try RecordChunks(fd: fd, name: path, chunkBytes: chunkBytes) { head throws(ListDiffError) in
+            let format = reader.format(for: path, bytes: head)
+            if let why = spillRefusal([(path, format, head)]) {
+                throw ListDiffError(.usage, "--memory-limit: these inputs do not spill: \(why)")
+            }
+            return format
+        }
+        var out = SplitSide(format: chunks.format)
+        var records: [SpillWriter] = [], index: [SpillWriter] = []
+        for p in 0..<folder.count {
+            records.append(try folder.create(folder.file(p, name, "records")))
+            index.append(try folder.create(folder.file(p, name, "index")))
+        }
+        let engine = engine(key: reader.key, duplicates: reader.duplicates)
+        while let chunk = try chunks.next() {
+            let file = MappedFile(name: path, bytes: chunk.text)
+            file.origin = RecordOrigin(first: out.count)
+            do throws(ListDiffError) {
+                let (opened, format) = try reader.opened(file, out.format)
+                let side = try engine.side(opened, format, against: nil, KeyHashing())
+                guard side.layout.path == nil, side.layout.shape == .list, side.sections.count <= 1 else {
+                    throw ListDiffError(
+                        .usage, file: path,
+                        "--memory-limit: these inputs do not spill: the records are not one list at the top (\(side.layout))")
+                }
+                if out.unkeyed == nil, let r = side.firstUnkeyed { out.unkeyed = try engine.unkeyedError(side, r) }
+                if out.unkeyed == nil {
+                    try write(side, chunk.lineShift, first: out.count, records, index)
+                }
+                out.count += side.count
+            } catch {
+                if out.format == .yaml, out.count > 0, error.message.hasSuffix(YAMLRules.noAnchor) {
+                    // (Its anchor may be in an earlier record, which this chunk does not hold.)
+                    var refusal = Self.shifted(error, by: chunk.lineShift, in: path)
+                    refusal.kind = .usage
+                    refusal.message +=
+                        " in its own records: a spill reads a YAML sequence's records apart, so an alias cannot reach another record (raise --memory-limit to diff in memory)"
+                    throw refusal
+                }
+                throw Self.shifted(error, by: chunk.lineShift, in: path)
+            }
+        }
+        for writer in records + index { try writer.close() }
+        return out
+    }
+
+    /// Writes each record of a chunk to its partition.
+    private func write(
+        _ side: Engine.Side, _ lineShift: Int, first: Int, _ records: [SpillWriter], _ index: [SpillWriter]
+    ) throws(ListDiffError) {
+        let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
+        // (The places of all the chunk's records in one pass over its text.)
+        let places = side.records.file.locations(of: (0..<side.count).map { side.records.starts[$0] })
+        let asText = side.format != .yaml
+        for r in 0..<side.count {
+            let hash = documented ? side.table.keyHashes[r] : KeyHash.of(try side.records.key(r, reader.key))
+            let p = KeyHash.shard(hash, of: records.count)
+            let out = records[p]
+            func line(_ text: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
+                // JSON holds a line break only between tokens, where a space reads alike.
+                var start = 0
+                for k in 0..<text.count where text[k] == 0x0A || text[k] == 0x0D {
+                    try out.append(UnsafeBufferPointer(rebasing: text[start..<k]))
+                    try out.append(UInt8(ascii: " "))
+                    start = k + 1
+                }
+                try out.append(UnsafeBufferPointer(rebasing: text[start...]))
+                try out.append(0x0A)
+            }
+            if asText {
+                try line(side.records.bytes(r))
+            } else {
+                let value = try side.records.value(r)
+                if value.firstNonFiniteNumber != nil {
+                    throw side.error(
+                        at: r,
+                        "--memory-limit: this record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold")
+                }
+                var text = Array(JSONWriter.compact(value).utf8)
+                try text.withUnsafeBufferPointer { b throws(ListDiffError) in try line(b) }
+            }
+            let at = places[r] ?? SourceLocation(line: 0, column: 0)
+            try index[p].append(integer: Int64(first + r))
+            try index[p].append(integer: Int32(truncatingIfNeeded: at.line + lineShift))
+            try index[p].append(integer: Int32(truncatingIfNeeded: at.column))
+        }
+    }
+
+    /// An error in a chunk, placed in the input: moved down by the lines before the chunk.
+    static func shifted(_ error: ListDiffError, by lines: Int, in path: String) -> ListDiffError {
+        error.file == path ? error.movedDown(lines) : error
+    }
+
+    /// A partition's index: each record's number and place in the input.
+    static func readIndex(_ path: String) throws(ListDiffError) -> RecordOrigin {
+        let bytes = try InputFile.read(path, text: false)
+        var origin = RecordOrigin(numbers: [], locations: [])
+        let count = bytes.count / 16
+        origin.numbers.reserveCapacity(count)
+        origin.locations.reserveCapacity(count)
+        bytes.withUnsafeBytes { raw in
+            for k in 0..<count {
+                let number = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k, as: Int64.self))
+                let line = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k + 8, as: Int32.self))
+                let column = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k + 12, as: Int32.self))
+                origin.numbers.append(Int(number))
+                origin.locations.append(SourceLocation(line: Int(line), column: Int(column)))
+            }
+        }
+        return origin
+    }
+
+    /// The diff of `old` and `new`, spilled into `count` partitions.
+    func diffSpilling(old: String, new: String, partitions count: Int) throws(ListDiffError) -> Result {
+        let limit = memoryLimit ?? .standard
+        let folder = try SpillFolder(partitions: count, in: spillParent)
+        defer { folder.remove() }
+        let chunkBytes = max(limit.bytes / 32, 64)
+        let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
+        if let error = oldSplit.unkeyed { throw error }
+        progress?.lap("split OLD")
+        let newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
+        if let error = newSplit.unkeyed { throw error }
+        progress?.lap("split NEW")
+        var files = self
+        files.forShard = true
+        files.memoryLimit = nil
+        files.progress = nil
+        files.reader.format = .ndjson
+        var join: ShardJoin? = nil
+        var firstError: (rank: (Int, Int), error: ListDiffError)? = nil
+        for p in 0..<count {
+            let oldFile = try MappedFile(folder.file(p, "old", "records"), name: old)
+            let newFile = try MappedFile(folder.file(p, "new", "records"), name: new)
+            oldFile.origin = try Self.readIndex(folder.file(p, "old", "index"))
+            newFile.origin = try Self.readIndex(folder.file(p, "new", "index"))
+            let positions = ShardPositions(
+                oldCount: oldSplit.count, newCount: newSplit.count, old: oldFile.origin!.numbers, new: newFile.origin!.numbers)
+            do throws(ListDiffError) {
+                let result = try files.diffOpened(oldFile, .ndjson, newFile, .ndjson)
+                let shard = try files.shardChangeset(
+                    result, shard: try Shard(index: p, of: count), positions: positions, names: (old, new), keys: false)
+                if join == nil { join = ShardJoin(shard.changeset, shard: shard.shard, name: old) }
+                try join!.add(shard, name: old)
+            } catch {
+                // As in memory: OLD's errors before NEW's, each side's earliest record first.
+                let rank = (error.file == old ? 0 : 1, error.location?.line ?? 0)
+                if firstError.map({ rank < $0.rank }) ?? true { firstError = (rank, error) }
+            }
+        }
+        if let firstError { throw firstError.error }
+        guard let join else { throw ListDiffError(.usage, "the spill made no partition") }
+        progress?.lap("diff \(count) partitions")
+        var changeset = try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
+            try Self.keys(of: moved, in: folder, reader.key, name: new)
+        }
+        progress?.lap("join")
+        reader.record(oldFormat: oldSplit.format, in: &changeset.layout)
+        if let rule = differ.renames { changeset = try changeset.pairingRenames(rule) }
+        return Result(changeset: changeset)
+    }
+
+    /// The keys of moved records, read again from NEW's partition files: each partition's
+    /// records in order, each moved one's line read as JSON.
+    static func keys(of moved: [(old: Int, new: Int)], in folder: SpillFolder, _ key: IdentityKey, name: String) throws(ListDiffError)
+        -> [Value]
+    {
+        guard !moved.isEmpty else { return [] }
+        var slot: [Int: Int] = [:]
+        slot.reserveCapacity(moved.count)
+        for (k, m) in moved.enumerated() { slot[m.new] = k }
+        var keys = [Value](repeating: .null, count: moved.count)
+        let reader = JSONReader()
+        for p in 0..<folder.count {
+            let numbers = try readIndex(folder.file(p, "new", "index")).numbers
+            guard numbers.contains(where: { slot[$0] != nil }) else { continue }
+            let file = try MappedFile(folder.file(p, "new", "records"), name: name)
+            var start = 0
+            for number in numbers {
+                let end = file.bytes[start...].firstIndex(of: 0x0A) ?? file.bytes.count
+                if let k = slot[number] {
+                    let (value, _) = try reader.read(Array(file.bytes[start..<end]), name: name)
+                    keys[k] = key.written(in: value) ?? .null
+                }
+                start = end + 1
+            }
+        }
+        return keys
+    }
+}

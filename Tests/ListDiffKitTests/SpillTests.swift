@@ -1,0 +1,269 @@
+import Foundation
+import Testing
+@testable import ListDiffKit
+import ListDiffKitTestSupport
+
+/// A diff spilled to disk (`--memory-limit`) is the diff in memory, byte for byte, errors
+/// included, in every format; it cuts its inputs into chunks anywhere between records; and
+/// it leaves no spill folder behind.
+@Suite struct SpillTests {
+    /// A differ that spills whatever the inputs' size, in chunks of a few records, into
+    /// a folder under `parent`.
+    static func spilling(_ files: FileDiffer, parent: URL, explicit: Bool = true, budget: Int = 2048) -> FileDiffer {
+        var files = files
+        files.memoryLimit = MemoryLimit(bytes: budget, isExplicit: explicit)
+        files.spillParent = parent.path
+        return files
+    }
+
+    static func rendered(_ files: FileDiffer, _ old: URL, _ new: URL) -> String {
+        ShardTests.rendered { () throws(ListDiffError) in try files.diff(old: old.path, new: new.path).changeset }
+    }
+
+    /// What the spill folder's parent holds once a diff is done: nothing.
+    static func leftovers(_ parent: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+    }
+
+    /// Random lists in JSON (one line, and pretty), NDJSON and YAML, with every key kind,
+    /// both duplicates policies and the comparison rules: spilled is in memory.
+    @Test func spilledIsTheDiffInMemory() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let parent = dir.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        var pairs = DocumentPairs(seed: 91)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 9), pretty: false)
+        var spilled = 0, moved = 0, errors = 0
+        for round in 0..<200 {
+            let c = DocumentPairs.Case(
+                shape: .list, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 4 == 3 ? .match : .error, atPath: false)
+            let (oldValue, newValue) = pairs.next(c)
+            spelling.pretty = round % 4 == 1
+            let (old, new) = try EngineTests.write(
+                oldValue, newValue, in: dir, round: round, lines: round % 3 == 1, yaml: round % 3 == 2, &spelling)
+            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates)
+            var differ = try ShardTests.differ(round)
+            if round % 7 == 5 { differ.renames = try RenameRule() }
+            let files = FileDiffer(reader: reader, differ: differ)
+            let whole = Self.rendered(files, old, new)
+            let spilling = Self.spilling(files, parent: parent, budget: 16 << (round % 6))
+            if (try? spilling.spillPartitions(old: old.path, new: new.path)) != nil { spilled += 1 }
+            let result = Self.rendered(spilling, old, new)
+            #expect(result == whole, "round \(round) \(c)")
+            #expect(Self.leftovers(parent).isEmpty, "round \(round)")
+            if whole.contains("\"op\": \"move\"") { moved += 1 }
+            if whole.hasPrefix("error") { errors += 1 }
+        }
+        #expect(spilled > 150)
+        #expect(moved > 20)
+        #expect(errors > 5)
+    }
+
+    /// CSV with quoted cells, separators and line breaks inside quotes, and a header; TSV.
+    @Test func csvAndTSVAreCutBetweenRows() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var rng = SplitMix64(seed: 12)
+        let words = ["plain", "with, comma", "with \"quote\"", "two\nlines", "ends\"", "tab\there", ""]
+        for round in 0..<40 {
+            let tsv = round % 4 == 3
+            let separator = tsv ? "\t" : ","
+            func cell(_ s: String) -> String {
+                if tsv { return s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+                return s.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+            }
+            func table(_ ids: [Int], _ salt: Int) -> String {
+                let newline = round % 2 == 0 ? "\r\n" : "\n"
+                var text = ["id", "a", "b"].joined(separator: separator) + newline
+                for id in ids {
+                    text +=
+                        [String(id), cell(words[(id + salt * (id % 3)) % words.count]), cell(words[id % words.count])]
+                        .joined(separator: separator) + newline
+                }
+                return text
+            }
+            let oldIDs = (0..<Int.random(in: 0..<60, using: &rng)).map { $0 * 2 }.shuffled(using: &rng)
+            var newIDs = oldIDs.filter { _ in Int.random(in: 0..<6, using: &rng) > 0 }
+            newIDs.append(contentsOf: (0..<Int.random(in: 0..<4, using: &rng)).map { 1001 + $0 * 3 })
+            newIDs.shuffle(using: &rng)
+            let ext = tsv ? "tsv" : "csv"
+            let old = dir.appendingPathComponent("old-\(round).\(ext)"), new = dir.appendingPathComponent("new-\(round).\(ext)")
+            try table(oldIDs, 0).write(to: old, atomically: true, encoding: .utf8)
+            try table(newIDs, 1 + round % 3).write(to: new, atomically: true, encoding: .utf8)
+            var files = FileDiffer(key: try IdentityKey(parsing: ["id"]), csvInfersTypes: round % 3 == 0)
+            let whole = Self.rendered(files, old, new)
+            files = Self.spilling(files, parent: dir, budget: 16 << (round % 5))
+            #expect(Self.rendered(files, old, new) == whole, "round \(round)")
+            #expect(!whole.hasPrefix("error"), "\(whole)")
+        }
+    }
+
+    /// Errors name the same record at the same place as in memory: a missing key, a key
+    /// found twice (in one chunk, and far apart), malformed text late in an input, in each
+    /// format that places them.
+    @Test func errorsAreThoseInMemory() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        func records(_ ids: [Int], format: String) -> String {
+            switch format {
+            case "ndjson": return ids.map { "{\"id\":\($0),\"v\":\"\(String(repeating: "x", count: $0 % 7))\"}\n" }.joined()
+            case "yaml": return ids.map { "- id: \($0)\n  v: \"\(String(repeating: "x", count: $0 % 7))\"\n" }.joined()
+            case "csv": return "id,v\n" + ids.map { "\($0),\(String(repeating: "x", count: $0 % 7))\n" }.joined()
+            default:
+                return "[\n" + ids.map { "  {\"id\": \($0), \"v\": \"\(String(repeating: "x", count: $0 % 7))\"}" }.joined(separator: ",\n")
+                    + "\n]\n"
+            }
+        }
+        let base = Array(0..<300)
+        for format in ["json", "ndjson", "yaml", "csv"] {
+            var cases: [(String, String)] = []
+            var repeated = base
+            repeated[250] = 3
+            cases.append(("duplicate far apart", records(repeated, format: format)))
+            repeated = base
+            repeated[11] = 10
+            cases.append(("duplicate near", records(repeated, format: format)))
+            var missing = records(base, format: format)
+            missing = missing.replacingOccurrences(
+                of: format == "yaml" ? "- id: 200\n" : format == "csv" ? "\n200," : "\"id\": 200,",
+                with: format == "yaml" ? "- idx: 200\n" : format == "csv" ? "\n," : "\"idx\": 200,")
+            missing = missing.replacingOccurrences(of: "\"id\":200,", with: "\"idx\":200,")
+            // (A CSV row always has its key: an empty cell is the key "".)
+            if format != "csv" { cases.append(("missing key", missing)) }
+            // A line that cannot start there, near the end.
+            var lines = records(base, format: format).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            lines[lines.count * 9 / 10] = (format == "csv" ? "\"" : "}") + lines[lines.count * 9 / 10]
+            cases.append(("malformed late", lines.joined(separator: "\n")))
+            // Two members of one name in a record near the end.
+            if format == "json" || format == "ndjson" {
+                cases.append(
+                    (
+                        "member twice",
+                        records(base, format: format).replacingOccurrences(of: #""id": 280,"#, with: #""id": 280, "id": 280,"#)
+                            .replacingOccurrences(of: #""id":280,"#, with: #""id":280,"id":280,"#)
+                    ))
+            }
+            for (name, text) in cases {
+                let old = dir.appendingPathComponent("old.\(format)"), new = dir.appendingPathComponent("new.\(format)")
+                try records(base, format: format).write(to: old, atomically: true, encoding: .utf8)
+                try text.write(to: new, atomically: true, encoding: .utf8)
+                for (a, b) in [(old, new), (new, old)] {
+                    let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+                    let whole = Self.rendered(files, a, b)
+                    let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 4096), a, b)
+                    #expect(spilled == whole, "\(format) \(name)")
+                    #expect(whole.hasPrefix("error"), "\(format) \(name): \(whole.prefix(100))")
+                }
+            }
+        }
+    }
+
+    /// Under a budget it was asked for, inputs the spill does not cut are refused with the
+    /// reason; under the default, they are diffed in memory.
+    @Test func whatDoesNotSpillIsRefusedOrDiffedInMemory() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try #"{"a": {"id": 1}, "b": {"id": 2}}"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"{"a": {"id": 1}, "b": {"id": 3}}"#.write(to: new, atomically: true, encoding: .utf8)
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        let whole = Self.rendered(files, old, new)
+        #expect(!whole.hasPrefix("error"))
+        #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), old, new) == whole)
+        let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), old, new)
+        #expect(refused.contains("do not spill"), "\(refused)")
+        #expect(refused.contains("not a list of records at the top"), "\(refused)")
+        var myers = files
+        myers.differ.algorithm = MyersDiff()
+        try "[{\"id\": 1}]".write(to: old, atomically: true, encoding: .utf8)
+        try "[{\"id\": 2}]".write(to: new, atomically: true, encoding: .utf8)
+        #expect(Self.rendered(Self.spilling(myers, parent: dir, budget: 16), old, new).contains("--algorithm myers"))
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A YAML alias whose anchor is in another record is refused with the reason, since a
+    /// spill reads the records apart; one within its record spills.
+    @Test func yamlAliasesStayWithinTheirRecord() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
+        var text = ""
+        for id in 0..<100 { text += "- id: \(id)\n  a: &x\(id) [1, 2]\n  b: *x\(id)\n" }
+        try text.write(to: old, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "id: 7\n", with: "id: 7\n  c: 1\n").write(to: new, atomically: true, encoding: .utf8)
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        let whole = Self.rendered(files, old, new)
+        #expect(whole.contains("\"update\""))
+        #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 256), old, new) == whole)
+        try (text + "- id: 100\n  b: *x3\n").write(to: new, atomically: true, encoding: .utf8)
+        #expect(!Self.rendered(files, old, new).hasPrefix("error"))
+        let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 256), old, new)
+        #expect(refused.contains("alias *x3 refers to no anchor defined before it in its own records"), "\(refused)")
+        #expect(refused.contains("new.yaml:302:6"), "\(refused)")
+    }
+
+    /// Empty inputs, and inputs of no records, read as they read in memory.
+    @Test func emptyInputsReadAsInMemory() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let texts = [
+            "json": ["", "[]", "[\n]\n", "  [ ]  ", "[{\"id\": 1}]"], "ndjson": ["", "\n\n", "{\"id\": 1}"],
+            "yaml": ["", "[]\n", "- id: 1\n"], "csv": ["", "id\n", "id\n1\n"],
+        ]
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        for (ext, variants) in texts {
+            for a in variants {
+                for b in variants {
+                    let old = dir.appendingPathComponent("old.\(ext)"), new = dir.appendingPathComponent("new.\(ext)")
+                    try a.write(to: old, atomically: true, encoding: .utf8)
+                    try b.write(to: new, atomically: true, encoding: .utf8)
+                    let whole = Self.rendered(files, old, new)
+                    let spilled = Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 1), old, new)
+                    #expect(spilled == whole, "\(ext): \(a.debugDescription) → \(b.debugDescription)")
+                }
+            }
+        }
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// Sizes read as `--memory-limit` takes them.
+    @Test func memoryLimitsParse() throws {
+        #expect(try MemoryLimit(parsing: "1G").bytes == 1 << 30)
+        #expect(try MemoryLimit(parsing: "512M").bytes == 512 << 20)
+        #expect(try MemoryLimit(parsing: "2GiB").bytes == 2 << 30)
+        #expect(try MemoryLimit(parsing: "64mb").bytes == 64 << 20)
+        #expect(try MemoryLimit(parsing: "33554432").bytes == 32 << 20)
+        #expect(try MemoryLimit(parsing: "1G").description == "1G")
+        for bad in ["", "G", "1.5G", "-1G", "1X", "1M", "99999999999999T"] {
+            #expect(throws: ListDiffError.self, "\(bad)") { try MemoryLimit(parsing: bad) }
+        }
+        #expect(MemoryLimit.standard.bytes >= 16 << 20)
+        #expect(!MemoryLimit.standard.isExplicit)
+    }
+
+    /// Chunks cut JSON between records only, wherever records sit on their lines, and keep
+    /// every record's column.
+    @Test func jsonChunksKeepPlaces() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        // Several records a line, strings with brackets and commas, and a key missing late.
+        var text = "["
+        for id in 0..<120 {
+            text += id % 3 == 0 ? "\n  " : " "
+            text += id == 100 ? #"{"idx": 100, "s": "a,]}[\"b"}"# : #"{"id": \#(id), "s": "é,]}[\"\#(id)"}"#
+            if id < 119 { text += "," }
+        }
+        text += "\n]\n"
+        try text.write(to: new, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "idx", with: "id").write(to: old, atomically: true, encoding: .utf8)
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        let whole = Self.rendered(files, old, new)
+        #expect(whole.contains("record 100 has no key field"), "\(whole)")
+        for budget in [64, 200, 1000, 5000] {
+            #expect(Self.rendered(Self.spilling(files, parent: dir, budget: budget), old, new) == whole, "\(budget)")
+        }
+    }
+}

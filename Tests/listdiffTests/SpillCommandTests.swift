@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// `--memory-limit`, run as users run it: the spilled diff writes what the diff in memory
+/// writes, and its folder is gone after a normal end, an interrupt and a full disk.
+@Suite struct SpillCommandTests {
+    /// An OLD and a NEW of `count` NDJSON records in a shuffled order, NEW with 1% of them
+    /// changed, deleted, inserted and moved.
+    static func inputs(_ count: Int, in dir: URL) throws -> (String, String) {
+        var rng = SystemRandomNumberGenerator()
+        var ids = Array(0..<count)
+        ids.shuffle(using: &rng)
+        func line(_ id: Int, _ salt: Int) -> String {
+            "{\"id\":\(id),\"name\":\"person \(id)\",\"team\":\"team \(id % 17)\",\"score\":\(id * 7 % 1000 + salt)}\n"
+        }
+        let old = ids.map { line($0, 0) }.joined()
+        var newIDs = ids.filter { $0 % 100 != 1 }
+        for k in stride(from: 0, to: newIDs.count, by: 100) { newIDs.swapAt(k, (k * 7919) % newIDs.count) }
+        newIDs += (count..<(count + count / 100))
+        let new = newIDs.map { line($0, $0 % 100 == 2 ? 1 : 0) }.joined()
+        let oldURL = dir.appendingPathComponent("old.ndjson"), newURL = dir.appendingPathComponent("new.ndjson")
+        try old.write(to: oldURL, atomically: true, encoding: .utf8)
+        try new.write(to: newURL, atomically: true, encoding: .utf8)
+        return (oldURL.path, newURL.path)
+    }
+
+    static func folder(_ dir: URL, _ name: String) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func spilledOutputIsTheOutputInMemory() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (old, new) = try Self.inputs(120_000, in: dir)
+        let spill = try Self.folder(dir, "tmp")
+        for format in ["json", "patch", "markdown", "jsonpatch"] {
+            let memory = try Binary.run(["-f", format, "--key", "id", old, new], in: dir)
+            let spilled = try Binary.run(
+                ["--memory-limit", "16M", "-f", format, "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
+            #expect(memory.status == 1)
+            #expect(spilled.status == memory.status, "\(spilled.stderr)")
+            #expect(spilled.stdout == memory.stdout, "\(format)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+        }
+        // Annotations name the file, without the line: a spill keeps no copy of the inputs.
+        let github = try Binary.run(
+            ["--memory-limit", "16M", "-f", "github", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
+        #expect(github.status == 1)
+        #expect(github.stdout.contains("::notice file=\(old),title=listdiff%3A deleted id="), "\(github.stdout.prefix(300))")
+        // What needs OLD whole is refused, with the reason.
+        let merge = try Binary.run(
+            ["--memory-limit", "16M", "-f", "mergepatch", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
+        #expect(merge.status == 2)
+        #expect(merge.stderr.contains("kept no copy of OLD"), "\(merge.stderr)")
+        // The phases say it spilled.
+        let timed = try Binary.run(
+            ["--memory-limit", "16M", "-f", "json", "--key", "id", old, new],
+            environment: ["TMPDIR": spill.path, "LISTDIFF_TIMINGS": "1"], in: dir)
+        #expect(timed.stderr.contains("split OLD"), "\(timed.stderr)")
+        #expect(timed.stderr.contains("partitions"), "\(timed.stderr)")
+    }
+
+    @Test func anInterruptLeavesNoSpillFolder() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (old, new) = try Self.inputs(400_000, in: dir)
+        let spill = try Self.folder(dir, "tmp")
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = [
+            "--memory-limit", "16M", "-f", "json", "--key", "id", "-o", dir.appendingPathComponent("out.json").path, old, new,
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": spill.path]) { $1 }
+        try process.run()
+        // Once its folder holds spill files, stop it.
+        var seen = false
+        for _ in 0..<2000 where process.isRunning {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: spill.path)) ?? []
+            if let folder = entries.first(where: { $0.hasPrefix("listdiff-spill-") }),
+                !((try? FileManager.default.contentsOfDirectory(atPath: spill.appendingPathComponent(folder).path)) ?? []).isEmpty
+            {
+                seen = true
+                break
+            }
+            usleep(2000)
+        }
+        try #require(seen, "the diff ended before it spilled")
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.json").path))
+    }
+
+    @Test func aFullDiskIsACleanError() throws {
+        let mount = try Programs.require("mount", package: "mount")
+        let umount = try Programs.require("umount", package: "mount")
+        guard getuid() == 0 else {
+            let reason = "mounting a small file system needs root"
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                throw Programs.Missing(reason: reason + ", and CI must run this test")
+            }
+            FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
+            try Test.cancel(Comment(rawValue: "skipped: " + reason))
+        }
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (old, new) = try Self.inputs(120_000, in: dir)
+        let small = try Self.folder(dir, "small")
+        func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(try run(mount, ["-t", "tmpfs", "-o", "size=2m", "tmpfs", small.path]) == 0, "mount -t tmpfs failed")
+        defer { _ = try? run(umount, [small.path]) }
+        let out = dir.appendingPathComponent("out.json")
+        let result = try Binary.run(
+            ["--memory-limit", "16M", "-f", "json", "--key", "id", "-o", out.path, old, new],
+            environment: ["TMPDIR": small.path], in: dir)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix(small.path + "/listdiff-spill-"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                ": error: the disk is full: the spill files do not fit (set TMPDIR to a folder with room, or raise --memory-limit)\n"),
+            "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func aBadLimitIsAUsageError() throws {
+        let run = try Binary.run(["--memory-limit", "lots", "Examples/people-old.json", "Examples/people-new.json"])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr
+                == "listdiff: error: --memory-limit takes a size: bytes, or a number with K, M, G or T (such as 512M or 2G); got 'lots'\n",
+            "\(run.stderr)")
+        let small = try Binary.run(["--memory-limit", "1M", "Examples/people-old.json", "Examples/people-new.json"])
+        #expect(small.status == 2)
+        #expect(small.stderr.contains("--memory-limit must be at least 16M"), "\(small.stderr)")
+    }
+}
