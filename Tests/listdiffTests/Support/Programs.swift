@@ -19,6 +19,25 @@ enum Programs {
         try Test.cancel(Comment(rawValue: "skipped: " + reason), sourceLocation: sourceLocation)
     }
 
+    /// Goes on only as root (to mount a file system), or the test stops as `require` stops
+    /// it: skipped with `reason`, or failed in CI.
+    static func requireRoot(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        guard getuid() != 0 else { return }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { throw Missing(reason: reason + ", and CI must run this test") }
+        FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
+        try Test.cancel(Comment(rawValue: "skipped: " + reason), sourceLocation: sourceLocation)
+    }
+
+    /// Runs `tool` with `arguments`, its output as the test's own; its exit status.
+    static func status(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// A Python 3 that imports `module` (the one on `PATH`, else the system's), or the test
     /// stops as `require` stops it.
     static func requirePython(module: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
