@@ -25,6 +25,18 @@ int listdiff_cpu_count(void) {
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include <fcntl.h>
+
+void listdiff_start_writeback(int fd, int64_t offset, int64_t count) {
+#ifdef __linux__
+    (void)sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+    (void)offset;
+    (void)count;
+#endif
+}
+
 void listdiff_fix_mmap_threshold(int bytes) {
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, bytes);

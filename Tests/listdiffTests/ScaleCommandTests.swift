@@ -61,6 +61,31 @@ import Testing
         }
     }
 
+    /// `apply -o` hands its file to the disk as it writes it, 8 MiB at a time, while the
+    /// next blocks of records are formatted: a result of more than twice that is, byte for
+    /// byte, the one written to standard output.
+    @Test func applyToALargeFileWritesWhatStandardOutputGets() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var old = "[\n", new = "[\n"
+        for i in 0..<150_000 {
+            let record = #"{"id":\#(i),"name":"record \#(i)","email":"person\#(i)@example.com","team":"team \#(i % 9)","n":\#(i % 7)}"#
+            old += (i > 0 ? ",\n" : "") + record
+            new += (i > 0 ? ",\n" : "") + (i % 100 == 3 ? record.replacingOccurrences(of: "\"n\":", with: "\"n\":-1") : record)
+        }
+        try (old + "\n]\n").write(to: dir.appendingPathComponent("old.json"), atomically: true, encoding: .utf8)
+        try (new + "\n]\n").write(to: dir.appendingPathComponent("new.json"), atomically: true, encoding: .utf8)
+        #expect(try Binary.run(["-f", "json", "-o", "changes.json", "old.json", "new.json"], in: dir).status == 1)
+        let toFile = try Binary.run(["apply", "-o", "applied.json", "old.json", "changes.json"], in: dir)
+        #expect(toFile.status == 0, "\(toFile.stderr)")
+        let toOutput = try Binary.run(["apply", "old.json", "changes.json"], in: dir)
+        #expect(toOutput.status == 0, "\(toOutput.stderr)")
+        let written = try Data(contentsOf: dir.appendingPathComponent("applied.json"))
+        #expect(written.count > 16 << 20, "\(written.count) bytes")
+        #expect(written == Data(toOutput.stdout.utf8))
+        #expect(try Binary.run(["-q", "new.json", "applied.json"], in: dir).status == 0)
+    }
+
     @Test func sortedRefusesWhatItCannotStream() throws {
         let dir = try temporaryDirectory()
         try "{\"id\":2}\n{\"id\":1}\n".write(to: dir.appendingPathComponent("unsorted.ndjson"), atomically: true, encoding: .utf8)

@@ -11,6 +11,11 @@ void listdiff_fix_mmap_threshold(int bytes);
 
 #include <stdint.h>
 
+/// Starts writing a file's range to its disk without waiting for it (Linux's
+/// sync_file_range), so that a later fsync has less left to wait for. Does nothing
+/// elsewhere.
+void listdiff_start_writeback(int fd, int64_t offset, int64_t count);
+
 /// Lets a read of a mapped file past its end (the file shrank while it was read) give
 /// zeros instead of killing the process with SIGBUS; the faults are counted.
 void listdiff_guard_mapped_reads(void);
