@@ -75,14 +75,14 @@ struct ApplyCommand: ParsableCommand, Executable {
         // otherwise, and checks both fingerprints (unless --force) and every change's key.
         let applier = try FileApplier.open(
             changeset: try InputFile.read(changeset), name: changeset, old: old, reader: reader, asked: reading.given.readingRequest,
-            force: force)
-        progress?.lap("read changeset, scan OLD, apply")
+            force: force, progress: progress)
         let format =
             outputFormat ?? output.flatMap(InputFormat.fromExtension(of:)) ?? applier.format
         try Output.write(to: output) { (stream: inout FileStream) throws(ListDiffError) in
             try applier.write(format) { stream.write(bytes: $0) }
+            progress?.lap("write")
         }
-        progress?.lap("write")
+        progress?.lap("sync")
         return (.same, applier)
     }
 

@@ -104,13 +104,16 @@ public final class FileApplier: @unchecked Sendable {
                     early, old: path, reader: base, asked: asked, progress: progress, parts: max(1, Machine.cores - 1))
             })
         let changeset = try read.get()
+        progress?.lap("read changeset, scan OLD")
         guard Header(changeset) == early else {
             // (Not the header the whole changeset gives: OLD is scanned again with its own.)
             return try FileApplier(
                 changeset: changeset, old: path, reader: base, asked: asked, force: force, changesetName: name,
                 progress: progress)
         }
-        return try FileApplier(changeset: changeset, try scanned.get(), force: force, changesetName: name)
+        let applier = try FileApplier(changeset: changeset, try scanned.get(), force: force, changesetName: name)
+        progress?.lap("apply")
+        return applier
     }
 
     /// What OLD's scan depends on in a changeset.
@@ -234,6 +237,14 @@ public final class FileApplier: @unchecked Sendable {
         }
         var values: [Value] = [], valueNames: [String] = []
         let side = side, hashing = hashing, changeset = changeset, key = changeset.key, match = changeset.duplicates == .match
+        // What the check reads for each change, held here rather than read through `side`
+        // (each read through it would retain what it holds).
+        let firsts = side.sections.map(\.records.lowerBound), keyHashes = side.table.keyHashes
+        // (Under a path with `*`, keys are hashed within their list.)
+        let scopes: [Hash128?] = side.sections.map { section in
+            guard case .pattern = side.layout.shape, case .string(let list)? = section.name else { return nil }
+            return CanonicalHash.string(list)
+        }
         let result = try changeset.applySections(
             to: grid,
             wrap: { value, key in
@@ -242,15 +253,12 @@ public final class FileApplier: @unchecked Sendable {
                 return Int32(-values.count)
             }
         ) { (n: Int, change: Change, p: RecordPosition) throws(ListDiffError) in
-            let r = side.sections[p.section].records.lowerBound + p.index
+            let r = firsts[p.section] + p.index
             // The key hash the scan found says yes without reading the record; a record
             // is read, and the message made, only when it says no.
             var hash = hashing.hash(key: change.key, fields: key.fields.count)
-            // (Under a path with `*`, keys are hashed within their list.)
-            if case .pattern = side.layout.shape, case .string(let list)? = side.sections[p.section].name {
-                hash = hashing.scoped(hash, in: CanonicalHash.string(list))
-            }
-            if side.table.keyHashes[r] == hash,
+            if let scope = scopes[p.section] { hash = hashing.scoped(hash, in: scope) }
+            if keyHashes[r] == hash,
                 !match || side.occurrence(r) == (change.occurrence ?? 0)
             {
                 return
@@ -677,9 +685,12 @@ public final class FileApplier: @unchecked Sendable {
                     strays.release()
                 }
             } drain: { block in
-                bytes.append(block.bytes.bytes)
-                out(UnsafeRawBufferPointer(bytes.bytes))
-                bytes.removeAll()
+                // What came before the block, then the block's bytes as they are (not copied).
+                if bytes.count > 0 {
+                    out(UnsafeRawBufferPointer(bytes.bytes))
+                    bytes.removeAll()
+                }
+                out(UnsafeRawBufferPointer(block.bytes.bytes))
             }
         }
         if lines {

@@ -474,40 +474,46 @@ public struct Changeset: Sendable {
                 throw error(change: n, "new position \(p) is filled twice (also by change \(earlier.change + 1))")
             }
         }
-        for (n, change) in changes.enumerated() {
-            switch change.operation {
-            case .delete, .move, .rename:
-                let p = try oldPosition(n, change)
-                guard !removed[p.section][p.index] else { throw error(change: n, "old position \(p) is deleted or moved twice") }
-                removed[p.section][p.index] = true
-                deleted[p.section][p.index] = change.operation != .move
-                if change.operation == .move { try place(n, change, .moved(from: p)) }
-                if change.operation == .rename {
-                    guard let value = try change.value() else { throw error(change: n, "the rename has no value") }
-                    try place(n, change, .inserted(value, key: change.key))
+        // (Each change is read where it is: a copy of each would retain its every part.)
+        try changes.withUnsafeBufferPointer { (changes) throws(ListDiffError) in
+            for n in changes.indices {
+                switch changes[n].operation {
+                case .delete, .move, .rename:
+                    let p = try oldPosition(n, changes[n])
+                    guard !removed[p.section][p.index] else { throw error(change: n, "old position \(p) is deleted or moved twice") }
+                    removed[p.section][p.index] = true
+                    deleted[p.section][p.index] = changes[n].operation != .move
+                    if changes[n].operation == .move { try place(n, changes[n], .moved(from: p)) }
+                    if changes[n].operation == .rename {
+                        guard let value = try changes[n].value() else { throw error(change: n, "the rename has no value") }
+                        try place(n, changes[n], .inserted(value, key: changes[n].key))
+                    }
+                case .insert:
+                    guard let value = try changes[n].value() else { throw error(change: n, "the insert has no value") }
+                    try place(n, changes[n], .inserted(value, key: changes[n].key))
+                case .update:
+                    let p = try oldPosition(n, changes[n])
+                    // The value is read once, when the record is placed.
+                    guard changes[n].hasValue else { throw error(change: n, "the update has no value") }
+                    guard replacedBy[p.section][p.index] < 0 else {
+                        throw error(change: n, "old position \(p) is updated twice")
+                    }
+                    replacedBy[p.section][p.index] = Int32(n)
                 }
-            case .insert:
-                guard let value = try change.value() else { throw error(change: n, "the insert has no value") }
-                try place(n, change, .inserted(value, key: change.key))
-            case .update:
-                let p = try oldPosition(n, change)
-                // The value is read once, when the record is placed.
-                guard change.hasValue else { throw error(change: n, "the update has no value") }
-                guard replacedBy[p.section][p.index] < 0 else {
-                    throw error(change: n, "old position \(p) is updated twice")
+            }
+            for n in changes.indices where changes[n].operation == .update {
+                if let p = changes[n].old, deleted[p.section][p.index] {
+                    throw error(change: n, "old position \(p) is both updated and deleted")
                 }
-                replacedBy[p.section][p.index] = Int32(n)
             }
         }
-        for (n, change) in changes.enumerated() where change.operation == .update {
-            if let p = change.old, deleted[p.section][p.index] {
-                throw error(change: n, "old position \(p) is both updated and deleted")
-            }
-        }
-        func replaced(_ from: RecordPosition) throws(ListDiffError) -> R? {
-            let n = replacedBy[from.section][from.index]
+        /// The value of update `n` (none when `n` is -1).
+        func replacement(_ n: Int32) throws(ListDiffError) -> R? {
             guard n >= 0, let value = try changes[Int(n)].value() else { return nil }
             return wrap(value, changes[Int(n)].key)
+        }
+        func replaced(_ from: RecordPosition) throws(ListDiffError) -> R? {
+            try replacement(replacedBy[from.section][from.index])
         }
         for s in old.indices where sectionDeleted[s] {
             if let i = removed[s].firstIndex(of: false) {
@@ -544,6 +550,12 @@ public struct Changeset: Sendable {
             }
             var records: [R] = []
             records.reserveCapacity(counts[t])
+            // The old section the unfilled slots take from, held here: an access to `old` in
+            // the loop would copy its section, for each record.
+            let source = sources[t]
+            let sourceRecords = source.map { old[$0].records } ?? []
+            let sourceRemoved = source.map { removed[$0] } ?? []
+            let sourceReplaced = source.map { replacedBy[$0] } ?? []
             var next = 0  // next old index to consider for an unfilled slot
             var k = 0  // next placement of the section
             for j in 0..<counts[t] {
@@ -559,10 +571,8 @@ public struct Changeset: Sendable {
                     records.append(wrap(value, key))
                 case nil:
                     // Counts reconcile: an unfilled slot always has a staying record left.
-                    let source = sources[t]!
-                    while removed[source][next] { next += 1 }
-                    let from = RecordPosition(section: source, index: next)
-                    records.append(try replaced(from) ?? old[source].records[next])
+                    while sourceRemoved[next] { next += 1 }
+                    records.append(try replacement(sourceReplaced[next]) ?? sourceRecords[next])
                     next += 1
                 }
             }

@@ -393,14 +393,18 @@ package struct ChangesetReader: Sendable {
         // delete, move or update names in OLD must (which apply checks against OLD).
         // (A map's record carries no key: its member name is the change's key.)
         if let record, op == .insert || op == .update || op == .rename, !map {
-            let spelled = KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
+            // (The key is spelled for a message only.)
+            func spelled() -> String {
+                KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
+            }
             switch identity.identify(record) {
             case .success(let (written, _)) where written == key: break
             case .success(let (written, _)):
                 let found = KeyFormatter(identity).format(written, selfKeyed: record.isScalar)
-                throw at.error("the \(opName) of \(spelled) brings a record keyed \(found): the changeset was edited or is inconsistent")
+                throw at.error("the \(opName) of \(spelled()) brings a record keyed \(found): the changeset was edited or is inconsistent")
             case .failure(let failure):
-                throw at.error("the \(opName) of \(spelled) brings a record without a usable key (\(failure.message(place: "its value")))")
+                throw at.error(
+                    "the \(opName) of \(spelled()) brings a record without a usable key (\(failure.message(place: "its value")))")
             }
         }
         var occurrence: Int?

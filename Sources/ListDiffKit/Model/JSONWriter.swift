@@ -291,16 +291,48 @@ struct JSONBytes: ~Copyable {
         guard n > 2, let p = text.baseAddress?.assumingMemoryBound(to: UInt8.self), p[0] == UInt8(ascii: "{"),
             p[n - 1] == UInt8(ascii: "}"), p[1] == 0x22
         else { return false }
+        // Room for the most the object can take, reserved once: each member (at least five
+        // bytes, `"":0,`) gains a line feed, its indentation and a space; and 16 bytes more,
+        // since an indentation is stored 16 spaces at a time.
+        let members = n / 5 + 1
+        reserve(n + members * (2 * level + 4) + 2 * level + 2 + 16)
         let mark = count
-        append(byte: UInt8(ascii: "{"))
+        var out = base + count
+        // Spaces, eight to a word.
+        let spaces: UInt64 = 0x2020_2020_2020_2020
+        @inline(__always) func newLine(_ level: Int) {
+            out[0] = 0x0A
+            out += 1
+            let width = 2 * level
+            if width <= 16 {
+                UnsafeMutableRawPointer(out).storeBytes(of: spaces, as: UInt64.self)
+                UnsafeMutableRawPointer(out + 8).storeBytes(of: spaces, as: UInt64.self)
+            } else {
+                out.initialize(repeating: 0x20, count: width)
+            }
+            out += width
+        }
+        @inline(__always) func copy(_ from: Int, _ to: Int) {
+            let length = to - from
+            if length <= 16 {
+                for k in 0..<length { out[k] = p[from + k] }
+            } else {
+                out.update(from: p + from, count: length)
+            }
+            out += length
+        }
+        out[0] = UInt8(ascii: "{")
+        out += 1
         var i = 1
         while true {
             // The name, from its quote: plain, or not this path.
             let nameEnd = Self.nextSpecial(text, from: i + 1)
             guard nameEnd < n, p[nameEnd] == 0x22, nameEnd + 1 < n, p[nameEnd + 1] == UInt8(ascii: ":") else { break }
-            newLine(level: level + 1)
-            append(bytes: UnsafeRawBufferPointer(rebasing: text[i...nameEnd]))
-            append(": ")
+            newLine(level + 1)
+            copy(i, nameEnd + 1)
+            out[0] = UInt8(ascii: ":")
+            out[1] = 0x20
+            out += 2
             i = nameEnd + 2
             guard i < n else { break }
             // The value: a plain string, or a number or literal up to the next `,` or `}`.
@@ -315,18 +347,20 @@ struct JSONBytes: ~Copyable {
                 end = i + 1
                 while end < n, p[end] != UInt8(ascii: ","), p[end] != UInt8(ascii: "}"), p[end] > 0x20 { end += 1 }
             }
-            append(bytes: UnsafeRawBufferPointer(rebasing: text[i..<end]))
+            copy(i, end)
             i = end
             guard i < n else { break }
             if p[i] == UInt8(ascii: ",") {
                 i += 1
                 guard i < n, p[i] == 0x22 else { break }
-                append(byte: UInt8(ascii: ","))
+                out[0] = UInt8(ascii: ",")
+                out += 1
                 continue
             }
             guard p[i] == UInt8(ascii: "}"), i == n - 1 else { break }
-            newLine(level: level)
-            append(byte: UInt8(ascii: "}"))
+            newLine(level)
+            out[0] = UInt8(ascii: "}")
+            count = out - base + 1
             return true
         }
         count = mark

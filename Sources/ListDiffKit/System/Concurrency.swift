@@ -44,24 +44,50 @@ enum Machine {
         DispatchQueue.concurrentPerform(iterations: n) { k in body(count * k / n..<count * (k + 1) / n) }
     }
 
-    /// Writes `count` items in blocks of 2048, a block on each core at once, wave after wave:
-    /// `fill` writes a block's items into a slot, on the block's core; then `drain` takes
-    /// the wave's slots in the order of their blocks, on the caller's thread. There is one
-    /// slot per core, made by `slot`, and each wave uses them again.
+    /// Writes `count` items in blocks of 2048 on every core at once, wave after wave: `fill`
+    /// writes a block's items into a slot, on any core; `drain` takes each wave's slots in the
+    /// order of their blocks, on one core while the next wave is filled on the others (the
+    /// core that drains then fills too). Two sets of slots, made by `slot`, take turns: one
+    /// filled while the other is drained. The first error `drain` throws stops the writing;
+    /// nothing after it is drained.
     static func inWaves<Slot: Sendable, E: Error>(
         count: Int, slot: () -> Slot, _ fill: @Sendable (Slot, Range<Int>) -> Void, drain: (Slot) throws(E) -> Void
     ) throws(E) {
         let blockSize = 2048
-        let slots = (0..<cores).map { _ in slot() }
-        var start = 0
-        while start < count {
-            let wave = min(cores, (count - start + blockSize - 1) / blockSize)
-            let first = start
-            DispatchQueue.concurrentPerform(iterations: wave) { b in
-                fill(slots[b], first + b * blockSize..<min(count, first + (b + 1) * blockSize))
+        // More blocks than cores, so that the core that drains fills fewer (and few, since
+        // each set of slots holds a wave's bytes).
+        let perWave = 2 * cores
+        let sets = (0..<2).map { _ in (0..<perWave).map { _ in slot() } }
+        var failure: E? = nil
+        // The wave filled last, not drained yet.
+        var filled: ArraySlice<Slot> = []
+        func drainFilled() {
+            for slot in filled where failure == nil {
+                do throws(E) { try drain(slot) } catch { failure = error }
             }
-            for slot in slots[..<wave] { try drain(slot) }
-            start += wave * blockSize
+            filled = []
         }
+        var start = 0, turn = 0
+        while start < count, failure == nil {
+            let blocks = min(perWave, (count - start + blockSize - 1) / blockSize)
+            let first = start, slots = sets[turn]
+            withoutActuallyEscaping(drainFilled) { drainFilled in
+                // (The caller's thread waits here, so its state is drained from one core at a time.)
+                nonisolated(unsafe) let drainFilled = drainFilled
+                DispatchQueue.concurrentPerform(iterations: blocks + 1) { k in
+                    if k == 0 {
+                        drainFilled()
+                    } else {
+                        let b = k - 1
+                        fill(slots[b], first + b * blockSize..<min(count, first + (b + 1) * blockSize))
+                    }
+                }
+            }
+            filled = slots[..<blocks]
+            turn ^= 1
+            start += blocks * blockSize
+        }
+        drainFilled()
+        if let failure { throw failure }
     }
 }
