@@ -35,6 +35,14 @@ sizes, and the report in headless Chromium (selenium and chromedriver): the time
 start of navigation until its first page of changes is drawn (the page's own clock), the
 wall time of the whole load, and the time a filter click and a search over every change take.
 
+With --apply it times `listdiff apply -o FILE OLD CHANGESET` of the plain list's changeset
+against the diff that makes it, `listdiff --format json -o FILE OLD NEW`, alternating, each
+writing its file as users run it (a temporary file, synced, renamed over the last run's), and
+prints the median wall time and CPU time (user and system, all threads), the peak memory
+against OLD and the changeset, and apply's times over the diff's. With --against BINARY,
+that listdiff's apply is timed in the same runs (a build of main, say), and both must write
+the same bytes.
+
 With --renames it diffs the plain list's OLD against NEW with 1% of its records given new
 keys (half of them with a field changed too; generate.py --renames), without and with
 `--renames`, alternating, and prints both medians, their ratio, the renames found and the
@@ -55,6 +63,13 @@ DATA = os.path.join(HERE, "data")
 
 def measure(argv):
     """Wall seconds and peak RSS in MiB of one run, output discarded."""
+    elapsed, _, peak = measure_cpu(argv)
+    return elapsed, peak
+
+
+def measure_cpu(argv):
+    """Wall seconds, CPU seconds (user and system, all threads) and peak RSS in MiB of one
+    run, output discarded."""
     start = time.perf_counter()
     with open(os.devnull, "wb") as devnull:
         proc = subprocess.Popen(argv, stdout=devnull, stderr=subprocess.PIPE)
@@ -63,7 +78,7 @@ def measure(argv):
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit(f"{argv[0]} failed with status {code}: {proc.stderr.read().decode()}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 SHAPES = [
@@ -139,16 +154,57 @@ def renames(binary, sizes, runs):
         print(f"{size:>9}  {a:>9.3f} {b:>11.3f} {b / a:>5.2f}x {renamed:>8} {peak:>8.0f}")
 
 
+def plain_changeset(binary, size):
+    """The plain list's OLD and NEW (generated if missing) and the changeset between them."""
+    old, new = (os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new"))
+    if not (os.path.exists(old) and os.path.exists(new)):
+        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
+    changes = os.path.join(DATA, f"changes-{size}.json")
+    with open(changes, "wb") as f:
+        subprocess.run([binary, "--format", "json", old, new], stdout=f)
+    return old, new, changes
+
+
+def apply(binary, sizes, runs, against):
+    """`apply -o FILE` of the plain list's changeset against the diff that makes it (`--format
+    json -o FILE OLD NEW`), alternating; with `against`, that binary's apply too."""
+    print(f"{'records':>9}  {'case':<28} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'mem/(OLD+cs)':>12} "
+          f"{'wall/diff':>9} {'cpu/diff':>9}")
+    for size in sizes:
+        old, new, changes = plain_changeset(binary, size)
+        # Each writes its file as users run it: a temporary file beside it, synced, renamed
+        # over the one the run before wrote.
+        cases = [("diff --format json -o", [binary, "--format", "json", "-o", os.path.join(DATA, "apply-diff.json"), old, new]),
+                 ("apply -o", [binary, "apply", "-o", os.path.join(DATA, "apply-new.json"), old, changes])]
+        if against:
+            cases.append(("apply -o, --against",
+                          [against, "apply", "-o", os.path.join(DATA, "apply-against.json"), old, changes]))
+        times = {name: [] for name, _ in cases}
+        cpu = {name: [] for name, _ in cases}
+        memory = {name: 0 for name, _ in cases}
+        for _ in range(runs):
+            for name, argv in cases:
+                t, c, m = measure_cpu(argv)
+                times[name].append(t)
+                cpu[name].append(c)
+                memory[name] = max(memory[name], m)
+        if against:
+            with open(os.path.join(DATA, "apply-new.json"), "rb") as a, open(os.path.join(DATA, "apply-against.json"), "rb") as b:
+                if a.read() != b.read():
+                    sys.exit("the two binaries' apply wrote different bytes")
+        inputs = (os.path.getsize(old) + os.path.getsize(changes)) / 2**20
+        diff_t, diff_c = statistics.median(times[cases[0][0]]), statistics.median(cpu[cases[0][0]])
+        for name, _ in cases:
+            t, c = statistics.median(times[name]), statistics.median(cpu[name])
+            print(f"{size:>9}  {name:<28} {t:>7.3f} {c:>7.3f} {memory[name]:>9.0f} {memory[name] / inputs:>11.2f}x "
+                  f"{t / diff_t:>8.2f}x {c / diff_c:>8.2f}x")
+
+
 def algebra(binary, sizes, runs):
     """The diff, invert and compose on the plain list, each against the diff in the same run."""
     print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'vs diff':>8} {'vs direct':>9}")
     for size in sizes:
-        old, new = (os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new"))
-        if not (os.path.exists(old) and os.path.exists(new)):
-            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
-        changes = os.path.join(DATA, f"changes-{size}.json")
-        with open(changes, "wb") as f:
-            subprocess.run([binary, "--format", "json", old, new], stdout=f)
+        old, new, changes = plain_changeset(binary, size)
         chain = chain_changeset(binary, size)
         nxt = os.path.join(DATA, f"next-{size}.json")
         # Each is set against the diff it stands for: invert against the diff of NEW and OLD,
@@ -323,6 +379,8 @@ def main():
     parser.add_argument("--algebra", action="store_true", help="invert and compose against the diff")
     parser.add_argument("--html", action="store_true", help="the HTML report's size and its time in headless Chromium")
     parser.add_argument("--renames", action="store_true", help="--renames against the same diff without it")
+    parser.add_argument("--apply", action="store_true", help="apply -o against the diff -o of the same files")
+    parser.add_argument("--against", help="with --apply: another listdiff binary whose apply is timed alongside")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -332,6 +390,9 @@ def main():
 
     if args.html:
         html(binary, [int(s) for s in args.sizes.split(",")], args.runs)
+        return
+    if args.apply:
+        apply(binary, [int(s) for s in args.sizes.split(",")], args.runs, args.against)
         return
     if args.algebra:
         algebra(binary, [int(s) for s in args.sizes.split(",")], args.runs)
