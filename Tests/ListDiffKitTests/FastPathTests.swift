@@ -389,6 +389,19 @@ struct RecordPairs {
     /// A list scanned in parts at once (each from a guessed record start) gives what one
     /// pass gives, whether the guess is right or falls inside a record: the same records,
     /// hashes and matches, the same error at the same place.
+    /// A scan's records (place, hashes, key hash), sections and unkeyed records, or its
+    /// error, line by line, to compare two scans of one input.
+    static func describe(_ result: Result<ScannedDocument, ListDiffError>) -> [String] {
+        switch result {
+        case .failure(let error): return ["\(error)"]
+        case .success(let d):
+            let t = d.table
+            return (0..<t.count).map { i in "\(t.starts[i]) \(t.lengths[i]) \(t.hashes[i].hex) \(t.keyHashes[i])" }
+                + d.sections.map { "\($0.memberName ?? "-") \($0.recordCount) \($0.listHash?.hex ?? "-") \($0.members.count)" }
+                + ["\(d.firstUnkeyed ?? -1) \(d.missingKeys)"]
+        }
+    }
+
     @Test func splitScanAgreesWithOnePass() throws {
         func records(_ count: Int, _ shape: (Int) -> String) -> [String] { (0..<count).map(shape) }
         let flat = records(400) { #"{"id":\#($0),"name":"n\#($0 % 7)","v":\#($0 * 3 % 11).5}"# }
@@ -420,21 +433,11 @@ struct RecordPairs {
                 inputs.append(String(decoding: bytes, as: UTF8.self))
             }
         }
-        func describe(_ result: Result<ScannedDocument, ListDiffError>) -> [String] {
-            switch result {
-            case .failure(let error): return ["\(error)"]
-            case .success(let d):
-                let t = d.table
-                return (0..<t.count).map { i in "\(t.starts[i]) \(t.lengths[i]) \(t.hashes[i].hex) \(t.keyHashes[i])" }
-                    + d.sections.map { "\($0.memberName ?? "-") \($0.recordCount) \($0.listHash?.hex ?? "-") \($0.members.count)" }
-                    + ["\(d.firstUnkeyed ?? -1) \(d.missingKeys)"]
-            }
-        }
         for (k, text) in inputs.enumerated() {
             let bytes = Array(text.utf8)
-            let one = describe(Self.scan(bytes))
+            let one = Self.describe(Self.scan(bytes))
             for parts in [2, 3, 5] {
-                let many = describe(Self.scan(bytes, parts: parts))
+                let many = Self.describe(Self.scan(bytes, parts: parts))
                 let first = one.indices.first { $0 < many.count && one[$0] != many[$0] }
                 #expect(
                     one.count == many.count && first == nil,

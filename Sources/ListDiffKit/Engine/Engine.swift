@@ -215,11 +215,13 @@ struct Engine: Sendable {
         _ old: MappedFile, _ oldFormat: InputFormat, _ news: [(MappedFile, InputFormat)], _ hashing: KeyHashing
     ) throws(ListDiffError) -> [(Changeset, Side, Side)]? {
         progress?.begin(total: 2 * news.reduce(old.bytes.count) { $0 + $1.0.bytes.count })
-        // A YAML input is parsed on one core: then OLD and a single NEW are scanned at once.
-        // Either way OLD's errors come first, as the reader reads OLD before NEW.
+        // A YAML input is parsed on one core: then OLD and a single NEW are scanned at once,
+        // unless both are YAML (NEW is then scanned against OLD, which finds most records
+        // again byte for byte). Either way OLD's errors come first, as the reader reads OLD
+        // before NEW.
         var pending: Result<Side, ListDiffError>? = nil
         let oldSide: Side
-        if news.count == 1, case let (new, newFormat) = news[0], oldFormat == .yaml || newFormat == .yaml {
+        if news.count == 1, case let (new, newFormat) = news[0], (oldFormat == .yaml) != (newFormat == .yaml) {
             let (a, b) = Concurrently.both(
                 { () throws(ListDiffError) -> Side in try self.side(old, oldFormat, against: nil, hashing) },
                 { () throws(ListDiffError) -> Side in try self.side(new, newFormat, against: nil, hashing) })
@@ -388,7 +390,8 @@ struct Engine: Sendable {
             return side
         }
         let side = try self.side(new, newFormat, against: old, hashing)
-        if old == nil { side.table.fillMatches(keys) }
+        // (A YAML NEW's table is one of its own, whether or not it was scanned against OLD.)
+        if old == nil || !isJSON(newFormat) { side.table.fillMatches(keys) }
         return side
     }
 
@@ -535,8 +538,15 @@ struct Engine: Sendable {
 
     func isJSON(_ format: InputFormat) -> Bool { format == .json || format == .ndjson }
 
-    /// OLD's records for a JSON NEW's scan against them.
+    /// OLD's records for a JSON NEW's scan against them, or a YAML NEW's against a YAML OLD
+    /// that listdiff's own scanner read.
     func oldRecords(_ oldSide: Side, keys: OldKeys, _ newFormat: InputFormat) -> OldRecords? {
+        if newFormat == .yaml {
+            guard let details = (oldSide.records as? YAMLRecords)?.details, details.ownScanner else { return nil }
+            return OldRecords(
+                bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
+                copies: true, depth: details.recordDepth, yaml: details)
+        }
         guard isJSON(newFormat) else { return nil }
         return OldRecords(
             bytes: oldSide.file.bytes.baseAddress ?? UnsafePointer(bitPattern: 8)!, table: oldSide.table, keys: keys,
@@ -596,9 +606,12 @@ struct Engine: Sendable {
             scan.keepsHashes = differ.comparison.hasRules || forShard
             return try scan.scan(as: shape)
         case .yaml:
-            let scan = YAMLScan(
+            var scan = YAMLScan(
                 file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
                 progress: progress)
+            scan.old = old?.yaml != nil ? old : nil
+            scan.parts = parts
+            scan.splitsFrom = splitsFrom
             return try scan.scan(as: shape)
         }
     }

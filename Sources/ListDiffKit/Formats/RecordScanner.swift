@@ -526,6 +526,8 @@ struct OldRecords: @unchecked Sendable {
     let depth: Int
     /// In a map of records: the hash of each record's member name.
     var names: PageBuffer<Hash128>? = nil
+    /// A YAML OLD's details (a YAML NEW is scanned against it: `YAMLScan.old`).
+    var yaml: YAMLDetails? = nil
 }
 
 extension JSONParser {

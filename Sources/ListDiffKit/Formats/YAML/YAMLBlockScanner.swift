@@ -12,6 +12,15 @@ enum YAMLParsing: Sendable {
 protocol YAMLEventSink {
     /// Takes one event; true when no more are wanted.
     mutating func take(_ event: YAMLRawEvent) throws(ListDiffError) -> Bool
+
+    /// A node begins at byte `offset`, at `column`, as an element of a block sequence: the
+    /// length of the bytes the sink takes whole as that node (a record found again, byte for
+    /// byte), whose events are then not sent; or nil, and the node is read.
+    mutating func copied(at offset: Int, column: Int) -> Int?
+}
+
+extension YAMLEventSink {
+    mutating func copied(at offset: Int, column: Int) -> Int? { nil }
 }
 
 /// listdiff's own scanner of block-style YAML, as dumpers and Kubernetes tools write it. It
@@ -76,10 +85,15 @@ struct YAMLBlockScanner {
     /// A scanner of `bytes`; throws `outside` for bytes libyaml refuses or reads otherwise
     /// (control characters, tabs, carriage returns, invalid UTF-8, line breaks and byte order
     /// marks outside ASCII).
-    init(bytes: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
+    /// `ascii`: what `validate` found for these bytes, when the caller checked them already.
+    init(bytes: UnsafeBufferPointer<UInt8>, ascii: Bool? = nil) throws(ListDiffError) {
         base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
         n = bytes.count
-        ascii = try Self.validate(base, n)
+        if let ascii {
+            self.ascii = ascii
+        } else {
+            self.ascii = try Self.validate(base, n)
+        }
     }
 
     // MARK: - Bytes
@@ -216,6 +230,36 @@ struct YAMLBlockScanner {
     @inline(__always) func endOfLine(_ p: Int) -> Int {
         guard p < n, let found = SystemCalls.find(0x0A, in: base + p, count: n - p) else { return n }
         return found - UnsafeRawPointer(base)
+    }
+
+    /// Past the bytes up to `end`, taken whole by the sink: their lines counted.
+    mutating func skip(to end: Int) {
+        var breaks = 0
+        var last = -1
+        var p = pos
+        let raw = UnsafeRawPointer(base)
+        while p + 8 <= end {
+            // High bits where a byte is a line feed.
+            let w = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+            let feeds = ~(((w & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | w) & 0x8080_8080_8080_8080
+            if feeds != 0 {
+                breaks += feeds.nonzeroBitCount
+                last = p + (63 - feeds.leadingZeroBitCount) / 8
+            }
+            p += 8
+        }
+        while p < end {
+            if base[p] == 0x0A {
+                breaks += 1
+                last = p
+            }
+            p += 1
+        }
+        if breaks > 0 {
+            line += breaks - 1
+            newLine(after: last)
+        }
+        pos = end
     }
 
     /// Skips spaces, comments and line breaks to the next token.
@@ -411,6 +455,10 @@ struct YAMLBlockScanner {
             }
             guard isEntry(pos) || top != .sequence else { throw outside() }
             try emitEmpty(empty, into: &sink)
+            return false
+        }
+        if top == .sequence || top == .indentless, !finished, let length = sink.copied(at: pos, column: c) {
+            skip(to: pos + length)
             return false
         }
         if isEntry(pos) {

@@ -28,8 +28,21 @@ struct YAMLScan {
     /// Where the events come from: listdiff's own scanner where the input is within its
     /// subset (`YAMLBlockScanner`), libyaml otherwise.
     var parsing = YAMLParsing.auto
+    /// OLD's records, when this is NEW scanned against them: a record that is byte for byte
+    /// the OLD record expected next is taken with OLD's hashes, unread
+    /// (`YAMLScanState.copied`).
+    var old: OldRecords? = nil
+    /// Whether the input is all ASCII, once `YAMLBlockScanner.validate` has checked it (nil:
+    /// not yet), so that the probe and the scans after it do not check it again.
+    var ascii: Bool? = nil
+    /// Parts a large plain list at the top level is scanned in at once, one per core, by
+    /// listdiff's own scanner (`splitScan`), from inputs of `splitsFrom` bytes.
+    var parts = 1
+    var splitsFrom = 1 << 20
+    /// The part of the input a part's scan reads (nil: all of it).
+    var window: Range<Int>? = nil
 
-    var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
+    var bytes: UnsafeBufferPointer<UInt8> { window.map { UnsafeBufferPointer(rebasing: file.bytes[$0]) } ?? file.bytes }
 
     /// The scan of the input as `shape`, or as the shape its first element suggests; a
     /// stream of documents is a list of them, whatever the shape asked.
@@ -39,7 +52,12 @@ struct YAMLScan {
         // the input again from the start, and its result (or error) is the answer.
         var own = self
         own.parsing = .own
-        if let document = try? own.scanOnce(as: forced) { return document }
+        if let base = bytes.baseAddress, let ascii = try? YAMLBlockScanner.validate(base, bytes.count) {
+            own.ascii = ascii
+            if let document = try? own.scanOnce(as: forced) { return document }
+        } else if bytes.isEmpty, let document = try? own.scanOnce(as: forced) {
+            return document
+        }
         var libyaml = self
         libyaml.parsing = .libyaml
         return try libyaml.scanOnce(as: forced)
@@ -56,6 +74,10 @@ struct YAMLScan {
             var probe = YAMLScanState(scan: self, shape: .list, probing: true)
             try probe.run()
             shape = probe.probedShape ?? .list
+        }
+        if !stream, case .list? = shape, let state = splitScan() {
+            progress?.advance(by: 2 * bytes.count)
+            return state.result()
         }
         var state = YAMLScanState(scan: self, shape: stream ? .list : shape!, probing: false)
         try state.run()
@@ -90,6 +112,86 @@ struct YAMLScan {
     }
 }
 
+extension YAMLScan {
+    /// A plain list of block style at the top level, scanned by listdiff's own scanner in two
+    /// parts at once: split at the first line past the middle that starts with `- `, which
+    /// there can only be an entry of the list, each part is read as a document of its own,
+    /// and their records make one table. Nil when the input is not such a list, or either
+    /// part is not one (an error, a construct outside the scanner's subset, another shape):
+    /// the caller scans the whole, which decides.
+    func splitScan() -> YAMLScanState? {
+        let bytes = self.bytes
+        guard parts > 1, parsing == .own, window == nil, bytes.count >= max(splitsFrom, 2), let base = bytes.baseAddress, !stream,
+            !buildsValues, options.path == nil, options.items == nil, options.sectionKey == nil
+        else { return nil }
+        let n = bytes.count
+        var at = n / 2
+        var split = -1
+        while at < n, let found = SystemCalls.find(0x0A, in: base + at, count: n - at) {
+            let p = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+            if p + 1 < n, base[p] == UInt8(ascii: "-"), base[p + 1] == 0x20 || base[p + 1] == 0x0A {
+                split = p
+                break
+            }
+            at = p
+        }
+        guard split > 0 else { return nil }
+        var first = self, second = self
+        first.window = 0..<split
+        second.window = split..<n
+        let scans = (first, second)
+        let (a, b) = Concurrently.both(
+            { () throws(ListDiffError) -> YAMLScanState in
+                var state = YAMLScanState(scan: scans.0, shape: .list, probing: false)
+                try state.run()
+                return state
+            },
+            { () throws(ListDiffError) -> YAMLScanState in
+                var state = YAMLScanState(scan: scans.1, shape: .list, probing: false)
+                try state.run()
+                return state
+            })
+        guard case .success(var state) = a, case .success(let later) = b, state.joins(later) else { return nil }
+        state.append(later, at: split)
+        state.details.parts = 2
+        return state
+    }
+}
+
+extension YAMLScanState {
+    /// Whether this part's scan and `later`'s, of the part after it, are each a plain list
+    /// of records at one depth, nothing else: together, the list of the whole.
+    func joins(_ later: YAMLScanState) -> Bool {
+        func plain(_ s: YAMLScanState) -> Bool {
+            !s.stopped && !s.secondDocument && !s.loneMapping && s.documents == 1 && s.actualShape == .list && s.sections.count == 1
+                && s.sections[0].closed && s.containerFound && s.layoutProblem == nil && s.pathProblem == nil && s.anchors.isEmpty
+                && !s.tagDirectives && s.recordDepth > 0
+        }
+        return plain(self) && plain(later) && recordDepth == later.recordDepth
+    }
+
+    /// Appends the records of `later`, the scan of the part from byte `offset` on.
+    mutating func append(_ later: YAMLScanState, at offset: Int) {
+        let count = table.count
+        let other = later.table
+        for i in 0..<other.count {
+            table.starts.append(other.starts[i] + offset)
+            table.hashes.append(other.hashes[i])
+            list.add(other.hashes[i])
+        }
+        table.lengths.append(contentsOf: other.lengths)
+        table.keyHashes.append(contentsOf: other.keyHashes)
+        details.scalars.append(contentsOf: later.details.scalars)
+        details.standalone.append(contentsOf: later.details.standalone)
+        details.copied += later.details.copied
+        sections[0].recordCount += later.sections[0].recordCount
+        sections[0].listHash = list.finish()
+        if firstUnkeyed == nil, let k = later.firstUnkeyed { firstUnkeyed = count + k }
+        missingKeys += later.missingKeys
+        deepest = max(deepest, later.deepest)
+    }
+}
+
 /// What the YAML scan keeps beyond the table, for reading records back.
 final class YAMLDetails: @unchecked Sendable {
     /// Whether each record is a scalar.
@@ -103,6 +205,13 @@ final class YAMLDetails: @unchecked Sendable {
     var stream = false
     /// Whether listdiff's own scanner read the input (not libyaml).
     var ownScanner = false
+    /// How many nodes hold the records (all at one depth), or -1 where they differ or there
+    /// are none.
+    var recordDepth = -1
+    /// The records taken byte for byte from OLD's, unread (NEW scanned against OLD).
+    var copied = 0
+    /// The parts the input was scanned in at once (`YAMLScan.splitScan`).
+    var parts = 1
 
     init(capacity: Int) {
         scalars = PageBuffer(capacity: capacity)
@@ -298,6 +407,17 @@ struct YAMLScanState: YAMLEventSink {
     var values: [Value] = []
     var valueOffsets: [Int] = []
     var documentStarts: [Int] = []
+    /// The depth of the records so far: -1 before the first, -2 once two differ.
+    var recordDepth = -1
+    /// NEW scanned against OLD (`copied`): whether records may be taken from OLD's, the OLD
+    /// record expected next, and OLD's tables read without reference counting.
+    let copying: Bool
+    var cursor = 0
+    let oldBytes: UnsafePointer<UInt8>
+    let oldStarts: UnsafeMutableBufferPointer<Int>, oldLengths: UnsafeMutableBufferPointer<UInt32>
+    let oldHashes: UnsafeMutableBufferPointer<Hash128>, oldKeyHashes: UnsafeMutableBufferPointer<UInt64>
+    let oldScalars: UnsafeMutableBufferPointer<Bool>, oldStandalone: UnsafeMutableBufferPointer<Bool>
+    let oldDepth: Int
 
     init(scan: YAMLScan, shape: ContainerShape, probing: Bool) {
         self.scan = scan
@@ -313,6 +433,20 @@ struct YAMLScanState: YAMLEventSink {
         details = YAMLDetails(capacity: capacity)
         memory = ScanMemory(keyHashing: scan.keyHashing)
         rules = YAMLRules(scan.reader, file: scan.file.name)
+        // Only OLD's own scanner's records, at one depth, each with its key hash; not for
+        // values built, a stream's documents, or the lists of a pattern (keyed each alone).
+        let old = scan.old, details = old?.yaml
+        copying =
+            details?.ownScanner == true && (details?.recordDepth ?? 0) > 0 && scan.parsing == .own && !probing
+            && !scan.buildsValues && !scan.stream && shape != .pattern && old?.table.keyHashes.count == old?.table.count
+        oldBytes = old?.bytes ?? UnsafePointer(bitPattern: 8)!
+        oldStarts = old?.table.starts.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldLengths = old?.table.lengths.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldHashes = old?.table.hashes.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldKeyHashes = old?.table.keyHashes.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldScalars = details?.scalars.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldStandalone = details?.standalone.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
+        oldDepth = copying ? details!.recordDepth : -1
     }
 
     var what: String { scan.options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
@@ -333,6 +467,7 @@ struct YAMLScanState: YAMLEventSink {
         details.anchors = anchors.mapValues(\.value)
         details.stream = scan.stream
         details.ownScanner = scan.parsing == .own
+        details.recordDepth = max(-1, recordDepth)
         var document = ScannedDocument(
             table: table, shape: actualShape, sections: sections, containerOffset: containerOffset,
             recordDepth: 0, firstUnkeyed: firstUnkeyed, missingKeys: missingKeys,
@@ -357,7 +492,7 @@ struct YAMLScanState: YAMLEventSink {
             actualShape = .list
         }
         if scan.parsing == .own {
-            var scanner = try YAMLBlockScanner(bytes: scan.bytes)
+            var scanner = try YAMLBlockScanner(bytes: scan.bytes, ascii: scan.ascii)
             marks.ascii = scanner.ascii
             try scanner.run(into: &self)
         } else {
@@ -953,6 +1088,12 @@ struct YAMLScanState: YAMLEventSink {
             // Under a path with `*`, a record is keyed within its own list.
             keyHash = memory.keyHashing.scoped(keyHash, in: sectionName)
         }
+        if copying, status == .keyed, let keys = scan.old?.keys {
+            // The OLD record of its key: the one after it is expected next.
+            let match = keys.lookup(keyHash)
+            if match >= 0 { cursor = match + 1 }
+        }
+        noteDepth()
         let end = marks.offset(ofIndex: endIndex)
         table.starts.append(recordStart)
         table.lengths.append(UInt32(truncatingIfNeeded: max(0, end - recordStart)))
@@ -962,6 +1103,65 @@ struct YAMLScanState: YAMLEventSink {
         details.standalone.append(standalone)
         list.add(hash)
         sections[sections.count - 1].recordCount += 1
+    }
+}
+
+extension YAMLScanState {
+    /// Notes the depth of a record read now.
+    @inline(__always)
+    mutating func noteDepth() {
+        if recordDepth != stack.count { recordDepth = recordDepth == -1 ? stack.count : -2 }
+    }
+
+    /// A node begins at byte `offset`, at `column`, as an element of a block sequence. Against
+    /// OLD, it is taken whole (its length returned, its events not read) when it is a record
+    /// whose bytes are those of the OLD record expected next, at the same column and depth,
+    /// and they end it as they ended that record: a mapping or list whose last line holds
+    /// only the indentation of the token after it, left of its column, and that token is
+    /// there (or the input ends). Read at that column, the same bytes make the same events,
+    /// so its hashes and key are OLD's record's. Otherwise nil: the node is read.
+    mutating func copied(at offset: Int, column: Int) -> Int? {
+        guard copying, cursor < oldStarts.count, stack.count == oldDepth, !tagDirectives, replaying == 0 else { return nil }
+        let p = stack.count - 1
+        let parent = stack[p].placement
+        // (A records list's elements: no path step and no key part below it, no value built.)
+        guard !stack[p].isMapping, parent.role == .records, !parent.building, parent.keyLevel < 0,
+            parent.pathStep < 0 || parent.pathStep >= path.count
+        else { return nil }
+        let i = cursor
+        guard !oldScalars[i], oldStandalone[i], oldKeyHashes[i] != 0 else { return nil }
+        let length = Int(oldLengths[i])
+        let bytes = scan.bytes
+        guard length > 0, length <= bytes.count - offset else { return nil }
+        let end = offset + length
+        if end < bytes.count {
+            let b = bytes[end]
+            guard b != 0x20, b != 0x0A, b != UInt8(ascii: "#") else { return nil }
+        }
+        let start = oldStarts[i]
+        let old = oldBytes + start
+        var k = length
+        while k > 0, old[k - 1] == 0x20 { k -= 1 }
+        guard k > 0, old[k - 1] == 0x0A, length - k < column, start >= column else { return nil }
+        // OLD's record at the same column.
+        for b in start - column..<start where oldBytes[b] == 0x0A { return nil }
+        guard start == column || oldBytes[start - column - 1] == 0x0A else { return nil }
+        guard SystemCalls.compare(bytes.baseAddress! + offset, old, length) == 0 else { return nil }
+        let hash = oldHashes[i]
+        table.starts.append(offset)
+        table.lengths.append(oldLengths[i])
+        table.hashes.append(hash)
+        table.keyHashes.append(oldKeyHashes[i])
+        details.scalars.append(false)
+        details.standalone.append(true)
+        details.copied += 1
+        list.add(hash)
+        sections[sections.count - 1].recordCount += 1
+        stack[p].array.add(hash)
+        stack[p].count += 1
+        noteDepth()
+        cursor += 1
+        return length
     }
 }
 
