@@ -94,6 +94,13 @@ import ListDiffKitTestSupport
             let tailCopied = c.new.hasSuffix(tail) ? 1 : 0
             #expect(result.copied == tailCopied, "case \(k): copied \(result.copied)")
         }
+        // libyaml reads OLD (an anchor) or NEW (a tag): nothing is taken, all is read.
+        let anchored = try Self.diff("- id: 1\n  v: &a 2\n" + tail, "- id: 1\n  v: 3\n" + tail, in: dir, round: 7)
+        #expect(anchored.engine == anchored.reference)
+        #expect(anchored.copied == 0)
+        let tagged = try Self.diff("- id: 1\n  v: 2\n" + tail, "- id: 1\n  v: !!str 3\n" + tail, in: dir, round: 8)
+        #expect(tagged.engine == tagged.reference)
+        #expect(tagged.copied == 0)
         // Indented as OLD's but one level deeper: OLD's bytes, the next line is not theirs.
         let nested = try Self.diff("- id: 1\n  v:\n  - x\n" + tail, "- id: 1\n  v:\n  - x\n  - y\n" + tail, in: dir, round: 9)
         #expect(nested.engine == nested.reference)

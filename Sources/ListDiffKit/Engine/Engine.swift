@@ -33,6 +33,8 @@ struct Engine: Sendable {
     /// chosen once the shards are joined, from every matched pair; each record's hash is
     /// kept, and NEW's side keeps its matches (`Side.newToOld`).
     var forShard = false
+    /// Called when a YAML input this engine scans goes to libyaml (`YAMLScan.toLibYAML`).
+    var toLibYAML: (@Sendable () -> Void)? = nil
 
     init(key: IdentityKey, differ: Differ, duplicates: DuplicatePolicy, options: LayoutOptions, progress: Progress? = nil) {
         self.key = key
@@ -227,6 +229,25 @@ struct Engine: Sendable {
                 { () throws(ListDiffError) -> Side in try self.side(new, newFormat, against: nil, hashing) })
             oldSide = try a.get()
             pending = b
+        } else if news.count == 1, case let (new, newFormat) = news[0], oldFormat == .yaml, newFormat == .yaml {
+            // Both YAML: NEW waits for OLD, to be scanned against it; but if libyaml reads
+            // OLD, no record can be found again, and NEW is scanned at once beside it.
+            let gate = Gate()
+            var engine = self
+            engine.toLibYAML = { gate.open(true) }
+            let first = engine
+            let (a, b) = Concurrently.both(
+                { () throws(ListDiffError) -> Side in
+                    defer { gate.open(false) }
+                    return try first.side(old, oldFormat, against: nil, hashing)
+                },
+                { () throws(ListDiffError) -> Side? in gate.wait() ? try self.side(new, newFormat, against: nil, hashing) : nil })
+            oldSide = try a.get()
+            switch b {
+            case .success(let side?): pending = .success(side)
+            case .success(nil): pending = nil
+            case .failure(let error): pending = .failure(error)
+            }
         } else {
             oldSide = try side(old, oldFormat, against: nil, hashing)
         }
@@ -609,6 +630,7 @@ struct Engine: Sendable {
             var scan = YAMLScan(
                 file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
                 progress: progress)
+            scan.toLibYAML = toLibYAML
             scan.old = old?.yaml != nil ? old : nil
             scan.parts = parts
             scan.splitsFrom = splitsFrom
@@ -968,6 +990,29 @@ struct Engine: Sendable {
         recordSide.reference = { batches ? nil : records.reference($0, in: arena, reader: reader) }
         recordSide.error = { side.error(at: $0, path: $1, $2) }
         return recordSide
+    }
+}
+
+/// A decision one thread makes once and another waits for.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let decision = Mutex<Bool?>(nil)
+
+    /// Decides `value`, unless decided already.
+    func open(_ value: Bool) {
+        if decision.withLock({ (d: inout Bool?) -> Bool in
+            guard d == nil else { return false }
+            d = value
+            return true
+        }) {
+            semaphore.signal()
+        }
+    }
+
+    /// The decision, once made.
+    func wait() -> Bool {
+        semaphore.wait()
+        return decision.withLock { $0 } ?? false
     }
 }
 

@@ -41,6 +41,8 @@ struct YAMLScan {
     var splitsFrom = 1 << 20
     /// The part of the input a part's scan reads (nil: all of it).
     var window: Range<Int>? = nil
+    /// Called when the input goes to libyaml (the engine then scans NEW at once).
+    var toLibYAML: (@Sendable () -> Void)? = nil
 
     var bytes: UnsafeBufferPointer<UInt8> { window.map { UnsafeBufferPointer(rebasing: file.bytes[$0]) } ?? file.bytes }
 
@@ -58,6 +60,7 @@ struct YAMLScan {
         } else if bytes.isEmpty, let document = try? own.scanOnce(as: forced) {
             return document
         }
+        toLibYAML?()
         var libyaml = self
         libyaml.parsing = .libyaml
         return try libyaml.scanOnce(as: forced)
