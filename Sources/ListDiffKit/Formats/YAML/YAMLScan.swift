@@ -412,6 +412,12 @@ struct YAMLScanState: YAMLEventSink {
     var documentStarts: [Int] = []
     /// The depth of the records so far: -1 before the first, -2 once two differ.
     var recordDepth = -1
+    /// The table's and details' buffers, appended to without reference counting, and the
+    /// key's shape, read once.
+    let starts: PageBuffer<Int>, lengths: PageBuffer<UInt32>
+    let hashes: PageBuffer<Hash128>, keyHashes: PageBuffer<UInt64>
+    let scalars: PageBuffer<Bool>, standaloneFlags: PageBuffer<Bool>
+    let wholeRecord: Bool
     /// NEW scanned against OLD (`copied`): whether records may be taken from OLD's, the OLD
     /// record expected next, and OLD's tables read without reference counting.
     let copying: Bool
@@ -436,6 +442,13 @@ struct YAMLScanState: YAMLEventSink {
         details = YAMLDetails(capacity: capacity)
         memory = ScanMemory(keyHashing: scan.keyHashing)
         rules = YAMLRules(scan.reader, file: scan.file.name)
+        starts = table.starts
+        lengths = table.lengths
+        hashes = table.hashes
+        keyHashes = table.keyHashes
+        scalars = details.scalars
+        standaloneFlags = details.standalone
+        wholeRecord = scan.key.isWholeRecord
         // Only OLD's own scanner's records, at one depth, each with its key hash; not for
         // values built, a stream's documents, or the lists of a pattern (keyed each alone).
         let old = scan.old, details = old?.yaml
@@ -561,7 +574,7 @@ struct YAMLScanState: YAMLEventSink {
             defer { replaying -= 1 }
             try replay(anchored.value, event)
         case .scalar:
-            try scalar(event)
+            if try !plainScalar(event) { try scalar(event) }
         case .sequenceStart, .mappingStart:
             try open(event, mapping: event.kind == .mappingStart)
         case .sequenceEnd, .mappingEnd:
@@ -821,6 +834,34 @@ struct YAMLScanState: YAMLEventSink {
         stack.append(frame)
     }
 
+    /// A scalar without tag or anchor in a mapping that is neither built, nor on the path,
+    /// nor the records' container (a member name or value of a record, most of a document):
+    /// what `scalar` does for it, with less to decide. False, and nothing done, for any
+    /// other scalar.
+    @inline(__always)
+    mutating func plainScalar(_ event: YAMLRawEvent) throws(ListDiffError) -> Bool {
+        guard event.tag == nil, event.anchor == nil, !scan.buildsValues, !stack.isEmpty else { return false }
+        let p = stack.count - 1
+        guard stack[p].isMapping, stack[p].placement.role == .plain, !stack[p].placement.building else { return false }
+        if !stack[p].keyPending {
+            guard scan.reader.version != .kubernetes else { return false }
+            try mappingKey(event)
+            return true
+        }
+        guard !stack[p].keyOnPath else { return false }
+        let (hash, kind, _) = try resolve(event, build: false)
+        let level = stack[p].placement.keyLevel
+        if level >= 0, let e = stack[p].keyEntry {
+            let mask = scan.keys.levels[level].fields[e]
+            if mask != 0 { finding.note(mask, scalar: kind.isScalar, hash: hash, memory: memory) }
+        }
+        stack[p].nodes += 1
+        stack[p].object.add(key: stack[p].keyHash, value: hash)
+        stack[p].keyPending = false
+        return true
+    }
+
+    @inline(never)
     mutating func scalar(_ event: YAMLRawEvent) throws(ListDiffError) {
         var placement = place(kind: 0, event)
         if placement.isKey {
@@ -1071,7 +1112,7 @@ struct YAMLScanState: YAMLEventSink {
             names.starts.append(0)
             names.texts.append(container.keyText ?? "")
             map.add(key: container.keyHash, value: hash)
-        } else if scan.key.isWholeRecord {
+        } else if wholeRecord {
             // Every record is its own key: its content hash is its key's.
             status = .keyed
             keyHash = memory.keyHashing.mix(hash)
@@ -1098,12 +1139,12 @@ struct YAMLScanState: YAMLEventSink {
         }
         noteDepth()
         let end = marks.offset(ofIndex: endIndex)
-        table.starts.append(recordStart)
-        table.lengths.append(UInt32(truncatingIfNeeded: max(0, end - recordStart)))
-        table.hashes.append(hash)
-        table.keyHashes.append(keyHash)
-        details.scalars.append(isScalar)
-        details.standalone.append(standalone)
+        starts.append(recordStart)
+        lengths.append(UInt32(truncatingIfNeeded: max(0, end - recordStart)))
+        hashes.append(hash)
+        keyHashes.append(keyHash)
+        scalars.append(isScalar)
+        standaloneFlags.append(standalone)
         list.add(hash)
         sections[sections.count - 1].recordCount += 1
     }
@@ -1151,12 +1192,12 @@ extension YAMLScanState {
         guard start == column || oldBytes[start - column - 1] == 0x0A else { return nil }
         guard SystemCalls.compare(bytes.baseAddress! + offset, old, length) == 0 else { return nil }
         let hash = oldHashes[i]
-        table.starts.append(offset)
-        table.lengths.append(oldLengths[i])
-        table.hashes.append(hash)
-        table.keyHashes.append(oldKeyHashes[i])
-        details.scalars.append(false)
-        details.standalone.append(true)
+        starts.append(offset)
+        lengths.append(oldLengths[i])
+        hashes.append(hash)
+        keyHashes.append(oldKeyHashes[i])
+        scalars.append(false)
+        standaloneFlags.append(true)
         details.copied += 1
         list.add(hash)
         sections[sections.count - 1].recordCount += 1
