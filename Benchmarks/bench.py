@@ -47,6 +47,13 @@ With --renames it diffs the plain list's OLD against NEW with 1% of its records 
 keys (half of them with a field changed too; generate.py --renames), without and with
 `--renames`, alternating, and prints both medians, their ratio, the renames found and the
 peak memory. The --shapes table has the same two rows.
+
+With --yaml it times the block-style YAML diff (`listdiff --format json old-N.yaml
+new-N.yaml`), libyaml's bare event parse of both files (yaml-parse.c) and the JSON diff of
+the same records, alternating, and prints each one's median wall time and CPU time (user
+and system, every thread) against the parse and the JSON diff measured in the same run.
+With --against BINARY, that listdiff's YAML diff is timed too (main's build, for a before
+and after).
 """
 import argparse
 import json
@@ -61,10 +68,11 @@ ROOT = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "data")
 
 
-def measure(argv):
-    """Wall seconds and peak RSS in MiB of one run, output discarded."""
-    elapsed, _, peak = measure_cpu(argv)
-    return elapsed, peak
+def measure(argv, cpu=False):
+    """Wall seconds and peak RSS in MiB of one run, output discarded (and, with `cpu`, its
+    CPU seconds: user and system, every thread)."""
+    elapsed, cpu_seconds, peak = measure_cpu(argv)
+    return (elapsed, peak, cpu_seconds) if cpu else (elapsed, peak)
 
 
 def measure_cpu(argv):
@@ -241,6 +249,36 @@ def yaml_parse():
     return out
 
 
+def yaml(binary, sizes, runs, against):
+    """The block-style YAML diff against libyaml's bare event parse of both files and the
+    JSON diff of the same records, alternating, wall and CPU time; with `against`, another
+    listdiff binary's YAML diff too (main's, for a before and after)."""
+    parse = yaml_parse()
+    print(f"{'records':>9}  {'case':<22} {'wall s':>7} {'vs libyaml':>10} {'vs JSON':>8} {'cpu s':>7} {'vs libyaml':>10} {'vs JSON':>8}")
+    for size in sizes:
+        old, new = (os.path.join(DATA, f"{side}-{size}.yaml") for side in ("old", "new"))
+        if not (os.path.exists(old) and os.path.exists(new)):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
+        cases = [("libyaml's parse", [parse, old, new])]
+        if against:
+            cases.append(("YAML diff, --against", [against, "--format", "json", old, new]))
+        cases.append(("YAML diff", [binary, "--format", "json", old, new]))
+        cases.append(("JSON diff", [binary, "--format", "json"] + [os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new")]))
+        wall = {name: [] for name, _ in cases}
+        cpu = {name: [] for name, _ in cases}
+        for _ in range(runs):
+            for name, argv in cases:  # alternating
+                t, _, c = measure(argv, cpu=True)
+                wall[name].append(t)
+                cpu[name].append(c)
+        w0, c0 = statistics.median(wall[cases[0][0]]), statistics.median(cpu[cases[0][0]])
+        wj, cj = statistics.median(wall["JSON diff"]), statistics.median(cpu["JSON diff"])
+        for name, _ in cases:
+            w, c = statistics.median(wall[name]), statistics.median(cpu[name])
+            print(f"{size:>9}  {name:<22} {w:>7.2f} {w / w0:>9.2f}x {w / wj:>7.1f}x {c:>7.2f} {c / c0:>9.2f}x {c / cj:>7.1f}x")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def browser_times(page, runs):
     """Medians over `runs` loads of `page` in headless Chromium, in ms: the page's clock at its
     first page drawn, the wall time of the load, a filter click, and a search (typed to drawn,
@@ -380,7 +418,8 @@ def main():
     parser.add_argument("--html", action="store_true", help="the HTML report's size and its time in headless Chromium")
     parser.add_argument("--renames", action="store_true", help="--renames against the same diff without it")
     parser.add_argument("--apply", action="store_true", help="apply -o against the diff -o of the same files")
-    parser.add_argument("--against", help="with --apply: another listdiff binary whose apply is timed alongside")
+    parser.add_argument("--yaml", action="store_true", help="the YAML diff against libyaml's parse and the JSON diff")
+    parser.add_argument("--against", metavar="BINARY", help="with --apply or --yaml: another listdiff binary timed alongside")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -399,6 +438,9 @@ def main():
         return
     if args.renames:
         renames(binary, [int(s) for s in args.sizes.split(",")], args.runs)
+        return
+    if args.yaml:
+        yaml(binary, [int(s) for s in args.sizes.split(",")], args.runs, args.against)
         return
     if args.shapes:
         shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline)
