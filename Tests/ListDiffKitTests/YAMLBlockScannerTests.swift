@@ -232,6 +232,28 @@ extension YAMLBlockScannerTests {
         }
     }
 
+    /// The bytes checked in two halves at once (a large input's) give what one pass gives:
+    /// a character across the middle is read whole, and what either half holds that libyaml
+    /// refuses is refused.
+    @Test func bytesCheckedInTwoHalvesAsInOnePass() {
+        let texts = ["abcd", "ab\u{E9}d", "a\u{65E5}\u{672C}b", "\u{1F600}\u{1F600}", "abc\u{1}", "\u{1}abc", "ab\tc", "a\u{2028}b"]
+        let raw: [[UInt8]] = [[0x61, 0xC3], [0xC3, 0x61, 0x62, 0x63], [0x61, 0x62, 0xE6, 0x97, 0xA5, 0x63], [0x61, 0xFF, 0x62, 0x63]]
+        var checked = 0, refused = 0
+        for body in texts.map({ Array($0.utf8) }) + raw {
+            for (k, m) in [(0, 0), (1, 0), (0, 1), (2, 3), (3, 2), (9, 0), (0, 9)] {
+                let bytes = Array(repeating: UInt8(ascii: "x"), count: k) + body + Array(repeating: UInt8(ascii: "y"), count: m)
+                bytes.withUnsafeBufferPointer { b in
+                    let one = try? YAMLBlockScanner.validate(b.baseAddress!, b.count)
+                    let two = try? YAMLBlockScanner.validate(b.baseAddress!, b.count, parts: 2)
+                    #expect(one == two, "\(bytes)")
+                    if one == nil { refused += 1 }
+                }
+                checked += 1
+            }
+        }
+        #expect(refused > 20 && refused < checked - 20, "refused \(refused) of \(checked)")
+    }
+
     /// Random block-style documents: the own scanner reads each one that has nothing outside
     /// its subset (so the test checks the fast path, not the fallback), and every result is
     /// libyaml's.

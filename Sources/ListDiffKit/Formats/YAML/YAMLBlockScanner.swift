@@ -98,6 +98,22 @@ struct YAMLBlockScanner {
 
     // MARK: - Bytes
 
+    /// `validate` in two halves at once when `parts` is more than one, split at the start
+    /// of a character.
+    static func validate(_ base: UnsafePointer<UInt8>, _ n: Int, parts: Int) throws(ListDiffError) -> Bool {
+        guard parts > 1, n >= 2 else { return try validate(base, n) }
+        var half = n / 2
+        while half < n, base[half] & 0xC0 == 0x80 { half += 1 }
+        nonisolated(unsafe) let start = base
+        let middle = half
+        let (a, b) = Concurrently.both(
+            { () throws(ListDiffError) -> Bool in try validate(start, middle) },
+            { () throws(ListDiffError) -> Bool in try validate(start + middle, n - middle) })
+        let first = try a.get()
+        let second = try b.get()
+        return first && second
+    }
+
     /// Checks every byte; true when all are ASCII.
     static func validate(_ base: UnsafePointer<UInt8>, _ n: Int) throws(ListDiffError) -> Bool {
         var i = 0

@@ -54,7 +54,8 @@ struct YAMLScan {
         // the input again from the start, and its result (or error) is the answer.
         var own = self
         own.parsing = .own
-        if let base = bytes.baseAddress, let ascii = try? YAMLBlockScanner.validate(base, bytes.count) {
+        let parts = bytes.count >= max(splitsFrom, 2) ? self.parts : 1
+        if let base = bytes.baseAddress, let ascii = try? YAMLBlockScanner.validate(base, bytes.count, parts: parts) {
             own.ascii = ascii
             if let document = try? own.scanOnce(as: forced) { return document }
         } else if bytes.isEmpty, let document = try? own.scanOnce(as: forced) {
