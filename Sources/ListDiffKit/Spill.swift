@@ -258,7 +258,7 @@ extension FileDiffer {
         }
         let engine = engine(key: reader.key, duplicates: reader.duplicates)
         while let chunk = try chunks.next() {
-            let file = MappedFile(name: path, bytes: chunk.text)
+            let file = MappedFile(name: path, owning: chunk.text)
             file.origin = RecordOrigin(first: out.count)
             do throws(ListDiffError) {
                 let (opened, format) = try reader.opened(file, out.format)
@@ -303,8 +303,10 @@ extension FileDiffer {
             let out = records[p]
             func line(_ text: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
                 // JSON holds a line break only between tokens, where a space reads alike.
+                guard let base = text.baseAddress else { return try out.append(0x0A) }
                 var start = 0
-                for k in 0..<text.count where text[k] == 0x0A || text[k] == 0x0D {
+                while start < text.count, let found = SystemCalls.find(0x0A, in: base + start, count: text.count - start) {
+                    let k = UnsafeRawPointer(found) - UnsafeRawPointer(base)
                     try out.append(UnsafeBufferPointer(rebasing: text[start..<k]))
                     try out.append(UInt8(ascii: " "))
                     start = k + 1
@@ -321,7 +323,7 @@ extension FileDiffer {
                         at: r,
                         "--memory-limit: this record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold")
                 }
-                var text = Array(JSONWriter.compact(value).utf8)
+                let text = Array(JSONWriter.compact(value).utf8)
                 try text.withUnsafeBufferPointer { b throws(ListDiffError) in try line(b) }
             }
             let at = places[r] ?? SourceLocation(line: 0, column: 0)

@@ -50,6 +50,15 @@ package final class MappedFile: @unchecked Sendable {
     /// For a CSV or TSV input: where its records came from (`bytes` is their JSON text).
     package let csv: CSVSource?
 
+    /// Text made in memory (a chunk of an input), owned from now on.
+    package init(name: String, owning text: UnsafeMutableBufferPointer<UInt8>) {
+        self.name = name
+        bytes = UnsafeBufferPointer(text)
+        mapped = false
+        descriptor = -1
+        csv = nil
+    }
+
     /// A CSV or TSV input: the JSON text its records were turned into, owned from now on.
     init(name: String, json: UnsafeMutableBufferPointer<UInt8>, csv: CSVSource) {
         self.name = name

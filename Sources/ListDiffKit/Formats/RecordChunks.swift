@@ -17,7 +17,8 @@ package struct RecordChunks {
     /// One chunk: its text, and how many lines to add to a line in it to find the line in
     /// the input.
     package struct Chunk {
-        package var text: [UInt8]
+        /// The chunk's text, for the caller to own and free (`MappedFile(name:owning:)`).
+        package var text: UnsafeMutableBufferPointer<UInt8>
         package var lineShift: Int
     }
 
@@ -128,26 +129,32 @@ package struct RecordChunks {
 
     /// Hands out `buffer[..<cut]` as a chunk, in a document of the input's format.
     private mutating func take(_ cut: Int, startLine: Int, last: Bool = false) -> Chunk {
-        var text: [UInt8] = []
+        var prefix: [UInt8] = [], suffix: [UInt8] = []
         var prefixLines = 0
         let first = chunks == 0
         chunks += 1
         switch format {
         case .json:
             if !first {
-                text.append(contentsOf: Array("[\n".utf8))
-                text.append(contentsOf: repeatElement(UInt8(ascii: " "), count: column))
+                prefix = Array("[\n".utf8) + repeatElement(UInt8(ascii: " "), count: column)
                 prefixLines = 1
             }
         case .csv, .tsv:
             if !first {
-                text.append(contentsOf: header)
+                prefix = header
                 prefixLines = header.count { $0 == UInt8(ascii: "\n") }
             }
         case .ndjson, .yaml: break
         }
-        text.append(contentsOf: buffer[..<cut])
-        if format == .json, !last { text.append(contentsOf: Array("\n]".utf8)) }
+        if format == .json, !last { suffix = Array("\n]".utf8) }
+        // The chunk in one buffer of its own, copied once.
+        let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
+        var at = 0
+        for part in [prefix[...], buffer[..<cut], suffix[...]] {
+            _ = UnsafeMutableBufferPointer(rebasing: text[at..<(at + part.count)]).initialize(from: part)
+            at += part.count
+        }
+        let chunk = UnsafeMutableBufferPointer(rebasing: text[..<at])
         // Where the next chunk starts: its line, and (JSON) its column past the comma,
         // which is not handed out.
         let skip = format == .json && !last ? cut + 1 : cut
@@ -161,7 +168,7 @@ package struct RecordChunks {
             column = (lastNewline < 0 ? column : 0) + characters
         }
         buffer.removeFirst(skip)
-        return Chunk(text: text, lineShift: startLine - 1 - prefixLines)
+        return Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
     }
 
     /// Where the buffer's whole records end: after the last record that is known to be
