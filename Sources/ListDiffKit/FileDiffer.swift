@@ -201,7 +201,10 @@ public struct FileDiffer: Sendable {
             do {
                 return try diffSpilling(old: old, new: new, partitions: partitions)
             } catch {
-                throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
+                // Under the default budget, what does not spill is diffed in memory.
+                if !(error.notSpillable && memoryLimit?.isExplicit == false) {
+                    throw withCandidates(error) { () throws(ListDiffError) in try open(old, new) }
+                }
             }
         }
         do {

@@ -328,6 +328,8 @@ extension FileDiffer {
         }
         var files = self
         files.forShard = true
+        // (A shard reads its inputs whole: a cluster hands it a part that fits.)
+        files.memoryLimit = nil
         return try shardChangeset(files.diff(old: old, new: new), shard: shard, positions: positions, names: (old, new))
     }
 

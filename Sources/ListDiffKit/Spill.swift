@@ -25,7 +25,7 @@ public struct MemoryLimit: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a size: a whole number of bytes, or with `K`, `M`, `G` or `T` (powers of 1024,
-    /// an optional `i` and `B` after: `512M`, `1GiB`). At least 16 MiB.
+    /// an optional `i` and `B` after: `512M`, `1GiB`). At least 1 MiB.
     public init(parsing text: String) throws(ListDiffError) {
         let units: [(String, Int)] = [("T", 40), ("G", 30), ("M", 20), ("K", 10), ("", 0)]
         var body = text.uppercased()
@@ -38,7 +38,7 @@ public struct MemoryLimit: Sendable, Hashable, CustomStringConvertible {
             guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let n = Int(digits), n >= 0, n <= Int.max >> shift else { break }
             self.init(bytes: n << shift)
             guard bytes >= Self.least else {
-                throw ListDiffError(.usage, "--memory-limit must be at least 16M; got '\(SafeText.escape(text))'")
+                throw ListDiffError(.usage, "--memory-limit must be at least 1M; got '\(SafeText.escape(text))'")
             }
             return
         }
@@ -48,7 +48,7 @@ public struct MemoryLimit: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The smallest budget: a spill's own buffers need some room.
-    static let least = 16 << 20
+    static let least = 1 << 20
 
     public var description: String {
         for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
@@ -84,13 +84,13 @@ final class SpillFolder {
     }
 
     /// Creates a file in the folder, removed with it.
-    func create(_ file: String) throws(ListDiffError) -> SpillWriter {
+    func create(_ file: String, buffer: Int) throws(ListDiffError) -> SpillWriter {
         // (Named for removal first: a signal between the two leaves nothing behind.)
         files.append(file)
         entries.append(SignalCleanup.add(file))
         let fd = SystemCalls.createForWriting(file)
-        guard fd >= 0 else { throw SpillWriter.failure(file, folder: path) }
-        return SpillWriter(fd: fd, path: file, folder: path)
+        guard fd >= 0, SystemCalls.close(fd) else { throw SpillWriter.failure(file, folder: path) }
+        return SpillWriter(path: file, folder: path, buffer: buffer)
     }
 
     /// Removes every file and the folder.
@@ -106,20 +106,19 @@ final class SpillFolder {
     deinit { remove() }
 }
 
-/// Writes a spill file through a buffer. A write that fails (a full disk) is a clean error
-/// that names the folder.
+/// Writes a spill file through a buffer. The file is open only while a full buffer is
+/// written, so that a thousand partitions do not hold a thousand descriptors. A write that
+/// fails (a full disk) is a clean error that names the folder.
 final class SpillWriter {
-    private let fd: Int32
     let path: String
     private let folder: String
     private var buffer: [UInt8] = []
-    private static let size = 1 << 18
+    private let size: Int
 
-    init(fd: Int32, path: String, folder: String) {
-        self.fd = fd
+    init(path: String, folder: String, buffer: Int) {
         self.path = path
         self.folder = folder
-        buffer.reserveCapacity(Self.size)
+        size = buffer
     }
 
     static func failure(_ path: String, folder: String) -> ListDiffError {
@@ -132,36 +131,42 @@ final class SpillWriter {
     }
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
-        if buffer.count + bytes.count > Self.size { try flush() }
+        if buffer.count + bytes.count > size { try flush() }
         buffer.append(contentsOf: bytes)
     }
 
     func append(_ byte: UInt8) throws(ListDiffError) {
-        if buffer.count >= Self.size { try flush() }
+        if buffer.count >= size { try flush() }
         buffer.append(byte)
     }
 
     func append<T: FixedWidthInteger>(integer value: T) throws(ListDiffError) {
-        if buffer.count + MemoryLayout<T>.size > Self.size { try flush() }
+        if buffer.count + MemoryLayout<T>.size > size { try flush() }
         withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
     }
 
+    /// Writes the buffer at the file's end.
     func flush() throws(ListDiffError) {
+        guard !buffer.isEmpty else { return }
+        let fd = SystemCalls.openForAppending(path)
+        guard fd >= 0 else { throw Self.failure(path, folder: folder) }
         var done = 0
         while done < buffer.count {
             let n = buffer.withUnsafeBytes { SystemCalls.writeBytes(fd, from: $0.baseAddress! + done, count: $0.count - done) }
             if n < 0, SystemCalls.wasInterrupted { continue }
-            guard n > 0 else { throw Self.failure(path, folder: folder) }
+            guard n > 0 else {
+                let error = Self.failure(path, folder: folder)
+                SystemCalls.close(fd)
+                throw error
+            }
             done += n
         }
-        buffer.removeAll(keepingCapacity: true)
+        guard SystemCalls.close(fd) else { throw Self.failure(path, folder: folder) }
+        buffer = []
     }
 
-    /// Writes what is left and closes the file.
-    func close() throws(ListDiffError) {
-        try flush()
-        guard SystemCalls.close(fd) else { throw Self.failure(path, folder: folder) }
-    }
+    /// Writes what is left.
+    func close() throws(ListDiffError) { try flush() }
 }
 
 extension FileDiffer {
@@ -208,7 +213,7 @@ extension FileDiffer {
                 continue
             }
             total += status.size
-            var head = [UInt8](repeating: 0, count: 4096)
+            var head = [UInt8](repeating: 0, count: RecordChunks.headBytes)
             let n = head.withUnsafeMutableBytes { SystemCalls.readBytes(fd, into: $0.baseAddress!, count: $0.count, at: 0) }
             head.removeSubrange(max(n, 0)...)
             heads.append((path, reader.format(for: path, bytes: head), head))
@@ -218,7 +223,7 @@ extension FileDiffer {
         guard needs > limit.bytes || streamed && limit.isExplicit else { return nil }
         if let why = spillRefusal(heads) {
             guard limit.isExplicit else { return nil }
-            throw ListDiffError(.usage, "--memory-limit \(limit): these inputs do not spill: \(why)")
+            throw Self.refusal(why)
         }
         // Partitions of about a sixteenth of the budget each; a stream counts as the budget.
         let share = max(limit.bytes / 16, 64)
@@ -240,21 +245,29 @@ extension FileDiffer {
         var unkeyed: ListDiffError?
     }
 
+    /// The error for inputs that do not spill: under the default budget, the diff runs in
+    /// memory instead (`notSpillable`).
+    static func refusal(_ why: String, file: String? = nil, at: SourceLocation? = nil) -> ListDiffError {
+        var error = ListDiffError(.usage, file: file, location: at, "--memory-limit: these inputs do not spill: \(why)")
+        error.notSpillable = true
+        return error
+    }
+
     func split(_ path: String, side name: String, into folder: SpillFolder, chunkBytes: Int) throws(ListDiffError) -> SplitSide {
         let (fd, _) = try InputFile.open(path)
         defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
         var chunks = try RecordChunks(fd: fd, name: path, chunkBytes: chunkBytes) { head throws(ListDiffError) in
             let format = reader.format(for: path, bytes: head)
-            if let why = spillRefusal([(path, format, head)]) {
-                throw ListDiffError(.usage, "--memory-limit: these inputs do not spill: \(why)")
-            }
+            if let why = spillRefusal([(path, format, head)]) { throw Self.refusal(why) }
             return format
         }
         var out = SplitSide(format: chunks.format)
+        // Each partition's buffers share an eighth of the budget.
+        let buffer = min(max((memoryLimit ?? .standard).bytes / 8 / (4 * folder.count), 1 << 12), 1 << 18)
         var records: [SpillWriter] = [], index: [SpillWriter] = []
         for p in 0..<folder.count {
-            records.append(try folder.create(folder.file(p, name, "records")))
-            index.append(try folder.create(folder.file(p, name, "index")))
+            records.append(try folder.create(folder.file(p, name, "records"), buffer: buffer))
+            index.append(try folder.create(folder.file(p, name, "index"), buffer: buffer))
         }
         let engine = engine(key: reader.key, duplicates: reader.duplicates)
         while let chunk = try chunks.next() {
@@ -264,25 +277,25 @@ extension FileDiffer {
                 let (opened, format) = try reader.opened(file, out.format)
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
                 guard side.layout.path == nil, side.layout.shape == .list, side.sections.count <= 1 else {
-                    throw ListDiffError(
-                        .usage, file: path,
-                        "--memory-limit: these inputs do not spill: the records are not one list at the top (\(side.layout))")
+                    throw Self.refusal("the records are not one list at the top (\(side.layout))", file: path)
                 }
-                if out.unkeyed == nil, let r = side.firstUnkeyed { out.unkeyed = try engine.unkeyedError(side, r) }
+                if out.unkeyed == nil, let r = side.firstUnkeyed {
+                    out.unkeyed = chunk.placed(try engine.unkeyedError(side, r))
+                }
                 if out.unkeyed == nil {
-                    try write(side, chunk.lineShift, first: out.count, records, index)
+                    try write(side, chunk, first: out.count, records, index)
                 }
                 out.count += side.count
             } catch {
+                if error.notSpillable { throw error }
+                var placed = error.file == path ? chunk.placed(error) : error
                 if out.format == .yaml, out.count > 0, error.message.hasSuffix(YAMLRules.noAnchor) {
                     // (Its anchor may be in an earlier record, which this chunk does not hold.)
-                    var refusal = Self.shifted(error, by: chunk.lineShift, in: path)
-                    refusal.kind = .usage
-                    refusal.message +=
-                        " in its own records: a spill reads a YAML sequence's records apart, so an alias cannot reach another record (raise --memory-limit to diff in memory)"
-                    throw refusal
+                    placed = Self.refusal(
+                        "\(placed.message) in its own records; a spill reads a YAML sequence's records apart, so an alias cannot reach another record",
+                        file: path, at: placed.location)
                 }
-                throw Self.shifted(error, by: chunk.lineShift, in: path)
+                throw placed
             }
         }
         for writer in records + index { try writer.close() }
@@ -291,7 +304,7 @@ extension FileDiffer {
 
     /// Writes each record of a chunk to its partition.
     private func write(
-        _ side: Engine.Side, _ lineShift: Int, first: Int, _ records: [SpillWriter], _ index: [SpillWriter]
+        _ side: Engine.Side, _ chunk: RecordChunks.Chunk, first: Int, _ records: [SpillWriter], _ index: [SpillWriter]
     ) throws(ListDiffError) {
         let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
         // (The places of all the chunk's records in one pass over its text.)
@@ -319,37 +332,34 @@ extension FileDiffer {
             } else {
                 let value = try side.records.value(r)
                 if value.firstNonFiniteNumber != nil {
-                    throw side.error(
-                        at: r,
-                        "--memory-limit: this record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold")
+                    throw chunk.placed(
+                        side.error(
+                            at: r,
+                            "--memory-limit: this record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold"
+                        ))
                 }
                 let text = Array(JSONWriter.compact(value).utf8)
                 try text.withUnsafeBufferPointer { b throws(ListDiffError) in try line(b) }
             }
-            let at = places[r] ?? SourceLocation(line: 0, column: 0)
+            let at = places[r].map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
             try index[p].append(integer: Int64(first + r))
-            try index[p].append(integer: Int32(truncatingIfNeeded: at.line + lineShift))
-            try index[p].append(integer: Int32(truncatingIfNeeded: at.column))
+            try index[p].append(integer: Int64(at.line))
+            try index[p].append(integer: Int64(at.column))
         }
-    }
-
-    /// An error in a chunk, placed in the input: moved down by the lines before the chunk.
-    static func shifted(_ error: ListDiffError, by lines: Int, in path: String) -> ListDiffError {
-        error.file == path ? error.movedDown(lines) : error
     }
 
     /// A partition's index: each record's number and place in the input.
     static func readIndex(_ path: String) throws(ListDiffError) -> RecordOrigin {
         let bytes = try InputFile.read(path, text: false)
         var origin = RecordOrigin(numbers: [], locations: [])
-        let count = bytes.count / 16
+        let count = bytes.count / 24
         origin.numbers.reserveCapacity(count)
         origin.locations.reserveCapacity(count)
         bytes.withUnsafeBytes { raw in
             for k in 0..<count {
-                let number = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k, as: Int64.self))
-                let line = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k + 8, as: Int32.self))
-                let column = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * k + 12, as: Int32.self))
+                let number = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 24 * k, as: Int64.self))
+                let line = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 24 * k + 8, as: Int64.self))
+                let column = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 24 * k + 16, as: Int64.self))
                 origin.numbers.append(Int(number))
                 origin.locations.append(SourceLocation(line: Int(line), column: Int(column)))
             }
@@ -359,6 +369,8 @@ extension FileDiffer {
 
     /// The diff of `old` and `new`, spilled into `count` partitions.
     func diffSpilling(old: String, new: String, partitions count: Int) throws(ListDiffError) -> Result {
+        // (What the engine refuses of these settings, before anything is read.)
+        try differ.check(key: reader.key, duplicates: reader.key.isWholeRecord ? .match : reader.duplicates)
         let limit = memoryLimit ?? .standard
         let folder = try SpillFolder(partitions: count, in: spillParent)
         defer { folder.remove() }
@@ -366,16 +378,25 @@ extension FileDiffer {
         let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
         if let error = oldSplit.unkeyed { throw error }
         progress?.lap("split OLD")
-        let newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
-        if let error = newSplit.unkeyed { throw error }
-        progress?.lap("split NEW")
         var files = self
         files.forShard = true
         files.memoryLimit = nil
         files.progress = nil
         files.reader.format = .ndjson
+        // (The renames are paired once, over the whole changeset.)
+        files.differ.renames = nil
+        let newSplit: SplitSide
+        do throws(ListDiffError) {
+            newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
+            if let error = newSplit.unkeyed { throw error }
+        } catch {
+            // As in memory, a key OLD repeats comes before NEW's errors.
+            if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old) { throw earlier }
+            throw error
+        }
+        progress?.lap("split NEW")
         var join: ShardJoin? = nil
-        var firstError: (rank: (Int, Int), error: ListDiffError)? = nil
+        var firstError: (rank: [Int], error: ListDiffError)? = nil
         for p in 0..<count {
             let oldFile = try MappedFile(folder.file(p, "old", "records"), name: old)
             let newFile = try MappedFile(folder.file(p, "new", "records"), name: new)
@@ -390,9 +411,9 @@ extension FileDiffer {
                 if join == nil { join = ShardJoin(shard.changeset, shard: shard.shard, name: old) }
                 try join!.add(shard, name: old)
             } catch {
-                // As in memory: OLD's errors before NEW's, each side's earliest record first.
-                let rank = (error.file == old ? 0 : 1, error.location?.line ?? 0)
-                if firstError.map({ rank < $0.rank }) ?? true { firstError = (rank, error) }
+                // As in memory: OLD's errors before NEW's, each side's earliest first.
+                let rank = Self.rank(error, old: old)
+                if firstError.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { firstError = (rank, error) }
             }
         }
         if let firstError { throw firstError.error }
@@ -403,8 +424,31 @@ extension FileDiffer {
         }
         progress?.lap("join")
         reader.record(oldFormat: oldSplit.format, in: &changeset.layout)
+        changeset.layout.note(yaml: reader.yaml.version, formats: [oldSplit.format, newSplit.format])
         if let rule = differ.renames { changeset = try changeset.pairingRenames(rule) }
         return Result(changeset: changeset)
+    }
+
+    /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.
+    static func rank(_ error: ListDiffError, old: String) -> [Int] {
+        [error.file == old ? 0 : 1, error.location?.line ?? 0, error.location?.column ?? 0]
+    }
+
+    /// The earliest key error (a key repeated) of one side's partitions, each read as a
+    /// diff reads an input; nil when there is none.
+    func firstKeyError(in folder: SpillFolder, side: String, name: String) throws(ListDiffError) -> ListDiffError? {
+        var first: (rank: [Int], error: ListDiffError)? = nil
+        for p in 0..<folder.count {
+            let file = try MappedFile(folder.file(p, side, "records"), name: name)
+            file.origin = try Self.readIndex(folder.file(p, side, "index"))
+            do {
+                _ = try checkedSide(file, name)
+            } catch {
+                let rank = Self.rank(error, old: name)
+                if first.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { first = (rank, error) }
+            }
+        }
+        return first?.error
     }
 
     /// The keys of moved records, read again from NEW's partition files: each partition's

@@ -74,6 +74,9 @@ import Glibc
         /// `--renames` where the re-keyed records' rare values changed too, so that their
         /// candidates come from values that many records share.
         case renamesCommon
+        /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
+        /// starts mid-line), and NDJSON.
+        case spillOneLine, spillNDJSON
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -97,7 +100,7 @@ import Glibc
             let tenth = max(1, records.count / 10)
             let sections = stride(from: 0, to: records.count, by: tenth).map { records[$0..<min(records.count, $0 + tenth)] }
             switch shape {
-            case .ndjson:
+            case .ndjson, .spillNDJSON:
                 return try records.map(line).joined(separator: "\n") + "\n"
             case .yaml:
                 return try records.map { try block($0, indent: "") }.joined(separator: "\n") + "\n"
@@ -122,7 +125,7 @@ import Glibc
                     return r.merging(["lines": lines]) { $1 }
                 }
                 return try list(lined[...]) + "\n"
-            case .yamlOneLine:
+            case .yamlOneLine, .spillOneLine:
                 return "[" + (try records.map(line).joined(separator: ", ")) + "]\n"
             case .pattern:
                 let groups = stride(from: 0, to: records.count, by: 10).map { records[$0..<min(records.count, $0 + 10)] }
@@ -162,7 +165,7 @@ import Glibc
             }
         }
         let ext =
-            shape == .ndjson
+            shape == .ndjson || shape == .spillNDJSON
             ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
@@ -172,6 +175,7 @@ import Glibc
         case .nested: options = ["--key", "user.id"]
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
+        case .spillOneLine, .spillNDJSON: options = ["--memory-limit", "1M"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]

@@ -478,7 +478,7 @@ struct Engine: Sendable {
         changeset.comparison = differ.comparison
         changeset.memberOrderSignificant = differ.memberOrder == .significant
         changeset.layout = oldSide.layout
-        if yaml.version != .v1_2, oldSide.format == .yaml || newSide.format == .yaml { changeset.layout.yamlVersion = yaml.version }
+        changeset.layout.note(yaml: yaml.version, formats: [oldSide.format, newSide.format])
         changeset.sections = sectionChanges
         changeset.oldSections = SectionOutline(names: oldSide.sections.map(\.name), sizes: oldSide.sections.map(\.records.count))
         changeset.newSections = SectionOutline(names: newSide.sections.map(\.name), sizes: newSide.sections.map(\.records.count))

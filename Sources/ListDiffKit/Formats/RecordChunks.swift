@@ -20,6 +20,20 @@ package struct RecordChunks {
         /// The chunk's text, for the caller to own and free (`MappedFile(name:owning:)`).
         package var text: UnsafeMutableBufferPointer<UInt8>
         package var lineShift: Int
+        /// A JSON chunk that starts mid-line: the characters before it on that line, and
+        /// the chunk's line where it starts (after its own `[`).
+        package var columns = 0
+        package var firstLine = 1
+
+        /// An error found in the chunk, placed in the input.
+        package func placed(_ error: ListDiffError) -> ListDiffError {
+            error.movedDown(lineShift, columns: columns, firstLine: firstLine)
+        }
+
+        /// A place in the chunk, placed in the input.
+        package func placed(_ at: SourceLocation) -> SourceLocation {
+            SourceLocation(line: at.line + lineShift, column: at.column + (at.line == firstLine ? columns : 0))
+        }
     }
 
     /// Whether an input of `format` that starts with `head` is cut into chunks: a list of
@@ -32,8 +46,13 @@ package struct RecordChunks {
         case .ndjson, .csv, .tsv: return true
         case .json:
             while k < head.count, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 }
-            return k < head.count && head[k] == UInt8(ascii: "[")
+            // (Empty: the reader says what an empty input is.)
+            return k == head.count || head[k] == UInt8(ascii: "[")
         case .yaml:
+            // (Empty: the reader says what an empty input is.)
+            if head[k...].allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return true }
+            // A stream of documents, its first without `---`.
+            if isStream(head) { return true }
             // Past comments, blank lines and directives, the first line at the margin.
             var lineStart = k
             while lineStart < head.count {
@@ -49,6 +68,9 @@ package struct RecordChunks {
             return false
         }
     }
+
+    /// How much of an input's start chooses its format and tells whether it is cut.
+    package static let headBytes = 1 << 16
 
     let fd: Int32
     let name: String
@@ -70,6 +92,9 @@ package struct RecordChunks {
     private var listEnded = false
     /// YAML: whether the records are a stream's documents (else a block sequence's items).
     private var documents = false
+    /// YAML: a block sequence's directives (`%TAG`, `%YAML`) and its `---`, which lead every
+    /// chunk after the first.
+    private var directives: [UInt8] = []
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes.
@@ -79,8 +104,8 @@ package struct RecordChunks {
         self.fd = fd
         self.name = name
         self.chunkBytes = max(chunkBytes, 64)
-        try fill(4096)
-        self.format = try format(Array(buffer.prefix(4096)))
+        try fill(Self.headBytes)
+        self.format = try format(Array(buffer.prefix(Self.headBytes)))
     }
 
     /// The next chunk, or nil after the last.
@@ -101,9 +126,11 @@ package struct RecordChunks {
 
     /// Reads until the buffer holds `count` bytes or the input ends.
     private mutating func fill(_ count: Int) throws(ListDiffError) {
-        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var block = [UInt8](repeating: 0, count: min(1 << 20, max(count - buffer.count, 1)))
         while buffer.count < count, !atEnd {
-            let n = block.withUnsafeMutableBytes { SystemCalls.readBytes(fd, into: $0.baseAddress!, count: $0.count) }
+            // (No more than asked for: a chunk is about `chunkBytes`, however large the input.)
+            let want = min(block.count, count - buffer.count)
+            let n = block.withUnsafeMutableBytes { SystemCalls.readBytes(fd, into: $0.baseAddress!, count: want) }
             if n < 0 {
                 if SystemCalls.wasInterrupted { continue }
                 throw ListDiffError(.io, file: name, "cannot read: \(InputFile.errnoText())")
@@ -132,20 +159,22 @@ package struct RecordChunks {
         var prefix: [UInt8] = [], suffix: [UInt8] = []
         var prefixLines = 0
         let first = chunks == 0
+        let startColumn = column
         chunks += 1
         switch format {
         case .json:
             if !first {
-                prefix = Array("[\n".utf8) + repeatElement(UInt8(ascii: " "), count: column)
+                prefix = Array("[\n".utf8)
                 prefixLines = 1
             }
         case .csv, .tsv:
-            if !first {
-                prefix = header
-                prefixLines = header.count { $0 == UInt8(ascii: "\n") }
-            }
-        case .ndjson, .yaml: break
+            if !first { prefix = header }
+        case .yaml:
+            if first, !documents { directives = Self.directives(buffer) }
+            if !first { prefix = directives }
+        case .ndjson: break
         }
+        prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
         if format == .json, !last { suffix = Array("\n]".utf8) }
         // The chunk in one buffer of its own, copied once.
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
@@ -168,7 +197,12 @@ package struct RecordChunks {
             column = (lastNewline < 0 ? column : 0) + characters
         }
         buffer.removeFirst(skip)
-        return Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
+        var out = Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
+        if format == .json, !first {
+            out.columns = startColumn
+            out.firstLine = 2
+        }
+        return out
     }
 
     /// Where the buffer's whole records end: after the last record that is known to be
@@ -287,14 +321,52 @@ package struct RecordChunks {
         while k < buffer.count {
             if lineStart {
                 if documents ? Self.startsDocument(buffer, k) : Self.startsItem(buffer, k) {
-                    // (A record ends where the next begins; the first does not end one.)
-                    if k > 0 { last = k }
+                    // (A record ends where the next begins; the first does not end one. A
+                    // document's directives and the comments before its `---` go with it.)
+                    var start = k
+                    if documents {
+                        while start > 0, let previous = Self.lineStart(before: start, in: buffer),
+                            [UInt8(ascii: "%"), UInt8(ascii: "#")].contains(buffer[previous])
+                        {
+                            start = previous
+                        }
+                    }
+                    if start > 0 { last = start }
                 }
             }
             lineStart = buffer[k] == UInt8(ascii: "\n")
             k += 1
         }
         return last
+    }
+
+    /// Where the line before the one that starts at `k` starts.
+    static func lineStart(before k: Int, in b: [UInt8]) -> Int? {
+        guard k > 0 else { return nil }
+        var j = k - 1
+        while j > 0, b[j - 1] != UInt8(ascii: "\n") { j -= 1 }
+        return j
+    }
+
+    /// A block sequence's leading directive lines and its `---` line, when it has directives:
+    /// a later chunk needs them (`%TAG` names the handles its tags use).
+    static func directives(_ b: [UInt8]) -> [UInt8] {
+        var k = 0
+        var out: [UInt8] = []
+        var any = false
+        while k < b.count {
+            let end = (b[k...].firstIndex(of: UInt8(ascii: "\n")) ?? b.count - 1) + 1
+            if b[k] == UInt8(ascii: "%") {
+                any = true
+                out += b[k..<end]
+            } else if startsDocument(b, k) {
+                return any ? out + Array("---\n".utf8) : []
+            } else if b[k] != UInt8(ascii: "#"), b[k] != UInt8(ascii: "\n"), b[k] != UInt8(ascii: "\r") {
+                return []
+            }
+            k = end
+        }
+        return []
     }
 
     /// Whether the text's records are documents: a `---` line after the first content.

@@ -53,11 +53,15 @@ extension ListDiffError {
     }
 
     /// The error found in a part of a text that starts `lines` lines into it: its place,
-    /// and the place its message names (`firstAt`), moved down by `lines`.
-    package func movedDown(_ lines: Int) -> ListDiffError {
-        guard lines != 0, let at = location else { return self }
+    /// and the place its message names (`firstAt`), moved down by `lines`; a place on the
+    /// part's line `firstLine` moved right by `columns` too (the part starts mid-line).
+    package func movedDown(_ lines: Int, columns: Int = 0, firstLine: Int = 1) -> ListDiffError {
+        func move(_ at: SourceLocation) -> SourceLocation {
+            SourceLocation(line: at.line + lines, column: at.column + (at.line == firstLine ? columns : 0))
+        }
+        guard lines != 0 || columns != 0, let at = location else { return self }
         var moved = self
-        moved.location = SourceLocation(line: at.line + lines, column: at.column)
+        moved.location = move(at)
         let text = Array(message.utf8), lead = Array(" (first at line ".utf8)
         guard text.last == UInt8(ascii: ")"), text.count > lead.count else { return moved }
         var start = text.count - lead.count
@@ -66,7 +70,7 @@ extension ListDiffError {
         let numbers = String(decoding: text[(start + lead.count)..<(text.count - 1)], as: UTF8.self).split(separator: ", column ")
         if numbers.count == 2, let line = Int(numbers[0]), let column = Int(numbers[1]) {
             moved.message =
-                String(decoding: text[..<start], as: UTF8.self) + " " + Self.firstAt(SourceLocation(line: line + lines, column: column))
+                String(decoding: text[..<start], as: UTF8.self) + " " + Self.firstAt(move(SourceLocation(line: line, column: column)))
         }
         return moved
     }
@@ -108,6 +112,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     public var hint: Hint?
     /// A record lacks its key (the error `FileDiffer` adds key candidates to).
     package var keyMissing = false
+    /// The inputs cannot be spilled (`FileDiffer.diffSpilling`): under the default budget
+    /// they are diffed in memory instead.
+    package var notSpillable = false
     /// An option asked of `apply` that the changeset contradicts (which the command words
     /// as its options).
     package var conflict: ReadingConflict?

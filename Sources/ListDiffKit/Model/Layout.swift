@@ -55,6 +55,11 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     /// For a changeset: the YAML its inputs were read as, when it is not 1.2 (so that
     /// `apply` reads OLD as the diff did).
     package var yamlVersion: YAMLVersion? = nil
+
+    /// Notes the YAML version inputs were read as, when one of them is YAML and it is not 1.2.
+    package mutating func note(yaml version: YAMLVersion, formats: [InputFormat]) {
+        if version != .v1_2, formats.contains(.yaml) { yamlVersion = version }
+    }
     /// For a changeset made from files: OLD's format, so that `apply` reads OLD as the diff
     /// did whatever its name. Nil in a changeset made from values, or by an older listdiff.
     package var format: InputFormat? = nil

@@ -7,7 +7,7 @@
 /// is empty when its turn comes.
 package enum SignalCleanup {
     /// How many paths may wait at once.
-    static let capacity = 4096
+    static let capacity = 8192
 
     /// A path added, to remove from the table once the run has removed it itself.
     package struct Entry: Sendable {

@@ -176,6 +176,11 @@ package enum SystemCalls {
         open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     }
 
+    /// Opens an existing `path` for writing at its end; -1 on failure.
+    package static func openForAppending(_ path: String) -> Int32 {
+        open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    }
+
     /// Removes the empty folder at `path`. Safe in a signal handler.
     package static func removeFolder(_ path: UnsafePointer<CChar>) {
         _ = rmdir(path)
