@@ -279,11 +279,11 @@ extension FileDiffer {
                 guard side.layout.path == nil, side.layout.shape == .list, side.sections.count <= 1 else {
                     throw Self.refusal("the records are not one list at the top (\(side.layout))", file: path)
                 }
-                if out.unkeyed == nil, let r = side.firstUnkeyed {
-                    out.unkeyed = chunk.placed(try engine.unkeyedError(side, r))
-                }
                 if out.unkeyed == nil {
-                    try write(side, chunk, first: out.count, records, index)
+                    // (Up to the first record without its key: a key repeated before it is
+                    // the error, as in memory.)
+                    try write(side, chunk, first: out.count, upTo: side.firstUnkeyed ?? side.count, records, index)
+                    if let r = side.firstUnkeyed { out.unkeyed = chunk.placed(try engine.unkeyedError(side, r)) }
                 }
                 out.count += side.count
             } catch {
@@ -304,13 +304,14 @@ extension FileDiffer {
 
     /// Writes each record of a chunk to its partition.
     private func write(
-        _ side: Engine.Side, _ chunk: RecordChunks.Chunk, first: Int, _ records: [SpillWriter], _ index: [SpillWriter]
+        _ side: Engine.Side, _ chunk: RecordChunks.Chunk, first: Int, upTo end: Int, _ records: [SpillWriter],
+        _ index: [SpillWriter]
     ) throws(ListDiffError) {
         let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
         // (The places of all the chunk's records in one pass over its text.)
-        let places = side.records.file.locations(of: (0..<side.count).map { side.records.starts[$0] })
+        let places = side.records.file.locations(of: (0..<end).map { side.records.starts[$0] })
         let asText = side.format != .yaml
-        for r in 0..<side.count {
+        for r in 0..<end {
             let hash = documented ? side.table.keyHashes[r] : KeyHash.of(try side.records.key(r, reader.key))
             let p = KeyHash.shard(hash, of: records.count)
             let out = records[p]
@@ -375,9 +376,6 @@ extension FileDiffer {
         let folder = try SpillFolder(partitions: count, in: spillParent)
         defer { folder.remove() }
         let chunkBytes = max(limit.bytes / 32, 64)
-        let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
-        if let error = oldSplit.unkeyed { throw error }
-        progress?.lap("split OLD")
         var files = self
         files.forShard = true
         files.memoryLimit = nil
@@ -385,10 +383,21 @@ extension FileDiffer {
         files.reader.format = .ndjson
         // (The renames are paired once, over the whole changeset.)
         files.differ.renames = nil
+        // As in memory, a side's record without its key and its repeated keys come in
+        // record order (the records before the first without a key are in the partitions).
+        func earliest(_ error: ListDiffError, side: String, name: String) throws(ListDiffError) -> ListDiffError {
+            guard let repeated = try files.firstKeyError(in: folder, side: side, name: name),
+                Self.rank(repeated, old: old).lexicographicallyPrecedes(Self.rank(error, old: old))
+            else { return error }
+            return repeated
+        }
+        let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
+        if let error = oldSplit.unkeyed { throw try earliest(error, side: "old", name: old) }
+        progress?.lap("split OLD")
         let newSplit: SplitSide
         do throws(ListDiffError) {
             newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
-            if let error = newSplit.unkeyed { throw error }
+            if let error = newSplit.unkeyed { throw try earliest(error, side: "new", name: new) }
         } catch {
             // As in memory, a key OLD repeats comes before NEW's errors.
             if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old) { throw earlier }

@@ -277,6 +277,12 @@ import ListDiffKitTestSupport
         let whole = Self.rendered(files, a, b)
         #expect(whole.contains("duplicate key id=3"), "\(whole)")
         #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 256), a, b) == whole)
+        // A repeated key before a record without its key, in one side.
+        var both = lines
+        both[40] = lines[2]
+        both[160] = lines[160].replacingOccurrences(of: "\"id\":160,", with: "")
+        try check("repeated, then no key", "ndjson", both.joined(separator: "\n"), lines.joined(separator: "\n"))
+        try check("no key, then repeated", "ndjson", lines.joined(separator: "\n"), both.reversed().joined(separator: "\n"))
         var twice = lines
         twice[120] = lines[100]
         twice[60] = lines[10]

@@ -210,7 +210,10 @@ package struct RecordChunks {
     private mutating func cutPoint() throws(ListDiffError) -> Int? {
         switch format {
         case .ndjson:
-            guard let k = buffer.lastIndex(of: UInt8(ascii: "\n")) else { return nil }
+            // (The last line break within a chunk's size, else the first past it.)
+            let window = buffer[..<min(buffer.count, chunkBytes)]
+            guard let k = window.lastIndex(of: UInt8(ascii: "\n")) ?? buffer[window.endIndex...].firstIndex(of: UInt8(ascii: "\n"))
+            else { return nil }
             return k + 1
         case .csv, .tsv:
             return csvCut()
@@ -230,6 +233,8 @@ package struct RecordChunks {
         var fieldStart = true, quoted = false
         var k = 0
         while k < buffer.count {
+            // (A chunk is about `chunkBytes`, however much is read.)
+            if k >= chunkBytes, last != nil, chunks > 0 || !header.isEmpty { break }
             let byte = buffer[k]
             if quoted {
                 if byte == quote {
@@ -271,6 +276,8 @@ package struct RecordChunks {
         var pendingComma: Int? = nil, cut: Int? = nil
         if chunks > 0 { depth = 1 }
         for (k, byte) in buffer.enumerated() {
+            // (A chunk is about `chunkBytes`, however much is read.)
+            if k >= chunkBytes, cut != nil { return cut }
             if inString {
                 if escaped {
                     escaped = false
@@ -319,6 +326,8 @@ package struct RecordChunks {
         var k = 0
         var lineStart = true
         while k < buffer.count {
+            // (A chunk is about `chunkBytes`, however much is read.)
+            if k >= chunkBytes, last != nil { break }
             if lineStart {
                 if documents ? Self.startsDocument(buffer, k) : Self.startsItem(buffer, k) {
                     // (A record ends where the next begins; the first does not end one. A
