@@ -625,7 +625,22 @@ struct Engine: Sendable {
             scan.parts = parts
             scan.splitsFrom = splitsFrom
             scan.keepsHashes = differ.comparison.hasRules || forShard
-            return try scan.scan(as: shape)
+            do {
+                return try scan.scan(as: shape)
+            } catch {
+                // The scan checks a member name given twice later than the reader, which
+                // reads in order: where the reader meets a problem first, that is the error.
+                guard error.kind == .syntax, file.csv == nil, !file.placesHidden, let at = error.location else { throw error }
+                let reader = JSONReader(maxDepth: maxDepth)
+                let text = Array(file.bytes)
+                let read = Result { () throws(ListDiffError) in
+                    _ = format == .ndjson ? try reader.readLines(text, name: file.name) : try reader.read(text, name: file.name)
+                }
+                if case .failure(let first) = read, let place = first.location, (place.line, place.column) < (at.line, at.column) {
+                    throw first
+                }
+                throw error
+            }
         case .yaml:
             var scan = YAMLScan(
                 file: file, key: key, keys: keys, options: options, reader: yaml, keyHashing: hashing,
