@@ -7,6 +7,8 @@
 package final class MappedFile: @unchecked Sendable {
     package let name: String
     package let bytes: UnsafeBufferPointer<UInt8>
+    /// How many mapped reads had faulted when this file was mapped.
+    private var faultsBefore = 0
     private let mapped: Bool
     /// The open file of a mapped input, for `copy(_:into:)`; -1 otherwise.
     private let descriptor: Int32
@@ -32,6 +34,7 @@ package final class MappedFile: @unchecked Sendable {
             SystemCalls.advise(base, count: size, .willNeed)
             bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
             mapped = true
+            faultsBefore = SystemCalls.mappedFaultCount()
             csv = nil
             _ = Self.guarded
             try InputFile.checkStart(bytes, name: path)
@@ -159,7 +162,11 @@ package final class MappedFile: @unchecked Sendable {
     /// Throws when a read of this file found that it had shrunk since it was mapped (so
     /// what was read is not the file): reads of the lost pages gave zeros.
     package func checkIntact() throws(ListDiffError) {
-        guard mapped, let fault = SystemCalls.lastMappedFault(), let base = bytes.baseAddress else { return }
+        // (A fault from before this file was mapped was another file's, perhaps at these
+        // same addresses, since mapped and let go.)
+        guard mapped, SystemCalls.mappedFaultCount() > faultsBefore, let fault = SystemCalls.lastMappedFault(),
+            let base = bytes.baseAddress
+        else { return }
         let start = UInt(bitPattern: base)
         let end = start + UInt((bytes.count + Self.pageSize - 1) / Self.pageSize * Self.pageSize)
         if fault >= start, fault < end {

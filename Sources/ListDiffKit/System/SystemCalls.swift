@@ -298,6 +298,9 @@ package enum SystemCalls {
     package static func guardMappedReads() { listdiff_guard_mapped_reads() }
 
     /// The address of the last read that `guardMappedReads` caught, or nil when none was.
+    /// How many reads of mapped files have faulted so far in this process.
+    package static func mappedFaultCount() -> Int { Int(listdiff_mapped_faults()) }
+
     package static func lastMappedFault() -> UInt? {
         listdiff_mapped_faults() > 0 ? UInt(listdiff_last_mapped_fault()) : nil
     }
