@@ -7,7 +7,12 @@ other) and `listdiff join`; with --spark, the Spark job of Examples/spark in loc
 N partitions on the same records as NDJSON. Prints the median seconds and peak memory of
 each, and checks that every changeset is the whole diff's, byte for byte.
 
-Usage: shards.py DIR COUNT [--shards N] [--runs R] [--spark] [--listdiff PATH]
+With --ndjson, the inputs are DIR/old-COUNT.ndjson and DIR/new-COUNT.ndjson as they are (any
+NDJSON records keyed by `id`, such as spill.py's files linked under those names), which
+every way reads; at 10M records generate.py's lists take too long to make and to convert.
+
+Usage: shards.py DIR COUNT [--shards N] [--runs R] [--spark] [--ndjson] [--driver-memory SIZE]
+                 [--listdiff PATH]
 """
 import argparse
 import os
@@ -43,6 +48,8 @@ def spark(args, d, n, b, export):
                "--summary", os.path.join(d, "summary.json"), "--label-old", "OLD", "--label-new", "NEW"]
     if export:
         command += ["--export-ndjson", export]
+    if args.driver_memory:
+        command += ["--driver-memory", args.driver_memory]
     return timed(command, stderr=subprocess.DEVNULL)
 
 
@@ -53,14 +60,17 @@ def main():
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--spark", action="store_true")
+    parser.add_argument("--ndjson", action="store_true")
+    parser.add_argument("--driver-memory", default=None)
     parser.add_argument("--listdiff", default=os.path.join(here, "..", ".build", "release", "listdiff"))
     args = parser.parse_args()
     d, n, b = args.dir, args.count, args.listdiff
-    old, new = os.path.join(d, "old-%d.json" % n), os.path.join(d, "new-%d.json" % n)
+    extension = "ndjson" if args.ndjson else "json"
+    old, new = os.path.join(d, "old-%d.%s" % (n, extension)), os.path.join(d, "new-%d.%s" % (n, extension))
     whole_out = os.path.join(d, "whole.json")
     rows = {"whole": [], "shards": [], "join": [], "sharded total": [], "spark": [], "spark whole": []}
     # (A Spark job's peak memory is that of its largest process, the JVM.)
-    if args.spark:
+    if args.spark and not args.ndjson:
         # The same records as NDJSON, in order, which Spark reads as JSON lines. (In a child
         # process: a parent grown by reading them would lend its size to every child's peak.)
         convert = ("import json, sys\n"

@@ -44,6 +44,8 @@ def parse(argv):
                         help="also write the records the shards diff, in order, as DIR/old.ndjson and DIR/new.ndjson "
                              "(on the driver: for a check against 'listdiff -f json' where they fit one machine)")
     parser.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[PARTITIONS])")
+    parser.add_argument("--driver-memory", default=None, metavar="SIZE",
+                        help="the driver's memory in local mode, such as 8g (under spark-submit, its own option)")
     parser.add_argument("diff_options", nargs="*", help="after --: options for the shards' diffs")
     return parser.parse_args(argv)
 
@@ -65,7 +67,7 @@ def run(command, what):
 
 def main(argv):
     args = parse(argv)
-    from pyspark import SparkConf, SparkFiles
+    from pyspark import SparkConf, SparkFiles, StorageLevel
     from pyspark.sql import SparkSession
 
     started = time.time()
@@ -73,6 +75,8 @@ def main(argv):
     # Under spark-submit the master is set; run by python3 alone, local mode.
     if args.master or not SparkConf().contains("spark.master"):
         builder = builder.master(args.master or "local[%d]" % args.partitions)
+    if args.driver_memory:
+        builder = builder.config("spark.driver.memory", args.driver_memory)
     spark = builder.getOrCreate()
     sc = spark.sparkContext
     binary = os.path.abspath(args.listdiff)
@@ -150,15 +154,21 @@ def main(argv):
                 + keys + extra + paths, "listdiff --partition %d/%d" % (index, n))
         yield (index, changeset)
 
-    shards = grouped.mapPartitionsWithIndex(diff_shard).collect()
-    diffed = time.time()
     with tempfile.TemporaryDirectory() as scratch:
+        # Every shard is diffed at once on the executors, and kept there (spilling to their
+        # disks); then the changesets come to the driver one shard at a time, each written
+        # to a file as it comes. The driver holds one shard's changeset at most, where
+        # collect() would hold them all (and stop at spark.driver.maxResultSize).
+        diffs = grouped.mapPartitionsWithIndex(diff_shard).persist(StorageLevel.MEMORY_AND_DISK)
+        diffs.count()
         written = []
-        for index, changeset in shards:
+        for index, changeset in diffs.toLocalIterator():
             path = os.path.join(scratch, "shard-%d.json" % index)
             with open(path, "wb") as out:
                 out.write(changeset)
             written.append(path)
+        diffed = time.time()
+        diffs.unpersist()
         run([binary, "join", "-o", args.output] + written, "listdiff join")
     joined = time.time()
     with open(args.output, encoding="utf-8") as f:
