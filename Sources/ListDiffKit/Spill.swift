@@ -175,14 +175,21 @@ extension FileDiffer {
     /// whose records are not a list at the top.
     func spillRefusal(_ heads: [(name: String, format: InputFormat, head: [UInt8])]) -> String? {
         let layout = reader.layout
-        if layout.path != nil || layout.sectionKey != nil || layout.items != nil {
-            return "--path, --section-key and --items place records the spill does not cut out"
+        if layout.sectionKey != nil || layout.items != nil {
+            return "--section-key and --items place records in sections, which the spill does not cut out"
+        }
+        if let path = layout.path {
+            if path.isPattern { return "a `*` in --path names many lists, sections the spill does not cut out" }
+            for (name, format, _) in heads where format != .json {
+                return "'\(SafeText.escape(name))' is not JSON: a list at --path spills in JSON only"
+            }
         }
         if reader.key.isWholeRecord { return "--key . diffs a sequence, which needs both lists whole" }
         if !(differ.algorithm is HeckelDiff) {
             return "the spill pairs records as Heckel's algorithm does; --algorithm \(differ.algorithm.name) needs both lists whole"
         }
-        for (name, format, head) in heads where !RecordChunks.cuts(format, head: head) {
+        for (name, format, head) in heads where !RecordChunks.cuts(format, head: head, path: layout.path != nil) {
+            if layout.path != nil { return "'\(SafeText.escape(name))' is not a JSON object or list, where --path could lead" }
             return
                 "'\(SafeText.escape(name))' is not a list of records at the top (a JSON array, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
         }
@@ -248,15 +255,14 @@ extension FileDiffer {
     /// The error for inputs that do not spill: under the default budget, the diff runs in
     /// memory instead (`notSpillable`).
     static func refusal(_ why: String, file: String? = nil, at: SourceLocation? = nil) -> ListDiffError {
-        var error = ListDiffError(.usage, file: file, location: at, "--memory-limit: these inputs do not spill: \(why)")
-        error.notSpillable = true
-        return error
+        RecordChunks.refusal(why, file: file, at: at)
     }
 
     func split(_ path: String, side name: String, into folder: SpillFolder, chunkBytes: Int) throws(ListDiffError) -> SplitSide {
         let (fd, _) = try InputFile.open(path)
         defer { if fd != SystemCalls.standardInput { SystemCalls.close(fd) } }
-        var chunks = try RecordChunks(fd: fd, name: path, chunkBytes: chunkBytes) { head throws(ListDiffError) in
+        var chunks = try RecordChunks(fd: fd, name: path, chunkBytes: chunkBytes, path: reader.layout.path) {
+            head throws(ListDiffError) in
             let format = reader.format(for: path, bytes: head)
             if let why = spillRefusal([(path, format, head)]) { throw Self.refusal(why) }
             return format
@@ -276,8 +282,8 @@ extension FileDiffer {
             do throws(ListDiffError) {
                 let (opened, format) = try reader.opened(file, out.format)
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
-                guard side.layout.path == nil, side.layout.shape == .list, side.sections.count <= 1 else {
-                    throw Self.refusal("the records are not one list at the top (\(side.layout))", file: path)
+                guard side.layout.path == reader.layout.path, side.layout.shape == .list, side.sections.count <= 1 else {
+                    throw Self.refusal("the records are not one list (\(side.layout))", file: path)
                 }
                 if out.unkeyed == nil {
                     // (Up to the first record without its key: a key repeated before it is
@@ -381,6 +387,8 @@ extension FileDiffer {
         files.memoryLimit = nil
         files.progress = nil
         files.reader.format = .ndjson
+        // (The partitions hold the records alone: a list at --path is a list at their top.)
+        files.reader.layout.path = nil
         // (The renames are paired once, over the whole changeset.)
         files.differ.renames = nil
         // As in memory, a side's record without its key and its repeated keys come in
@@ -432,6 +440,7 @@ extension FileDiffer {
             try Self.keys(of: moved, in: folder, reader.key, name: new)
         }
         progress?.lap("join")
+        changeset.layout.path = reader.layout.path
         reader.record(oldFormat: oldSplit.format, in: &changeset.layout)
         changeset.layout.note(yaml: reader.yaml.version, formats: [oldSplit.format, newSplit.format])
         if let rule = differ.renames { changeset = try changeset.pairingRenames(rule) }

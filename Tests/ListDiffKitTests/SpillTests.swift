@@ -25,8 +25,9 @@ import ListDiffKitTestSupport
         (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
     }
 
-    /// Random lists in JSON (one line, and pretty), NDJSON and YAML, with every key kind,
-    /// both duplicates policies and the comparison rules: spilled is in memory.
+    /// Random lists in JSON (one line, and pretty; at the top, and at a --path inside a
+    /// larger document), NDJSON and YAML, with every key kind, both duplicates policies and
+    /// the comparison rules: spilled is in memory.
     @Test func spilledIsTheDiffInMemory() throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
@@ -36,14 +37,17 @@ import ListDiffKitTestSupport
         var spelling = RandomSpelling(rng: SplitMix64(seed: 9), pretty: false)
         var spilled = 0, moved = 0, errors = 0
         for round in 0..<200 {
+            // (A list at --path spills in JSON.)
+            let atPath = round % 5 == 4
             let c = DocumentPairs.Case(
                 shape: .list, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                duplicates: round % 4 == 3 ? .match : .error, atPath: false)
+                duplicates: round % 4 == 3 ? .match : .error, atPath: atPath)
             let (oldValue, newValue) = pairs.next(c)
             spelling.pretty = round % 4 == 1
             let (old, new) = try EngineTests.write(
-                oldValue, newValue, in: dir, round: round, lines: round % 3 == 1, yaml: round % 3 == 2, &spelling)
-            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates)
+                oldValue, newValue, in: dir, round: round, lines: !atPath && round % 3 == 1, yaml: !atPath && round % 3 == 2,
+                &spelling)
+            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
             var differ = try ShardTests.differ(round)
             if round % 7 == 5 { differ.renames = try RenameRule() }
             let files = FileDiffer(reader: reader, differ: differ)
@@ -288,6 +292,88 @@ import ListDiffKitTestSupport
         twice[60] = lines[10]
         try check(
             "two repeated keys on one line", "json", "[" + lines.joined(separator: ",") + "]", "[" + twice.joined(separator: ",") + "]")
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A JSON list at a --path inside a larger document spills: the text around it is read
+    /// as in memory (its errors too), and what --path does not name as one JSON list is
+    /// refused under a budget asked for, and diffed in memory under the default.
+    @Test func listsAtAPathSpill() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let records = (0..<150).map { #"{"id": \#($0), "s": "é,]}[\"\#($0 % 9)"}"# }
+        func list(_ ids: [Int]) -> String { "[\n    " + ids.map { records[$0] }.joined(separator: ",\n    ") + "\n  ]" }
+        let ids = Array(0..<150)
+        var changed = ids.filter { $0 % 11 != 3 }
+        changed.swapAt(4, 90)
+        let before = #"{"meta": {"note": "a [list] {here}", "n": [1, {"x": "]"}]}, "data": {"x": [1, 2], "users": "#
+        let cases: [(name: String, path: String, old: String, new: String, spills: Bool)] = [
+            ("around", "/data/users", before + list(ids) + "}, \"after\": [3]}\n", before + list(changed) + "}}", true),
+            (
+                "one line", "/data/users", (before + list(ids) + "}}").replacingOccurrences(of: "\n", with: ""),
+                before + list(changed) + "}}", true
+            ),
+            ("an index", "/1/users", "[0, {\"users\": " + list(ids) + "}, 2]", "[[], {\"users\": " + list(changed) + "}]", true),
+            ("empty", "/data/users", before + "[]}}", before + list(changed) + "}}", true),
+            ("member twice around", "/data/users", before + list(ids) + "}, \"meta\": 2}", before + list(changed) + "}}", true),
+            (
+                "twice in the text before", "/data/users", #"{"a": 1, "a": 2, "data": {"users": "# + list(ids) + "}}",
+                before + list(changed) + "}}", true
+            ),
+            (
+                "malformed before", "/data/users", #"{"meta": {"n": [1,, 2]}, "data": {"users": "# + list(ids) + "}}",
+                before + list(changed) + "}}", true
+            ),
+            ("malformed after", "/data/users", before + list(ids) + "}, \"after\": [3,]}", before + list(changed) + "}}", true),
+            (
+                "malformed record", "/data/users",
+                before + list(ids).replacingOccurrences(of: #""id": 120,"#, with: #""id": 120,,"#) + "}}", before + list(changed) + "}}",
+                true
+            ),
+            (
+                "no key", "/data/users", before + list(ids).replacingOccurrences(of: #""id": 130,"#, with: #""idx": 130,"#) + "}}",
+                before + list(changed) + "}}", true
+            ),
+            ("key twice", "/data/users", before + list(ids + [77]) + "}}", before + list(changed) + "}}", true),
+            (
+                "malformed on the way", "/data/users", #"{"meta" 1, "data": {"users": "# + list(ids) + "}}", before + list(changed) + "}}",
+                true
+            ),
+            (
+                "long text before", "/data/users",
+                #"{"meta": ""# + String(repeating: "x", count: 100_000) + #"", "data": {"users": "# + list(ids) + "}}",
+                before + list(changed) + "}}", false
+            ),
+            ("not there", "/data/people", before + list(ids) + "}}", before + list(changed) + "}}", false),
+            ("not a list", "/meta", before + list(ids) + "}}", before + list(changed) + "}}", false),
+        ]
+        for c in cases {
+            let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+            try c.old.write(to: old, atomically: true, encoding: .utf8)
+            try c.new.write(to: new, atomically: true, encoding: .utf8)
+            let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath(c.path)))
+            let files = FileDiffer(reader: reader, differ: Differ())
+            let whole = Self.rendered(files, old, new)
+            #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 256), old, new) == whole, "\(c.name)")
+            for budget in [64, 256, 4096] {
+                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: budget), old, new)
+                if c.spills {
+                    #expect(spilled == whole, "\(c.name), \(budget)")
+                } else {
+                    #expect(spilled.contains("do not spill"), "\(c.name): \(spilled)")
+                }
+            }
+        }
+        // YAML at a path is refused, and diffed in memory under the default.
+        let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
+        try ("data:\n  users:\n" + ids.map { "  - id: \($0)\n" }.joined()).write(to: old, atomically: true, encoding: .utf8)
+        try ("data:\n  users:\n" + changed.map { "  - id: \($0)\n" }.joined()).write(to: new, atomically: true, encoding: .utf8)
+        let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/data/users")))
+        let files = FileDiffer(reader: reader, differ: Differ())
+        let whole = Self.rendered(files, old, new)
+        #expect(!whole.hasPrefix("error"), "\(whole)")
+        #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 256), old, new) == whole)
+        #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 256), old, new).contains("spills in JSON only"))
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 

@@ -75,8 +75,9 @@ import Glibc
         /// candidates come from values that many records share.
         case renamesCommon
         /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
-        /// starts mid-line), and NDJSON.
-        case spillOneLine, spillNDJSON
+        /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
+        /// chunk holds the text before it).
+        case spillOneLine, spillNDJSON, spillPath
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -114,7 +115,7 @@ import Glibc
                 return "[\n"
                     + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
                         .joined(separator: ",\n")) + "\n]\n"
-            case .path:
+            case .path, .spillPath:
                 return "{\"meta\": {\"v\": 1}, \"data\": {\"users\": " + (try list(records[...])) + "}}\n"
             case .duplicates:
                 return try list((records + records.prefix(records.count / 10))[...]) + "\n"
@@ -176,6 +177,7 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .spillOneLine, .spillNDJSON: options = ["--memory-limit", "1M"]
+        case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]

@@ -62,6 +62,45 @@ import Testing
         #expect(timed.stderr.contains("partitions"), "\(timed.stderr)")
     }
 
+    /// A list at --path inside a larger JSON document (as `kubectl get -o json` writes)
+    /// spills, and its changeset applies to OLD.
+    @Test func aListAtAPathSpills() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (oldLines, newLines) = try Self.inputs(60_000, in: dir)
+        var paths: [String] = []
+        for (side, lines) in [("old", oldLines), ("new", newLines)] {
+            let records = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
+            let text =
+                "{\"apiVersion\": \"v1\", \"items\": [\n" + records.joined(separator: ",\n")
+                + "\n], \"kind\": \"List\", \"metadata\": {\"side\": \"\(side)\"}}\n"
+            let url = dir.appendingPathComponent("\(side).json")
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            paths.append(url.path)
+        }
+        let spill = try Self.folder(dir, "tmp")
+        for format in ["json", "patch"] {
+            let memory = try Binary.run(["-f", format, "--path", "/items", "--key", "id"] + paths, in: dir)
+            let spilled = try Binary.run(
+                ["--memory-limit", "8M", "-f", format, "--path", "/items", "--key", "id"] + paths,
+                environment: ["TMPDIR": spill.path, "LISTDIFF_TIMINGS": "1"], in: dir)
+            #expect(memory.status == 1)
+            #expect(spilled.status == 1, "\(spilled.stderr)")
+            #expect(spilled.stderr.contains("split OLD"), "\(spilled.stderr)")
+            #expect(spilled.stdout == memory.stdout, "\(format)")
+        }
+        let changeset = dir.appendingPathComponent("changes.json").path
+        let made = try Binary.run(
+            ["--memory-limit", "8M", "-f", "json", "--path", "/items", "--key", "id", "-o", changeset] + paths, in: dir)
+        #expect(made.status == 1, "\(made.stderr)")
+        let result = dir.appendingPathComponent("result.json").path
+        let applied = try Binary.run(["apply", "-o", result, paths[0], changeset], in: dir)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let same = try Binary.run(["--path", "/items", "--key", "id", result, paths[1]], in: dir)
+        #expect(same.status == 0, "\(same.stdout.prefix(300))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+    }
+
     @Test func anInterruptLeavesNoSpillFolder() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

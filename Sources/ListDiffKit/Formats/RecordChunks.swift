@@ -4,8 +4,11 @@
 /// and nothing else, so the reader that reads the whole input reads it with the same rules:
 /// - NDJSON: whole lines.
 /// - JSON: a list's records, cut after a comma between two records; a later chunk starts
-///   with `[` on a line of its own, and the record's line up to it is blanked, so that
-///   every place keeps its column.
+///   with `[` on a line of its own, and its places on the first line of records are moved
+///   right by the characters before them, so that every place keeps its column. A list at
+///   a `--path` inside a larger document is cut the same way: every chunk holds the text
+///   before the list (read and checked whole in the first chunk, which must hold it), and
+///   the chunks before the last close what that text opened.
 /// - CSV and TSV: whole rows, each chunk after the first led by the header.
 /// - YAML: a block sequence's items at the left margin, or a stream's documents.
 ///
@@ -21,7 +24,8 @@ package struct RecordChunks {
         package var text: UnsafeMutableBufferPointer<UInt8>
         package var lineShift: Int
         /// A JSON chunk that starts mid-line: the characters before it on that line, and
-        /// the chunk's line where it starts (after its own `[`).
+        /// the chunk's line where it starts (after its own `[`, or the text before a list at
+        /// a path, whose lines are the input's first lines as they are).
         package var columns = 0
         package var firstLine = 1
 
@@ -32,23 +36,25 @@ package struct RecordChunks {
 
         /// A place in the chunk, placed in the input.
         package func placed(_ at: SourceLocation) -> SourceLocation {
-            SourceLocation(line: at.line + lineShift, column: at.column + (at.line == firstLine ? columns : 0))
+            guard at.line >= firstLine else { return at }
+            return SourceLocation(line: at.line + lineShift, column: at.column + (at.line == firstLine ? columns : 0))
         }
     }
 
     /// Whether an input of `format` that starts with `head` is cut into chunks: a list of
     /// records at the top (NDJSON, CSV and TSV always; a JSON array; YAML whose first
     /// content is a block sequence's item at the left margin, or a stream's document
-    /// marker).
-    package static func cuts(_ format: InputFormat, head: [UInt8]) -> Bool {
+    /// marker), or with `path`, a JSON array or object (the list is found as it is read).
+    package static func cuts(_ format: InputFormat, head: [UInt8], path: Bool = false) -> Bool {
         var k = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         switch format {
-        case .ndjson, .csv, .tsv: return true
+        case .ndjson, .csv, .tsv: return !path
         case .json:
             while k < head.count, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 }
             // (Empty: the reader says what an empty input is.)
-            return k == head.count || head[k] == UInt8(ascii: "[")
+            return k == head.count || head[k] == UInt8(ascii: "[") || path && head[k] == UInt8(ascii: "{")
         case .yaml:
+            if path { return false }
             // (Empty: the reader says what an empty input is.)
             if head[k...].allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return true }
             // A stream of documents, its first without `---`.
@@ -71,6 +77,14 @@ package struct RecordChunks {
 
     /// How much of an input's start chooses its format and tells whether it is cut.
     package static let headBytes = 1 << 16
+
+    /// The error for an input the chunks cannot cut: under the default budget, the diff
+    /// runs in memory instead (`notSpillable`).
+    package static func refusal(_ why: String, file: String? = nil, at: SourceLocation? = nil) -> ListDiffError {
+        var error = ListDiffError(.usage, file: file, location: at, "--memory-limit: these inputs do not spill: \(why)")
+        error.notSpillable = true
+        return error
+    }
 
     let fd: Int32
     let name: String
@@ -95,15 +109,26 @@ package struct RecordChunks {
     /// YAML: a block sequence's directives (`%TAG`, `%YAML`) and its `---`, which lead every
     /// chunk after the first.
     private var directives: [UInt8] = []
+    /// JSON: where the list is inside the document (nil: at the top).
+    let path: FieldPath?
+    /// JSON at a path: where the list's `[` is in the first chunk, once found; the text up
+    /// to it, which leads every later chunk; and what closes the containers that text
+    /// opens, which ends every chunk but the last.
+    private var listStart: Int? = nil
+    private var opening: [UInt8] = []
+    private var closing: [UInt8] = []
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
-    /// `chunkBytes`; `format` chooses the format from the input's first bytes.
+    /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
+    /// the records are the JSON list there.
     package init(
-        fd: Int32, name: String, chunkBytes: Int, format: ([UInt8]) throws(ListDiffError) -> InputFormat
+        fd: Int32, name: String, chunkBytes: Int, path: FieldPath? = nil,
+        format: ([UInt8]) throws(ListDiffError) -> InputFormat
     ) throws(ListDiffError) {
         self.fd = fd
         self.name = name
         self.chunkBytes = max(chunkBytes, 64)
+        self.path = path
         try fill(Self.headBytes)
         self.format = try format(Array(buffer.prefix(Self.headBytes)))
     }
@@ -163,10 +188,7 @@ package struct RecordChunks {
         chunks += 1
         switch format {
         case .json:
-            if !first {
-                prefix = Array("[\n".utf8)
-                prefixLines = 1
-            }
+            if !first { prefix = path == nil ? Array("[\n".utf8) : opening + Array("\n".utf8) }
         case .csv, .tsv:
             if !first { prefix = header }
         case .yaml:
@@ -175,7 +197,7 @@ package struct RecordChunks {
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
-        if format == .json, !last { suffix = Array("\n]".utf8) }
+        if format == .json, !last { suffix = Array("\n]".utf8) + closing }
         // The chunk in one buffer of its own, copied once.
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
         var at = 0
@@ -200,7 +222,7 @@ package struct RecordChunks {
         var out = Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
         if format == .json, !first {
             out.columns = startColumn
-            out.firstLine = 2
+            out.firstLine = prefixLines + 1
         }
         return out
     }
@@ -218,7 +240,7 @@ package struct RecordChunks {
         case .csv, .tsv:
             return csvCut()
         case .json:
-            return jsonCut()
+            return try jsonCut()
         case .yaml:
             return yamlCut()
         }
@@ -269,13 +291,22 @@ package struct RecordChunks {
 
     /// JSON: a comma between two records of the top list; nil until one is found. The
     /// list's end ends the cutting: the rest is read whole.
-    private mutating func jsonCut() -> Int? {
+    private mutating func jsonCut() throws(ListDiffError) -> Int? {
         if listEnded { return nil }
         var depth = 0
         var inString = false, escaped = false
         var pendingComma: Int? = nil, cut: Int? = nil
-        if chunks > 0 { depth = 1 }
-        for (k, byte) in buffer.enumerated() {
+        var from = 0
+        if chunks > 0 {
+            depth = 1
+        } else if path != nil {
+            // (The first chunk holds the text before the list, and cuts only inside it.)
+            guard let start = try locateList() else { return nil }
+            depth = 1
+            from = start + 1
+        }
+        for k in from..<buffer.count {
+            let byte = buffer[k]
             // (A chunk is about `chunkBytes`, however much is read.)
             if k >= chunkBytes, cut != nil { return cut }
             if inString {
@@ -314,6 +345,53 @@ package struct RecordChunks {
             }
         }
         return cut
+    }
+
+    /// JSON at a path: where the list the path names starts (its `[`) in the first chunk,
+    /// and the text before it kept (`opening`, `closing`); nil while more must be read.
+    ///
+    /// - Throws: the reader's error where the text before the list is not JSON; else a
+    ///   refusal (`notSpillable`) when the path names no list or the text before the list
+    ///   is longer than a chunk.
+    private mutating func locateList() throws(ListDiffError) -> Int? {
+        if let listStart { return listStart }
+        guard let path else { return nil }
+        let at = " at --path \(SafeText.escape(path.spelling))"
+        var walk = JSONPathWalk(bytes: buffer)
+        switch walk.find(path.components) {
+        case .found(let start, let closers):
+            listStart = start
+            opening = Array(buffer[...start])
+            closing = closers
+            return start
+        case .more where !atEnd:
+            guard buffer.count <= chunkBytes else {
+                throw Self.refusal("the text before the list\(at) is longer than a chunk (raise --memory-limit)", file: name)
+            }
+            return nil
+        case .more:
+            try readerError(before: buffer.count)
+            throw Self.refusal("no list\(at)", file: name)
+        case .malformed(let offset):
+            try readerError(before: offset + 1)
+            throw Self.refusal("no list\(at)", file: name)
+        case .notFound(let why):
+            throw Self.refusal(why + at, file: name)
+        }
+    }
+
+    /// Throws the JSON reader's first error in what is read, when it stands before
+    /// `offset` (anywhere, once the whole input is read).
+    private func readerError(before offset: Int) throws(ListDiffError) {
+        do {
+            _ = try JSONReader().read(buffer, name: name)
+        } catch {
+            guard let place = error.location, !atEnd else { throw error }
+            let lines = buffer[..<offset].count { $0 == UInt8(ascii: "\n") }
+            let lineStart = (buffer[..<offset].lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            let column = buffer[lineStart..<offset].count { $0 & 0xC0 != 0x80 } + 1
+            if (place.line, place.column) <= (lines + 1, column) { throw error }
+        }
     }
 
     /// YAML: before the last line at the left margin that starts a record: `- ` of a
@@ -405,5 +483,140 @@ package struct RecordChunks {
     static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {
         k + 1 < b.count && b[k] == UInt8(ascii: "-")
             && [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 1])
+    }
+}
+
+/// Finds, at the start of a JSON text, the list a path names: a walk that reads the member
+/// names on the path and skips every other value by its brackets and strings. It checks
+/// only what it must to find its way; the reader of the chunk that holds this text checks
+/// the rest.
+struct JSONPathWalk {
+    enum Outcome: Equatable {
+        /// The list's `[` is at `start`; `closers` close the containers around it,
+        /// innermost first.
+        case found(start: Int, closers: [UInt8])
+        /// The text ends before the list is found.
+        case more
+        /// The text is not JSON at `offset`.
+        case malformed(Int)
+        /// The path leads elsewhere: why.
+        case notFound(String)
+    }
+
+    let bytes: [UInt8]
+    private var k = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        k = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    mutating func find(_ steps: [String]) -> Outcome {
+        var closers: [UInt8] = []
+        for step in steps {
+            guard space() else { return .more }
+            switch bytes[k] {
+            case UInt8(ascii: "{"):
+                closers.insert(UInt8(ascii: "}"), at: 0)
+                k += 1
+                var first = true
+                while true {
+                    guard space() else { return .more }
+                    if bytes[k] == UInt8(ascii: "}") { return .notFound("no member \(JSONWriter.compact(.string(step)))") }
+                    if !first {
+                        guard bytes[k] == UInt8(ascii: ",") else { return .malformed(k) }
+                        k += 1
+                        guard space() else { return .more }
+                    }
+                    first = false
+                    guard bytes[k] == UInt8(ascii: "\"") else { return .malformed(k) }
+                    let nameStart = k
+                    guard let end = stringEnd() else { return .more }
+                    guard case .string(let name)? = try? JSONReader().read(Array(bytes[nameStart..<end]), name: "").0 else {
+                        return .malformed(nameStart)
+                    }
+                    guard space() else { return .more }
+                    guard bytes[k] == UInt8(ascii: ":") else { return .malformed(k) }
+                    k += 1
+                    guard space() else { return .more }
+                    if name.unicodeScalars.elementsEqual(step.unicodeScalars) { break }
+                    if let outcome = skipValue() { return outcome }
+                }
+            case UInt8(ascii: "["):
+                closers.insert(UInt8(ascii: "]"), at: 0)
+                k += 1
+                guard let index = Int(step), index >= 0, String(index) == step else {
+                    return .notFound("a list where \(JSONWriter.compact(.string(step))) is not an index")
+                }
+                for _ in 0..<index {
+                    guard space() else { return .more }
+                    if bytes[k] == UInt8(ascii: "]") { return .notFound("no item \(index)") }
+                    if let outcome = skipValue() { return outcome }
+                    guard space() else { return .more }
+                    guard bytes[k] == UInt8(ascii: ",") else {
+                        return bytes[k] == UInt8(ascii: "]") ? .notFound("no item \(index)") : .malformed(k)
+                    }
+                    k += 1
+                }
+                guard space() else { return .more }
+                if bytes[k] == UInt8(ascii: "]") { return .notFound("no item \(index)") }
+            default:
+                return .notFound("a value that is not an object or a list")
+            }
+        }
+        guard space() else { return .more }
+        guard bytes[k] == UInt8(ascii: "[") else { return .notFound("a value that is not a list (only a list at --path spills)") }
+        return .found(start: k, closers: closers)
+    }
+
+    /// Moves past white space; false at the text's end.
+    private mutating func space() -> Bool {
+        while k < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[k]) { k += 1 }
+        return k < bytes.count
+    }
+
+    /// Moves past the string that starts at `k`, and returns where it ends (past its
+    /// quote); nil when the text ends first.
+    private mutating func stringEnd() -> Int? {
+        var j = k + 1
+        while j < bytes.count {
+            if bytes[j] == UInt8(ascii: "\\") {
+                j += 2
+                continue
+            }
+            if bytes[j] == UInt8(ascii: "\"") {
+                k = j + 1
+                return k
+            }
+            j += 1
+        }
+        return nil
+    }
+
+    /// Moves past the value that starts at `k`; nil when it did, else the outcome.
+    private mutating func skipValue() -> Outcome? {
+        var depth = 0
+        while k < bytes.count {
+            switch bytes[k] {
+            case UInt8(ascii: "\""):
+                guard stringEnd() != nil else { return .more }
+                if depth == 0 { return nil }
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 { return nil }
+                depth -= 1
+                if depth == 0 {
+                    k += 1
+                    return nil
+                }
+            case UInt8(ascii: ","), 0x20, 0x0A, 0x0D, 0x09:
+                if depth == 0 { return nil }
+            default: break
+            }
+            k += 1
+        }
+        return .more
     }
 }

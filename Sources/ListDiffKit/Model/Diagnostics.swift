@@ -54,10 +54,13 @@ extension ListDiffError {
 
     /// The error found in a part of a text that starts `lines` lines into it: its place,
     /// and the place its message names (`firstAt`), moved down by `lines`; a place on the
-    /// part's line `firstLine` moved right by `columns` too (the part starts mid-line).
+    /// part's line `firstLine` moved right by `columns` too (the part starts mid-line). A
+    /// place before `firstLine` stays: those lines are the text's own first lines.
     package func movedDown(_ lines: Int, columns: Int = 0, firstLine: Int = 1) -> ListDiffError {
         func move(_ at: SourceLocation) -> SourceLocation {
-            SourceLocation(line: at.line + lines, column: at.column + (at.line == firstLine ? columns : 0))
+            // (Lines before `firstLine` are the input's own first lines, as they are.)
+            guard at.line >= firstLine else { return at }
+            return SourceLocation(line: at.line + lines, column: at.column + (at.line == firstLine ? columns : 0))
         }
         guard lines != 0 || columns != 0, let at = location else { return self }
         var moved = self
