@@ -93,8 +93,9 @@ final class SpillFolder {
         return SpillWriter(path: file, folder: path, buffer: buffer)
     }
 
-    /// Removes every file and the folder.
+    /// Removes every file and the folder (once: the diff's end and `deinit` both ask).
     func remove() {
+        guard !entries.isEmpty else { return }
         for file in files { SystemCalls.remove(file) }
         var bytes = Array(path.utf8CString)
         bytes.withUnsafeMutableBufferPointer { SystemCalls.removeFolder($0.baseAddress!) }
@@ -444,7 +445,33 @@ extension FileDiffer {
         reader.record(oldFormat: oldSplit.format, in: &changeset.layout)
         changeset.layout.note(yaml: reader.yaml.version, formats: [oldSplit.format, newSplit.format])
         if let rule = differ.renames { changeset = try changeset.pairingRenames(rule) }
-        return Result(changeset: changeset)
+        var result = Result(changeset: changeset)
+        result.locator = try Self.recordPlaces(of: changeset, in: folder)
+        return result
+    }
+
+    /// Where the changed records are in the inputs, read from the partitions' indexes
+    /// before the folder goes: a place in a record is its record's start (the spill keeps
+    /// no text to find a field in).
+    static func recordPlaces(of changeset: Changeset, in folder: SpillFolder) throws(ListDiffError)
+        -> @Sendable ([RecordPlace], _ new: Bool) -> [SourceLocation?]
+    {
+        var wanted: [Set<Int>] = [[], []]
+        for change in changeset.changes {
+            if let p = change.old { wanted[0].insert(p.index) }
+            if let p = change.new { wanted[1].insert(p.index) }
+        }
+        var found: [[Int: SourceLocation]] = [[:], [:]]
+        for (s, side) in ["old", "new"].enumerated() where !wanted[s].isEmpty {
+            for p in 0..<folder.count {
+                let origin = try readIndex(folder.file(p, side, "index"))
+                for (number, at) in zip(origin.numbers, origin.locations) where at.line > 0 && wanted[s].contains(number) {
+                    found[s][number] = at
+                }
+            }
+        }
+        let old = found[0], new = found[1]
+        return { places, isNew in places.map { (isNew ? new : old)[$0.position.index] } }
     }
 
     /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.

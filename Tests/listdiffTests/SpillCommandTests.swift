@@ -44,11 +44,18 @@ import Testing
             #expect(spilled.stdout == memory.stdout, "\(format)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
         }
-        // Annotations name the file, without the line: a spill keeps no copy of the inputs.
+        // Annotations point at each record's line, as in memory; an update at its record's
+        // start, where the diff in memory points at the changed field (here on the same line).
         let github = try Binary.run(
             ["--memory-limit", "16M", "-f", "github", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
+        let githubInMemory = try Binary.run(["-f", "github", "--key", "id", old, new], in: dir)
         #expect(github.status == 1)
-        #expect(github.stdout.contains("::notice file=\(old),title=listdiff%3A deleted id="), "\(github.stdout.prefix(300))")
+        #expect(github.stdout.contains("::notice file=\(old),line="), "\(github.stdout.prefix(300))")
+        func lines(_ text: String) -> [String] {
+            text.split(separator: "\n").map { String($0).replacing(/,col=[0-9]+/, with: "") }
+        }
+        #expect(lines(github.stdout) == lines(githubInMemory.stdout))
+        #expect(github.stdout != githubInMemory.stdout, "the updates' columns differ")
         // What needs OLD whole is refused, with the reason.
         let merge = try Binary.run(
             ["--memory-limit", "16M", "-f", "mergepatch", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
