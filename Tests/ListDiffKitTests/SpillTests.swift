@@ -296,7 +296,8 @@ import ListDiffKitTestSupport
     }
 
     /// A JSON list at a --path inside a larger document spills: the text around it is read
-    /// as in memory (its errors too), and what --path does not name as one JSON list is
+    /// as in memory (its errors too; an input read whole in the first read is one chunk,
+    /// whatever --path names in it), and a text before the list longer than a chunk is
     /// refused under a budget asked for, and diffed in memory under the default.
     @Test func listsAtAPathSpill() throws {
         let dir = try FastPathTests.directory()
@@ -344,8 +345,8 @@ import ListDiffKitTestSupport
                 #"{"meta": ""# + String(repeating: "x", count: 100_000) + #"", "data": {"users": "# + list(ids) + "}}",
                 before + list(changed) + "}}", false
             ),
-            ("not there", "/data/people", before + list(ids) + "}}", before + list(changed) + "}}", false),
-            ("not a list", "/meta", before + list(ids) + "}}", before + list(changed) + "}}", false),
+            ("not there", "/data/people", before + list(ids) + "}}", before + list(changed) + "}}", true),
+            ("not a list", "/meta", before + list(ids) + "}}", before + list(changed) + "}}", true),
         ]
         for c in cases {
             let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
@@ -374,6 +375,49 @@ import ListDiffKitTestSupport
         #expect(!whole.hasPrefix("error"), "\(whole)")
         #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 256), old, new) == whole)
         #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 256), old, new).contains("spills in JSON only"))
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// Inputs larger than the first read (64 KiB), whose list at --path is not where the
+    /// path says or whose text around it is not JSON: the reader's error, as in memory,
+    /// wherever it is in what is read; else a refusal with the reason.
+    @Test func pathErrorsBeyondTheFirstRead() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let list =
+            "[" + (0..<3000).map { #"{"id": \#($0), "pad": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}"# }.joined(separator: ", ") + "]"
+        let small = #"{"items": [{"id": 1, "pad": "y"}]}"#
+        let cases: [(name: String, path: String, text: String, spills: Bool)] = [
+            ("a step given twice, first not the list", "/items", "{\"items\":5,\n\"items\":\(list)}", true),
+            ("a step given twice, higher up", "/a/items", "{\"a\":{\"x\":1},\n\"a\":{\"items\":\(list)}}", true),
+            ("a bad escape in a name", "/items", #"{"k":1, "ab\q": 1, "items":"# + list + "}", true),
+            ("a lone surrogate in a name", "/items", #"{"k":1, "ab\ud800": 1, "items":"# + list + "}", true),
+            ("an unclosed bracket", "/items", "{\"a\":[1,2,\n\"items\":\(list)}", true),
+            ("a missing value", "/items", #"{"a": }, "items":"# + list + "}", true),
+            ("closed early", "/items", #"{"a": 1}, "items":"# + list + "}", true),
+            ("no such member", "/items", #"{"a":1,"b":"# + list + "}", false),
+            (
+                "a long text after the list", "/items", #"{"items":"# + list + #","z":""# + String(repeating: "q", count: 200_000) + "\"}",
+                false
+            ),
+        ]
+        for c in cases {
+            let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+            try c.text.write(to: old, atomically: true, encoding: .utf8)
+            try small.write(to: new, atomically: true, encoding: .utf8)
+            let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath(c.path)))
+            let files = FileDiffer(reader: reader, differ: Differ())
+            for (a, b) in [(old, new), (new, old)] {
+                let whole = Self.rendered(files, a, b)
+                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 65536), a, b) == whole, "\(c.name)")
+                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 65536), a, b)
+                if c.spills {
+                    #expect(spilled == whole, "\(c.name)")
+                } else {
+                    #expect(spilled.contains("do not spill"), "\(c.name): \(spilled)")
+                }
+            }
+        }
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 

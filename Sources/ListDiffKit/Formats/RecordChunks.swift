@@ -292,9 +292,18 @@ package struct RecordChunks {
     /// JSON: a comma between two records of the top list; nil until one is found. The
     /// list's end ends the cutting: the rest is read whole.
     private mutating func jsonCut() throws(ListDiffError) -> Int? {
-        if listEnded { return nil }
+        if listEnded {
+            // (The text after a list at a path is read whole, with the last records: it
+            // must fit in a chunk.)
+            if path != nil, !atEnd, buffer.count > chunkBytes + aroundLimit {
+                throw Self.refusal(
+                    "the text after the list at --path \(SafeText.escape(path!.spelling)) is longer than \(aroundLimit >> 10) KiB",
+                    file: name)
+            }
+            return nil
+        }
         var depth = 0
-        var inString = false, escaped = false
+        var strings = JSONStrings()
         var pendingComma: Int? = nil, cut: Int? = nil
         var from = 0
         if chunks > 0 {
@@ -309,21 +318,10 @@ package struct RecordChunks {
             let byte = buffer[k]
             // (A chunk is about `chunkBytes`, however much is read.)
             if k >= chunkBytes, cut != nil { return cut }
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+            if strings.skips(byte) { continue }
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 continue
-            case UInt8(ascii: "\""):
-                inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
@@ -347,50 +345,69 @@ package struct RecordChunks {
         return cut
     }
 
+    /// JSON at a path: the most text before the list, or after it, that a chunk holds.
+    var aroundLimit: Int { max(chunkBytes, Self.headBytes) }
+
     /// JSON at a path: where the list the path names starts (its `[`) in the first chunk,
-    /// and the text before it kept (`opening`, `closing`); nil while more must be read.
+    /// and the text before it kept (`opening`, `closing`); nil while more must be read, or
+    /// when the whole input is read without it (then it is one chunk, and its reader says
+    /// what it holds).
     ///
-    /// - Throws: the reader's error where the text before the list is not JSON; else a
-    ///   refusal (`notSpillable`) when the path names no list or the text before the list
-    ///   is longer than a chunk.
+    /// - Throws: the reader's error where the text read is not JSON before the walk's end;
+    ///   else a refusal (`notSpillable`) when the path names no list, or when the text
+    ///   before the list is longer than `aroundLimit`.
     private mutating func locateList() throws(ListDiffError) -> Int? {
         if let listStart { return listStart }
         guard let path else { return nil }
         let at = " at --path \(SafeText.escape(path.spelling))"
         var walk = JSONPathWalk(bytes: buffer)
-        switch walk.find(path.components) {
-        case .found(let start, let closers):
+        let outcome = walk.find(path.components)
+        if case .found(let start, let closers) = outcome {
             listStart = start
             opening = Array(buffer[...start])
             closing = closers
             return start
-        case .more where !atEnd:
-            guard buffer.count <= chunkBytes else {
-                throw Self.refusal("the text before the list\(at) is longer than a chunk (raise --memory-limit)", file: name)
-            }
-            return nil
-        case .more:
-            try readerError(before: buffer.count)
-            throw Self.refusal("no list\(at)", file: name)
-        case .malformed(let offset):
-            try readerError(before: offset + 1)
-            throw Self.refusal("no list\(at)", file: name)
-        case .notFound(let why):
-            throw Self.refusal(why + at, file: name)
         }
+        if atEnd { return nil }
+        let why: String
+        switch outcome {
+        case .more:
+            if buffer.count < aroundLimit { return nil }
+            why = "no list\(at) in the first \(aroundLimit >> 10) KiB: the text before the list must fit in a chunk"
+        case .notFound(let what): why = what + at
+        case .malformed, .found: why = "no list\(at)"
+        }
+        var again = JSONPathWalk(bytes: buffer)
+        if case .notFound = outcome, let (nameEnd, closers) = again.repeatedStep(path.components) {
+            // (The reader finds a name given twice where it meets the second.)
+            let text = Array(buffer[..<nameEnd]) + Array(":0".utf8) + closers
+            _ = try JSONReader().read(text, name: name)
+        }
+        try readerError()
+        throw Self.refusal(why, file: name)
     }
 
-    /// Throws the JSON reader's first error in what is read, when it stands before
-    /// `offset` (anywhere, once the whole input is read).
-    private func readerError(before offset: Int) throws(ListDiffError) {
+    /// Throws the JSON reader's first error in what is read, when it is not just the end of
+    /// what is read: the text is read up to its last bracket, comma or colon outside a
+    /// string, and an error before that place is an error of the input.
+    private func readerError() throws(ListDiffError) {
+        var safe = 0
+        var strings = JSONStrings()
+        for (k, byte) in buffer.enumerated() where !strings.skips(byte) {
+            if [UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: ":")]
+                .contains(byte)
+            {
+                safe = k + 1
+            }
+        }
         do {
-            _ = try JSONReader().read(buffer, name: name)
+            _ = try JSONReader().read(Array(buffer[..<safe]), name: name)
         } catch {
-            guard let place = error.location, !atEnd else { throw error }
-            let lines = buffer[..<offset].count { $0 == UInt8(ascii: "\n") }
-            let lineStart = (buffer[..<offset].lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
-            let column = buffer[lineStart..<offset].count { $0 & 0xC0 != 0x80 } + 1
-            if (place.line, place.column) <= (lines + 1, column) { throw error }
+            guard let place = error.location else { return }
+            let lines = buffer[..<safe].count { $0 == UInt8(ascii: "\n") }
+            let lineStart = (buffer[..<safe].lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+            let column = buffer[lineStart..<safe].count { $0 & 0xC0 != 0x80 } + 1
+            if (place.line, place.column) < (lines + 1, column) { throw error }
         }
     }
 
@@ -533,7 +550,7 @@ struct JSONPathWalk {
                     let nameStart = k
                     guard let end = stringEnd() else { return .more }
                     guard case .string(let name)? = try? JSONReader().read(Array(bytes[nameStart..<end]), name: "").0 else {
-                        return .malformed(nameStart)
+                        return .malformed(end)
                     }
                     guard space() else { return .more }
                     guard bytes[k] == UInt8(ascii: ":") else { return .malformed(k) }
@@ -567,6 +584,57 @@ struct JSONPathWalk {
         guard space() else { return .more }
         guard bytes[k] == UInt8(ascii: "[") else { return .notFound("a value that is not a list (only a list at --path spills)") }
         return .found(start: k, closers: closers)
+    }
+
+    /// Where a step of the path names a member given twice in one object, in what is read:
+    /// the end of the second name, and what closes the containers open there, innermost
+    /// first. The first of the two may not lead to the list, so `find` stops there, where
+    /// the reader stops at the second. Nil when no step is given twice in what is read.
+    mutating func repeatedStep(_ steps: [String]) -> (nameEnd: Int, closers: [UInt8])? {
+        var closers: [UInt8] = []
+        for step in steps {
+            guard space() else { return nil }
+            switch bytes[k] {
+            case UInt8(ascii: "{"):
+                closers.insert(UInt8(ascii: "}"), at: 0)
+                k += 1
+                var valueAt: Int? = nil
+                var first = true
+                while true {
+                    guard space() else { return nil }
+                    if bytes[k] == UInt8(ascii: "}") { break }
+                    if !first {
+                        guard bytes[k] == UInt8(ascii: ",") else { return nil }
+                        k += 1
+                        guard space() else { return nil }
+                    }
+                    first = false
+                    let nameStart = k
+                    guard bytes[k] == UInt8(ascii: "\""), let end = stringEnd(),
+                        case .string(let name)? = try? JSONReader().read(Array(bytes[nameStart..<end]), name: "").0
+                    else { return nil }
+                    let isStep = name.unicodeScalars.elementsEqual(step.unicodeScalars)
+                    if isStep, valueAt != nil { return (end, closers) }
+                    guard space(), bytes[k] == UInt8(ascii: ":") else { return nil }
+                    k += 1
+                    guard space() else { return nil }
+                    if isStep { valueAt = k }
+                    guard skipValue() == nil else { return nil }
+                }
+                guard let valueAt else { return nil }
+                k = valueAt
+            case UInt8(ascii: "["):
+                closers.insert(UInt8(ascii: "]"), at: 0)
+                k += 1
+                guard let index = Int(step), index >= 0 else { return nil }
+                for _ in 0..<index {
+                    guard space(), skipValue() == nil, space(), bytes[k] == UInt8(ascii: ",") else { return nil }
+                    k += 1
+                }
+            default: return nil
+            }
+        }
+        return nil
     }
 
     /// Moves past white space; false at the text's end.
@@ -618,5 +686,28 @@ struct JSONPathWalk {
             k += 1
         }
         return .more
+    }
+}
+
+/// Where a JSON text's strings are, read a byte at a time.
+struct JSONStrings {
+    private var inString = false, escaped = false
+
+    /// Reads one byte; true when it is inside a string after its opening quote (the closing
+    /// quote included), which a walk over the structure skips. The opening quote is not
+    /// skipped: a value starts there.
+    mutating func skips(_ byte: UInt8) -> Bool {
+        if inString {
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+            }
+            return true
+        }
+        if byte == UInt8(ascii: "\"") { inString = true }
+        return false
     }
 }
