@@ -16,6 +16,11 @@ beside it.
 
 Options after `--` go to the shards' diffs (`--unordered`, `--ignore /updated_at`,
 `--duplicates match`, ...). The binary is shipped to the executors with the job.
+
+Under `--unordered` the rows are not numbered: no record moves and NEW is a bag, so each
+shard's records stand after those of the shards before it (`--pre-split`), and the
+changeset is the one `listdiff -f json --unordered` writes for the records in shard order
+(which `--export-ndjson` then writes).
 """
 import argparse
 import json
@@ -85,6 +90,10 @@ def main(argv):
     n = args.partitions
     keys = [option for key in args.key for option in ("--key", key)]
     extra = list(args.diff_options)
+    # Under --unordered no record moves and NEW is a bag: the rows need no numbers. Each
+    # shard's records stand after those of the shards before it (--pre-split), so the
+    # changeset is the diff of the records in shard order.
+    unordered = "--unordered" in extra
 
     def executor_binary():
         path = SparkFiles.get(name)
@@ -92,16 +101,17 @@ def main(argv):
             os.chmod(path, 0o755)
         return path
 
-    # Each side's rows as JSON records, numbered in the dataset's order.
+    # Each side's rows as JSON records, numbered in the dataset's order (not under
+    # --unordered, which needs no numbers).
     sides = []
     for tag, path in ((0, args.old), (1, args.new)):
         rows = read(spark, path, args.format, args.csv_infer_schema).toJSON()
         # (toJSON gives an RDD of strings, or in later releases a DataFrame of them.)
         if hasattr(rows, "rdd"):
             rows = rows.rdd.map(lambda row: row[0])
-        records = rows.zipWithIndex()
+        records = rows.map(lambda row: (row, 0)) if unordered else rows.zipWithIndex()
         sides.append((tag, records))
-        if args.export_ndjson:
+        if args.export_ndjson and not unordered:
             os.makedirs(args.export_ndjson, exist_ok=True)
             with open(os.path.join(args.export_ndjson, ("old", "new")[tag] + ".ndjson"), "w", encoding="utf-8") as out:
                 for record in rows.toLocalIterator():
@@ -126,10 +136,21 @@ def main(argv):
                 yield ((int(s), tag, position), record)
         return shard
 
-    counts = [records.count() for _, records in sides]
+    counts = None if unordered else [records.count() for _, records in sides]
     keyed = sc.union([records.mapPartitions(sharded(tag)) for tag, records in sides])
     # One partition per shard, OLD's records then NEW's, each in its dataset's order.
     grouped = keyed.repartitionAndSortWithinPartitions(numPartitions=n, partitionFunc=lambda k: k[0])
+    if unordered and args.export_ndjson:
+        # The records in shard order, as the shards diff them: kept, so that the diff and
+        # the export read one order.
+        grouped = grouped.persist(StorageLevel.MEMORY_AND_DISK)
+        os.makedirs(args.export_ndjson, exist_ok=True)
+        paths = [os.path.join(args.export_ndjson, side + ".ndjson") for side in ("old", "new")]
+        outs = [open(path, "w", encoding="utf-8") for path in paths]
+        for (_, tag, _), record in grouped.toLocalIterator():
+            outs[tag].write(record + "\n")
+        for out in outs:
+            out.close()
     label_old, label_new = args.label_old or args.old, args.label_new or args.new
 
     def diff_shard(index, rows):
@@ -144,13 +165,17 @@ def main(argv):
                 positions[tag].append(position)
             for f in files:
                 f.close()
-            placed = os.path.join(scratch, "positions.json")
-            with open(placed, "w") as out:
-                json.dump({"old": {"records": counts[0], "positions": positions[0]},
-                           "new": {"records": counts[1], "positions": positions[1]}}, out)
+            if unordered:
+                where = ["--pre-split"]
+            else:
+                placed = os.path.join(scratch, "positions.json")
+                with open(placed, "w") as out:
+                    json.dump({"old": {"records": counts[0], "positions": positions[0]},
+                               "new": {"records": counts[1], "positions": positions[1]}}, out)
+                where = ["--shard-positions", placed]
             changeset = run(
-                [executor_binary(), "--partition", "%d/%d" % (index, n), "--shard-positions", placed,
-                 "--input-format", "ndjson", "-f", "json", "--label", label_old, "--label", label_new]
+                [executor_binary(), "--partition", "%d/%d" % (index, n)] + where
+                + ["--input-format", "ndjson", "-f", "json", "--label", label_old, "--label", label_new]
                 + keys + extra + paths, "listdiff --partition %d/%d" % (index, n))
         yield (index, changeset)
 

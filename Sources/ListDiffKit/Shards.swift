@@ -50,6 +50,8 @@ public struct ShardPositions: Sendable {
     public var oldCount: Int, newCount: Int
     /// The position in the whole document of each record of the shard's OLD, and of its NEW.
     public var old: [Int], new: [Int]
+    /// Whether nothing says where the shard's records stand (`unplaced`).
+    public private(set) var isUnplaced = false
 
     /// Positions given as they are.
     public init(oldCount: Int, newCount: Int, old: [Int], new: [Int]) {
@@ -57,6 +59,16 @@ public struct ShardPositions: Sendable {
         self.newCount = newCount
         self.old = old
         self.new = new
+    }
+
+    /// Inputs that hold only the shard's records, with nothing to say where they stand:
+    /// under `--unordered`, where no record moves and NEW is a bag, the join places each
+    /// shard's records after those of the shards before it (in shard order), so the joined
+    /// changeset is the diff of the records in that order.
+    public static var unplaced: ShardPositions {
+        var positions = ShardPositions(oldCount: 0, newCount: 0, old: [], new: [])
+        positions.isUnplaced = true
+        return positions
     }
 
     /// Reads the JSON form; `name` stands for the text in errors.
@@ -109,6 +121,9 @@ package struct ShardPart: Sendable {
     /// occurrence (`--duplicates match`): a record the join finds moved is named so. A
     /// spill keeps no key here: it reads a moved record's key again from its spill file.
     var matched: [(old: Int, new: Int, key: Value?, occurrence: Int?)] = []
+    /// Whether the shard's records stand at 0 onward in the shard alone (`unplaced`): the
+    /// join moves them past the shards before it.
+    var unplaced = false
 
     static func integer(_ value: Value) -> Int? {
         if case .number(let n) = value, let i = Int(n.text) { return i }
@@ -137,6 +152,7 @@ public struct ShardChangeset: Sendable {
         var buffer = JSONBytes(capacity: 1 << 16)
         buffer.append(",\n  \"shard\": {\"index\": ", int: part.shard.index)
         buffer.append(", \"count\": ", int: part.shard.count)
+        if part.unplaced { buffer.append(", \"placed\": false") }
         func side(_ name: StaticString, _ positions: [Int], _ hashes: [Hash128], _ sum: Hash128?) {
             buffer.append(",\n    \"")
             buffer.append(name)
@@ -185,6 +201,10 @@ public struct ShardChangeset: Sendable {
             let count = fields["count"].flatMap({ ShardPart.integer($0.0) })
         else { throw at.error("\"shard\" needs \"index\" and \"count\"") }
         var part = ShardPart(shard: try Shard(index: index, of: count))
+        if let (placed, placedAt) = fields["placed"] {
+            guard case .bool(let b) = placed else { throw placedAt.error("\"placed\" is true or false") }
+            part.unplaced = !b
+        }
         func side(_ which: String) throws(ListDiffError) -> ([Int], [Hash128], Hash128?) {
             guard let (v, sideAt) = fields[which], case .object(let s) = v, let (list, listAt) = sideAt.fields(of: s)["positions"],
                 case .array(let items) = list
@@ -326,6 +346,12 @@ extension FileDiffer {
                 "--partition leaves the moves to 'listdiff join', which pairs records as Heckel's algorithm does; --algorithm \(differ.algorithm.name) does not go with it"
             )
         }
+        if positions?.isUnplaced == true, !differ.comparison.unorderedRecords {
+            throw ListDiffError(
+                .usage,
+                "--pre-split shards carry no positions, which only --unordered can do without: the moves and OLD's fingerprint need every record's place (give --shard-positions)"
+            )
+        }
         var files = self
         files.forShard = true
         // (A shard reads its inputs whole: a cluster hands it a part that fits.)
@@ -357,7 +383,12 @@ extension FileDiffer {
         var oldPick: [Int] = [], newPick: [Int] = []
         var oldAt: (Int) -> Int = { $0 }, newAt: (Int) -> Int = { $0 }
         var changeset = result.changeset
-        if let positions {
+        if var positions {
+            if positions.isUnplaced {
+                // (The shard's records alone, at 0 onward: the join places them.)
+                positions = ShardPositions(
+                    oldCount: oldSide.count, newCount: newSide.count, old: Array(0..<oldSide.count), new: Array(0..<newSide.count))
+            }
             for (side, hashes, given, name) in [(oldSide, oldKeyHashes, positions.old, old), (newSide, newKeyHashes, positions.new, new)] {
                 guard given.count == hashes.count else {
                     throw ListDiffError(
@@ -403,6 +434,7 @@ extension FileDiffer {
             changes.append(change)
         }
         var part = ShardPart(shard: shard)
+        part.unplaced = positions?.isUnplaced ?? false
         part.oldPositions = oldPick.map(oldAt)
         part.newPositions = newPick.map(newAt)
         // The hash of what the result holds at each NEW position: OLD's record where the
@@ -455,6 +487,7 @@ extension Changeset {
     ///   fingerprints differ), when their records do not cover the documents once, or when
     ///   the fingerprints they name are not those of their records.
     public static func joined(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> Changeset {
+        let shards = try placed(shards)
         guard let (first, firstName) = shards.first else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
         var join = ShardJoin(first.changeset, shard: first.shard, name: firstName)
         for (shard, name) in shards { try join.add(shard, name: name) }
@@ -466,6 +499,44 @@ extension Changeset {
             }
             return moved.map { keys[$0.new] ?? .null }
         }
+    }
+
+    /// Shards that carry no positions (`ShardPositions.unplaced`), placed one after another
+    /// in shard order: each shard's records after those of the shards before it, the
+    /// documents' counts the sums of theirs. Others as they are.
+    static func placed(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> [(ShardChangeset, name: String)] {
+        guard let unplaced = shards.first(where: { $0.0.part.unplaced }) else { return shards }
+        if let placed = shards.first(where: { !$0.0.part.unplaced }) {
+            throw ListDiffError(
+                .changeset, file: unplaced.name,
+                "this shard carries no positions (--pre-split) and \(placed.name) does: the shards are not of one split")
+        }
+        let ordered = shards.sorted { $0.0.shard.index < $1.0.shard.index }
+        let oldTotal = ordered.reduce(0) { $0 + $1.0.changeset.oldCount }
+        let newTotal = ordered.reduce(0) { $0 + $1.0.changeset.newCount }
+        var oldOffset = 0, newOffset = 0
+        var out: [(ShardChangeset, name: String)] = []
+        for (shard, name) in ordered {
+            var c = shard.changeset, part = shard.part
+            func shifted(_ p: RecordPosition?, by offset: Int) -> RecordPosition? {
+                p.map { RecordPosition(section: $0.section, index: $0.index + offset) }
+            }
+            for k in c.changes.indices {
+                c.changes[k].old = shifted(c.changes[k].old, by: oldOffset)
+                c.changes[k].new = shifted(c.changes[k].new, by: newOffset)
+            }
+            part.oldPositions = part.oldPositions.map { $0 + oldOffset }
+            part.newPositions = part.newPositions.map { $0 + newOffset }
+            part.matched = part.matched.map { ($0.old + oldOffset, $0.new + newOffset, $0.key, $0.occurrence) }
+            oldOffset += c.oldCount
+            newOffset += c.newCount
+            c.oldCount = oldTotal
+            c.newCount = newTotal
+            c.oldSections = .plain(oldTotal)
+            c.newSections = .plain(newTotal)
+            out.append((ShardChangeset(changeset: c, part: part), name))
+        }
+        return out
     }
 
     /// What differs between two shards' settings, or nil when they are of one diff.

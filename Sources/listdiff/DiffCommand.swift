@@ -265,6 +265,13 @@ struct DiffOptions: ParsableArguments {
             valueName: "file"), completion: .file())
     var shardPositions: String?
 
+    @Flag(
+        name: .customLong("pre-split"),
+        help: ArgumentHelp(
+            "With --partition and --unordered: OLD and NEW hold only the shard's records, and nothing says where they stand. 'listdiff join' places each shard's records after those of the shards before it, so the joined changeset is the diff of the records in shard order."
+        ))
+    var preSplit = false
+
     @Option(help: ArgumentHelp("Replay speed: 2 plays twice as fast. Default: 1.", valueName: "factor"))
     var speed: Double = 1
 

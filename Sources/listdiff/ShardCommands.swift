@@ -5,6 +5,10 @@ extension DiffOptions {
     /// What `--partition` and `--shard-positions` go with.
     func validateShard() throws {
         if shardPositions != nil, partition == nil { throw ValidationError("--shard-positions goes with --partition") }
+        if preSplit, partition == nil { throw ValidationError("--pre-split goes with --partition") }
+        if preSplit, shardPositions != nil {
+            throw ValidationError("--pre-split shards carry no positions; --shard-positions gives them: give one or the other")
+        }
         guard partition != nil else { return }
         if format != .json || stat || show != nil || quiet || brief {
             throw ValidationError(
@@ -17,9 +21,10 @@ extension DiffOptions {
     /// known once the shards are joined).
     func runShard(_ files: FileDiffer, _ partition: String) throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let shard = try Shard(parsing: partition)
-        let positions = try shardPositions.map { path throws(ListDiffError) in
-            try ShardPositions(json: try InputFile.read(path), name: path)
-        }
+        let positions =
+            preSplit
+            ? ShardPositions.unplaced
+            : try shardPositions.map { path throws(ListDiffError) in try ShardPositions(json: try InputFile.read(path), name: path) }
         let result = try files.diffShard(old: old, new: new, shard: shard, positions: positions)
         try Output.write(to: output) { stream throws(ListDiffError) in
             try result.render(context: displayContext) { stream.write(bytes: $0) }

@@ -36,6 +36,27 @@ import ListDiffKitTestSupport
         return out
     }
 
+    /// A random pair of NDJSON lists for a round (none when a value has no JSON spelling),
+    /// written in `dir`.
+    static func ndjsonLists(_ pairs: inout DocumentPairs, round: Int, in dir: URL) throws
+        -> (DocumentPairs.Case, [Value], [Value], URL, URL)?
+    {
+        let c = DocumentPairs.Case(
+            shape: .list, keyKind: DocumentPairs.KeyKind.allCases[round % 3], duplicates: round % 4 == 3 ? .match : .error,
+            atPath: false)
+        let (oldValue, newValue) = pairs.next(c)
+        guard case .array(let oldRecords) = oldValue, case .array(let newRecords) = newValue,
+            oldValue.firstNonFiniteNumber == nil, newValue.firstNonFiniteNumber == nil
+        else { return nil }
+        let old = dir.appendingPathComponent("old-\(round).ndjson"), new = dir.appendingPathComponent("new-\(round).ndjson")
+        try lines(oldRecords).write(to: old, atomically: true, encoding: .utf8)
+        try lines(newRecords).write(to: new, atomically: true, encoding: .utf8)
+        return (c, oldRecords, newRecords, old, new)
+    }
+
+    /// Records as NDJSON.
+    static func lines(_ records: [Value]) -> String { records.map { JSONWriter.compact($0) + "\n" }.joined() }
+
     /// The settings a round diffs under: plain, under rules, unordered, member order kept.
     static func differ(_ round: Int) throws -> Differ {
         var comparison = Comparison()
@@ -88,17 +109,7 @@ import ListDiffKitTestSupport
         var rng = SplitMix64(seed: 7)
         var moved = 0
         for round in 0..<120 {
-            let c = DocumentPairs.Case(
-                shape: .list, keyKind: DocumentPairs.KeyKind.allCases[round % 3], duplicates: round % 4 == 3 ? .match : .error,
-                atPath: false)
-            let (oldValue, newValue) = pairs.next(c)
-            guard case .array(let oldRecords) = oldValue, case .array(let newRecords) = newValue,
-                oldValue.firstNonFiniteNumber == nil, newValue.firstNonFiniteNumber == nil
-            else { continue }
-            func lines(_ records: [Value]) -> String { records.map { JSONWriter.compact($0) + "\n" }.joined() }
-            let old = dir.appendingPathComponent("old-\(round).ndjson"), new = dir.appendingPathComponent("new-\(round).ndjson")
-            try lines(oldRecords).write(to: old, atomically: true, encoding: .utf8)
-            try lines(newRecords).write(to: new, atomically: true, encoding: .utf8)
+            guard let (c, oldRecords, newRecords, old, new) = try Self.ndjsonLists(&pairs, round: round, in: dir) else { continue }
             let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates)
             let files = FileDiffer(reader: reader, differ: try Self.differ(round))
             let whole = Self.rendered { () throws(ListDiffError) in try files.diff(old: old.path, new: new.path).changeset }
@@ -111,8 +122,8 @@ import ListDiffKitTestSupport
             for i in 0..<n {
                 let o = oldShards.indices.filter { oldShards[$0] == i }, w = newShards.indices.filter { newShards[$0] == i }
                 let a = dir.appendingPathComponent("old-\(round)-\(i).ndjson"), b = dir.appendingPathComponent("new-\(round)-\(i).ndjson")
-                try lines(o.map { oldRecords[$0] }).write(to: a, atomically: true, encoding: .utf8)
-                try lines(w.map { newRecords[$0] }).write(to: b, atomically: true, encoding: .utf8)
+                try Self.lines(o.map { oldRecords[$0] }).write(to: a, atomically: true, encoding: .utf8)
+                try Self.lines(w.map { newRecords[$0] }).write(to: b, atomically: true, encoding: .utf8)
                 positions.append(ShardPositions(oldCount: oldRecords.count, newCount: newRecords.count, old: o, new: w))
                 inputs.append((a, b))
             }
@@ -123,6 +134,64 @@ import ListDiffKitTestSupport
             if whole.contains("\"op\": \"move\"") { moved += 1 }
         }
         #expect(moved > 10)
+    }
+
+    /// Under --unordered, shards handed only their own records and no positions
+    /// (`--pre-split`) join into the diff of the records in shard order: each shard's
+    /// records after those of the shards before it. Mixed with placed shards, refused.
+    @Test func unplacedShardsJoinUnderUnordered() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: 74)
+        var rng = SplitMix64(seed: 8)
+        var compared = 0
+        for round in 0..<100 {
+            guard let (c, oldRecords, newRecords, old, new) = try Self.ndjsonLists(&pairs, round: round, in: dir) else { continue }
+            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates)
+            var comparison = Comparison()
+            comparison.unorderedRecords = true
+            if round % 2 == 1 { comparison.ignore = [try Comparison.Pattern("/name")] }
+            let files = FileDiffer(reader: reader, differ: Differ(comparison: comparison))
+            if Self.rendered({ () throws(ListDiffError) in try files.diff(old: old.path, new: new.path).changeset }).hasPrefix("error") {
+                continue
+            }
+            let n = Int.random(in: 1...4, using: &rng)
+            let oldShards = try files.keyHashes(old.path).map { KeyHash.shard($0, of: n) }
+            let newShards = try files.keyHashes(new.path).map { KeyHash.shard($0, of: n) }
+            var inputs: [(URL, URL)] = []
+            var inShardOrder: ([Value], [Value]) = ([], [])
+            for i in 0..<n {
+                let o = oldShards.indices.filter { oldShards[$0] == i }.map { oldRecords[$0] }
+                let w = newShards.indices.filter { newShards[$0] == i }.map { newRecords[$0] }
+                inShardOrder.0 += o
+                inShardOrder.1 += w
+                let a = dir.appendingPathComponent("old-\(round)-\(i).ndjson"), b = dir.appendingPathComponent("new-\(round)-\(i).ndjson")
+                try Self.lines(o).write(to: a, atomically: true, encoding: .utf8)
+                try Self.lines(w).write(to: b, atomically: true, encoding: .utf8)
+                inputs.append((a, b))
+            }
+            // The whole diff of the records in shard order.
+            let shardOrderOld = dir.appendingPathComponent("ordered-old.ndjson"),
+                shardOrderNew = dir.appendingPathComponent("ordered-new.ndjson")
+            try Self.lines(inShardOrder.0).write(to: shardOrderOld, atomically: true, encoding: .utf8)
+            try Self.lines(inShardOrder.1).write(to: shardOrderNew, atomically: true, encoding: .utf8)
+            let whole = Self.rendered { () throws(ListDiffError) in
+                try files.diff(old: shardOrderOld.path, new: shardOrderNew.path).changeset
+            }
+            let named = try Self.shards(
+                files, old, new, count: n, positions: Array(repeating: .unplaced, count: n), inputs: inputs, rng: &rng)
+            let joined = Self.rendered { () throws(ListDiffError) in try Changeset.joined(named) }
+            #expect(joined == whole, "round \(round) \(c), \(n) shards")
+            compared += 1
+            if n > 1 {
+                var mixed = named
+                let placed = try Self.shards(files, old, new, count: n, rng: &rng)
+                mixed[0] = placed.first { $0.0.shard.index == mixed[0].0.shard.index }!
+                let refused = Self.rendered { () throws(ListDiffError) in try Changeset.joined(mixed) }
+                #expect(refused.contains("carries no positions"), "\(refused)")
+            }
+        }
+        #expect(compared > 60)
     }
 
     /// CSV inputs, with cells read as strings or typed, under both duplicates policies.

@@ -88,6 +88,15 @@ import Testing
         try refused(["--partition", "4/4", "-f", "json", "-o", out, old, new, "--key", "id"], "I from 0 to N-1")
         try refused(["--partition", "0/2", "-o", out, old, new, "--key", "id"], "goes with -f json")
         try refused(["--shard-positions", old, "-f", "json", "-o", out, old, new, "--key", "id"], "goes with --partition")
+        try refused(
+            ["--partition", "0/2", "--pre-split", "-f", "json", "-o", out, old, new, "--key", "id"], "only --unordered can do without")
+        try refused(
+            [
+                "--partition", "0/2", "--pre-split", "--shard-positions", old, "--unordered", "-f", "json", "-o", out, old, new, "--key",
+                "id",
+            ],
+            "give one or the other")
+        try refused(["--pre-split", "-f", "json", "-o", out, old, new, "--key", "id"], "--pre-split goes with --partition")
         let sections = Self.examples.appendingPathComponent("people-sections-old.yaml").path
         let sectionsNew = Self.examples.appendingPathComponent("people-sections-new.yaml").path
         try refused(["--partition", "0/2", "-f", "json", "-o", out, sections, sectionsNew, "--key", "id"], "are not split into shards yet")
@@ -133,24 +142,28 @@ import Testing
         let job = Binary.repository.appendingPathComponent("Examples/spark/listdiff_spark.py").path
         let csvOld = Self.examples.appendingPathComponent("products-old.csv").path
         let csvNew = Self.examples.appendingPathComponent("products-new.csv").path
-        for (name, oldData, newData, key) in [("parquet", "old.parquet", "new.parquet", "id"), ("csv", csvOld, csvNew, "sku")] {
+        // (Under --unordered the rows are not numbered: the shards are placed in shard order.)
+        for (name, oldData, newData, key, options) in [
+            ("parquet", "old.parquet", "new.parquet", "id", []), ("csv", csvOld, csvNew, "sku", []),
+            ("unordered", "old.parquet", "new.parquet", "id", ["--unordered"]),
+        ] {
             let export = dir.appendingPathComponent("export-\(name)")
             let run = try Binary.run(
                 [
                     "-W", "ignore", job, "--old", oldData, "--new", newData, "--key", key, "--partitions", "4", "--listdiff",
                     Binary.url.path, "--output", "changes-\(name).json", "--summary", "summary-\(name).json", "--export-ndjson",
-                    export.path, "--label-old", "OLD", "--label-new", "NEW",
-                ], in: dir, executable: python)
+                    export.path, "--label-old", "OLD", "--label-new", "NEW", "--",
+                ] + options, in: dir, executable: python)
             #expect(run.status == 0, "\(name): \(run.stderr.suffix(3000))")
             let direct = try Binary.run(
                 [
                     "-f", "json", "--label", "OLD", "--label", "NEW", "--key", key, export.appendingPathComponent("old.ndjson").path,
                     export.appendingPathComponent("new.ndjson").path,
-                ], in: dir)
+                ] + options, in: dir)
             #expect(direct.status == 1, "\(name): \(direct.stderr)")
             let changes = try String(contentsOf: dir.appendingPathComponent("changes-\(name).json"), encoding: .utf8)
             #expect(changes == direct.stdout, "\(name)")
-            #expect(direct.stdout.contains("\"op\": \"move\""), "\(name)")
+            #expect(direct.stdout.contains("\"op\": \"move\"") == options.isEmpty, "\(name)")
             let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("summary-\(name).json")))
             let changeset = try JSONSerialization.jsonObject(with: Data(direct.stdout.utf8))
             let counts = (summary as? [String: Any])?["summary"] as? [String: Int]
