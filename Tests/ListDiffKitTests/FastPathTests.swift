@@ -212,6 +212,53 @@ struct RecordPairs {
         #expect(updates > 100)
     }
 
+    /// Records compared member by member as written (only the members whose bytes differ
+    /// are read) give the full reader's changeset, and where that reading does not apply
+    /// (a name twice or escaped, names in another order, the key spelled anew, a wide
+    /// record, records that are not objects) the values are compared whole, as before.
+    @Test func membersComparedAsWrittenMatchTheFullReader() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let wide = (0..<20).map { "\"m\($0)\": \($0)" }.joined(separator: ", ")
+        let pairs: [(String, String)] = [
+            // One member changed, one re-spelled only (a number's other form, an escape).
+            (#"{"id": 1, "a": 1, "b": "x", "c": [1, 2]}"#, #"{"id": 1, "a": 1.0, "b": "y", "c": [1, 2]}"#),
+            (#"{"id": 1, "a": "\u0041", "b": 2}"#, #"{"id": 1, "a": "A", "b": 2}"#),
+            // Nested objects and lists: the walk goes inside the member.
+            (#"{"id": 1, "o": {"p": 1, "q": [1, {"r": 2}]}}"#, #"{"id": 1, "o": {"q": [1, {"r": 3}, 4], "p": 1}}"#),
+            (#"{"id": 1, "o": {"p": 1, "q": 2}}"#, #"{"id": 1, "o": {"q": 2, "p": 1}}"#),
+            // A name given twice, escaped, or the names in another order.
+            (#"{"id": 1, "a": 1, "a": 2}"#, #"{"id": 1, "a": 1, "a": 3}"#),
+            (#"{"id": 1, "\u0061": 1}"#, #"{"id": 1, "\u0061": 2}"#),
+            (#"{"id": 1, "a": 1, "b": 2}"#, #"{"id": 1, "b": 2, "a": 3}"#),
+            // A member added or removed.
+            (#"{"id": 1, "a": 1}"#, #"{"id": 1, "a": 1, "b": 2}"#),
+            // The key spelled anew (the same key), and a nested object with a name twice.
+            (#"{"id": 1, "a": 1}"#, #"{"id": 1.0, "a": 2}"#),
+            (#"{"id": 1, "o": {"p": 1, "p": 2}}"#, #"{"id": 1, "o": {"p": 1, "p": 3}}"#),
+            // Wide records, one with a name twice among more than 16.
+            ("{\"id\": 1, \(wide), \"z\": 1}", "{\"id\": 1, \(wide), \"z\": 2}"),
+            ("{\"id\": 1, \(wide), \"m3\": 1}", "{\"id\": 1, \(wide), \"m3\": 2}"),
+            // Empty objects, white space only.
+            (#"{"id": 1, "e": {}}"#, #"{ "id": 1 , "e": { } }"#),
+        ]
+        var updates = 0
+        for (n, (a, b)) in pairs.enumerated() {
+            // The pair, after a record that moves, so that the compare reads it (not a copy).
+            let old = dir.appendingPathComponent("old-\(n).json"), new = dir.appendingPathComponent("new-\(n).json")
+            try "[\(a), {\"id\": 2}, {\"id\": 3}]".write(to: old, atomically: true, encoding: .utf8)
+            try "[{\"id\": 3}, \(b), {\"id\": 2}]".write(to: new, atomically: true, encoding: .utf8)
+            for order in Differ.MemberOrder.allCases {
+                let differ = Differ(memberOrder: order)
+                let (fast, _) = Self.run(old, new, fast: true, differ: differ)
+                let (full, _) = Self.run(old, new, fast: false, differ: differ)
+                #expect(fast == full, "pair \(n), \(order)")
+                updates += fast.components(separatedBy: "\"op\": \"update\"").count - 1
+            }
+        }
+        #expect(updates >= 20)
+    }
+
     /// Errors are the full reader's, word for word and at the same place, whichever
     /// path finds them: malformed input, duplicate keys, records without a key.
     @Test func sameErrorsAsTheFullReader() throws {

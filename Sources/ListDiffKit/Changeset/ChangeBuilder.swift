@@ -87,20 +87,22 @@ struct ChangeBuilder {
         // position (the same as NEW's, but in a sequence diffed with `--key .`).
         // (A move alone needs no value: the record is read for an update only.)
         let reference = same ? nil : new.reference(j)
-        let after: Value? = if !same, after == nil { try new.value(j) } else { after }
+        // (With the fields given, a record read when the change is written is not read now.)
+        let after: Value? = if !same, after == nil, fields == nil || reference == nil { try new.value(j) } else { after }
         let key = try new.key(j, after)
         let scalar = new.isScalar(j, after)
         if !stays {
             others.append(Change(.move, key: key, keyedBySelf: scalar, old: from, new: to, occurrence: old.occurrence(i)))
             summary.moved += 1
         }
-        if !same, let after {
+        if !same {
             // (The old record is read only when the fields are to be found.)
             let changed: [FieldChange]
             if let fields {
                 changed = fields
             } else {
                 let before: Value = if let before { before } else { try old.value(i) }
+                let after: Value = if let after { after } else { try new.value(j) }
                 changed = try fieldChanges(i, j, old: before, new: after)
             }
             others.append(

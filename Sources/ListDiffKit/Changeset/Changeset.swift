@@ -121,6 +121,8 @@ extension Changeset {
     /// Those of `keys` whose pointer names no list in the records that changed (as NEW
     /// holds them): mistyped, or a list that is not there. Each updated record is read.
     package func arrayKeysUnused(_ keys: [Comparison.ArrayKey]) throws(ListDiffError) -> [Comparison.ArrayKey] {
+        // (Without array keys, nothing to look for: the changes are not walked.)
+        guard !keys.isEmpty else { return [] }
         var unused = keys
         for change in changes where change.operation == .update && !unused.isEmpty {
             guard let value = try change.value() else { continue }

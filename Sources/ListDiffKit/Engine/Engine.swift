@@ -848,11 +848,18 @@ struct Engine: Sendable {
         nonisolated(unsafe) let kept = kept.buffer
         nonisolated(unsafe) let newToOld = newToOld.buffer, oldToNew = oldToNew.buffer, copies = copies.buffer
         let progress = progress
+        // Where exact equality alone decides, JSON records are compared member by member as
+        // written, reading only the members whose bytes differ (`FieldDiff.written`).
+        let written =
+            !comparison.comparesContent && comparison.arrayKeysFree && !key.isWholeRecord && old.records.names == nil
+            && old.records is JSONRecords && new.records is JSONRecords
+        let fixed = key.fields.map { $0.components[0] }
         DispatchQueue.concurrentPerform(iterations: count) { k in
             out[k] = Result { () throws(ListDiffError) -> ChangeBuilder? in
                 let arena = ByteArena()
                 var strays = StrayPages(file: old.file)
                 var scratch: [UInt8] = []
+                var room = FieldDiff.WrittenMembers()
                 let newRange = new.count * k / count..<new.count * (k + 1) / count
                 let oldRange = old.count * k / count..<old.count * (k + 1) / count
                 // An input read in batches (YAML) has the values this part needs read at once.
@@ -913,6 +920,23 @@ struct Engine: Sendable {
                         if before == after, !usedTolerance {
                             kept[j] = true
                             try builder.matched(i, j, stays: stays[i], same: true)
+                            continue
+                        }
+                    }
+                    if written, let oldRecords = oldJSON, let newRecords = newJSON, self.sameList(old, i, new, j) {
+                        let outcome =
+                            far
+                            ? try scratch.withUnsafeBufferPointer { bytes throws(ListDiffError) in
+                                try FieldDiff.written(
+                                    old: oldRecords, bytes, at: 0, new: newRecords, new.file.bytes, at: new.table.starts[j],
+                                    fixed: fixed, significant: significant, room: &room)
+                            }
+                            : try FieldDiff.written(
+                                old: oldRecords, old.file.bytes, at: old.table.starts[i], new: newRecords, new.file.bytes,
+                                at: new.table.starts[j], fixed: fixed, significant: significant, room: &room)
+                        if let outcome {
+                            try builder.matched(i, j, stays: stays[i], same: outcome.same, fields: outcome.fields)
+                            if outcome.same, kept.count > j { kept[j] = true }
                             continue
                         }
                     }

@@ -127,6 +127,16 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
     }
 
     override func value(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(ListDiffError) -> Value {
+        try value(in: bytes, at: offset, depth: depth)
+    }
+
+    /// The value of one of a record's members, at `offset` in `bytes` (the input, or a copy
+    /// of the record).
+    func memberValue(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(ListDiffError) -> Value {
+        try value(in: bytes, at: offset, depth: depth + 1)
+    }
+
+    private func value(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int) throws(ListDiffError) -> Value {
         do throws(JSONParseFailure) {
             return try JSONParser.value(in: bytes, at: offset, depth: depth, maxDepth: maxDepth)
         } catch {
@@ -164,6 +174,8 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
             wanted += 1
         }
         var members: [Object.Member] = []
+        // A key of one member (the common case): its value is the key when it is a scalar.
+        let single = key.fields.count == 1 && key.fields[0].components.count == 1
         do throws(JSONParseFailure) {
             if try !parser.openIsEmpty(close: UInt8(ascii: "}")) {
                 repeat {
@@ -174,6 +186,10 @@ final class JSONRecords: RecordSource, @unchecked Sendable {
                         key.fields.first { $0.components[0].utf8.elementsEqual(written) }?.components[0]
                     }
                     try parser.colon()
+                    if single, name != nil {
+                        let value = try parser.parseValue()
+                        return value.isScalar ? value : .null
+                    }
                     if let name, !members.contains(where: { $0.key.scalarEquals(name) }) {
                         members.append(Object.Member(key: name, value: try parser.parseValue()))
                         if members.count == wanted { break }

@@ -135,6 +135,39 @@ struct JSONParser {
         return try parser.parseValue()
     }
 
+    /// One member of an object as written: where its name's bytes are (inside the quotes)
+    /// and where its value's are.
+    struct WrittenMember {
+        var name: Range<Int>
+        var value: Range<Int>
+    }
+
+    /// The members of the object at `offset` as written, into `members` (emptied first),
+    /// their values skipped unread (the scan checked them). False when the value there is
+    /// not an object or a name has escapes.
+    static func members(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, into members: inout [WrittenMember]) -> Bool {
+        members.removeAll(keepingCapacity: true)
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "{") else { return false }
+        var parser = JSONParser(bytes: bytes, maxDepth: 1)
+        parser.recordsOffsets = false
+        parser.index = offset
+        do throws(JSONParseFailure) {
+            if try parser.openIsEmpty(close: UInt8(ascii: "}")) { return true }
+            repeat {
+                try parser.nameStart()
+                guard let name = try parser.scanString() else { return false }
+                try parser.colon()
+                let start = parser.index
+                parser.index = skip(bytes, from: start)
+                members.append(WrittenMember(name: name, value: start..<parser.index))
+                parser.skipWhitespace()
+            } while try parser.separator(close: UInt8(ascii: "}"), "object")
+        } catch {
+            return false
+        }
+        return true
+    }
+
     /// One JSON value per line, blank lines skipped (NDJSON).
     mutating func parseLines() throws(JSONParseFailure) -> [Value] {
         skipByteOrderMark()
