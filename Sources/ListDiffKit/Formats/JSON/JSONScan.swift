@@ -926,6 +926,11 @@ final class PartState {
     @exclusivity(unchecked) var status = KeyStatus.keyed
     /// The OLD record expected next (NEW's scan): -1 until one is found.
     @exclusivity(unchecked) var cursor: Int
+    /// Where the cursor was before a record found out of order moved it (-1: none): the
+    /// records after a moved one are most often those after the record before it. It is
+    /// let go once taken, or once records are found in order again (`steady` in a row).
+    @exclusivity(unchecked) var resume = -1
+    @exclusivity(unchecked) var steady = 0
     /// Whether the list hash takes the records of the current section.
     @exclusivity(unchecked) var folds = true
     @exclusivity(unchecked) var list = CanonicalHash.ArrayHasher()
@@ -1077,20 +1082,16 @@ final class PartState {
         let n = bytes.count
         // (Not across the lists of a pattern: the OLD record next may be in another list. In
         // a map, only against a map: a lone record has no member name.)
-        if copyCheck, !scoped, oldDepth == parser.depth, cursor >= 0, cursor < oldCount, start < n,
-            !mapMode || cursor < oldNames.count && oldNames[cursor] == nameHash
+        // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
+        if copyCheck, !scoped, oldDepth == parser.depth, cursor >= 0, start < n,
+            bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") || bytes[start] == UInt8(ascii: "\"")
         {
-            let length = Int(oldLengths[cursor])
-            let first = bytes[start]
-            // Only a value that ends by itself (`{…}`, `[…]`, `"…"`): a number's bytes may go on.
-            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
-                length <= n - start, SystemCalls.compare(bytes.baseAddress! + start, oldBytes + oldStarts[cursor], length) == 0
+            // The OLD record after the last one found; else the one after it (the one
+            // expected was deleted or moved away); else the one expected before a record
+            // out of order moved the cursor.
+            if copied(parser: &parser, start, cursor) || copied(parser: &parser, start, cursor + 1)
+                || resume >= 0 && copied(parser: &parser, start, resume)
             {
-                parser.index = start + length
-                append(start: start, end: parser.index, hash: oldHashes[cursor])
-                table.matches.append(Int32(truncatingIfNeeded: cursor))
-                table.copies.append(true)
-                cursor += 1
                 return
             }
         }
@@ -1127,12 +1128,52 @@ final class PartState {
             if match < 0 {
                 if status == .keyed { table.strangers.append(RecordTable.Stranger(record: table.starts.count - 1, keyHash: keyHash)) }
             } else {
+                // (The first jump is remembered: a run of records out of order goes back to it.)
+                if match != cursor {
+                    if resume < 0 { resume = cursor }
+                    steady = 0
+                } else {
+                    moveOn()
+                }
                 cursor = match + 1
             }
         } else {
             append(start: start, end: parser.index, hash: hash)
             table.keyHashes.append(keyHash)
         }
+    }
+
+    /// Whether the record at `start` is byte for byte OLD record `c`, the next in OLD's
+    /// order; if so it is taken as that record's copy, with its hashes, and the cursor
+    /// goes on from it.
+    @inline(__always)
+    func copied(parser: inout JSONParser, _ start: Int, _ c: Int) -> Bool {
+        guard c < oldCount, !mapMode || c < oldNames.count && oldNames[c] == nameHash else { return false }
+        let length = Int(oldLengths[c])
+        guard length <= parser.bytes.count - start,
+            SystemCalls.compare(parser.bytes.baseAddress! + start, oldBytes + oldStarts[c], length) == 0
+        else { return false }
+        parser.index = start + length
+        append(start: start, end: parser.index, hash: oldHashes[c])
+        table.matches.append(Int32(truncatingIfNeeded: c))
+        table.copies.append(true)
+        if c == resume {
+            resume = -1
+        } else if c == cursor {
+            moveOn()
+        } else {
+            steady = 0
+        }
+        cursor = c + 1
+        return true
+    }
+
+    /// A record found where the cursor expected it: after two in a row, the records out of
+    /// order are behind.
+    @inline(__always)
+    func moveOn() {
+        steady += 1
+        if steady >= 2 { resume = -1 }
     }
 
     @inline(__always)
