@@ -48,6 +48,13 @@ keys (half of them with a field changed too; generate.py --renames), without and
 `--renames`, alternating, and prints both medians, their ratio, the renames found and the
 peak memory. The --shapes table has the same two rows.
 
+With --core it times the diff's core path: the plain list and the high-churn files of the same
+size (`--format json OLD NEW`), each beside `cat` of its two files, and the Python baseline on
+the churn files, alternating, and prints the median wall and CPU time, the peak memory
+against the inputs, churn over plain, each diff over its `cat`, and the baseline over
+listdiff. With --against BINARY, that listdiff's two diffs are timed in the same runs (a
+build of main, for a before and after), and both must write the same bytes.
+
 With --yaml it times the block-style YAML diff (`listdiff --format json old-N.yaml
 new-N.yaml`), libyaml's bare event parse of both files (yaml-parse.c) and the JSON diff of
 the same records, alternating, and prints each one's median wall time and CPU time (user
@@ -56,6 +63,7 @@ With --against BINARY, that listdiff's YAML diff is timed too (main's build, for
 and after).
 """
 import argparse
+import filecmp
 import json
 import os
 import statistics
@@ -249,6 +257,59 @@ def yaml_parse():
     return out
 
 
+def core(binary, sizes, runs, against, baseline):
+    """The diff's core path: the plain list and the high-churn files of the same size, each
+    beside `cat` of its two files and (churn) the Python baseline, alternating, wall and CPU
+    time; with `against`, another listdiff binary's two diffs too, which must write the same
+    bytes. Prints each binary's churn over plain, plain over cat, and the baseline over churn."""
+    print(f"{'records':>9}  {'case':<24} {'wall s':>7} {'cpu s':>7} {'peak MiB':>9} {'mem/inputs':>10} "
+          f"{'vs plain':>8} {'vs cat':>7} {'Python/it':>9}")
+    for size in sizes:
+        files = {"plain": [os.path.join(DATA, f"{side}-{size}.json") for side in ("old", "new")],
+                 "churn": [os.path.join(DATA, f"churn-{side}-{size}.json") for side in ("old", "new")]}
+        if not all(os.path.exists(f) for f in files["plain"]):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA], check=True)
+        if not all(os.path.exists(f) for f in files["churn"]):
+            subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), str(size), DATA, "--churn"], check=True)
+        binaries = [("", binary)] + ([(", --against", against)] if against else [])
+        if against:
+            # (Compared as files: held here, they would count in every child's peak memory.)
+            for kind in files:
+                outputs = [os.path.join(DATA, f"core-{kind}-{n}.json") for n in range(2)]
+                for (_, b), out in zip(binaries, outputs):
+                    with open(out, "wb") as f:
+                        subprocess.run([b, "--format", "json"] + files[kind], stdout=f)
+                if not filecmp.cmp(outputs[0], outputs[1], shallow=False):
+                    sys.exit(f"the two binaries wrote different {kind} changesets")
+        cases = [(f"{kind} diff{suffix}", [b, "--format", "json"] + files[kind], kind)
+                 for suffix, b in binaries for kind in ("plain", "churn")]
+        cases += [(f"cat {kind}", ["cat"] + files[kind], kind) for kind in ("plain", "churn")]
+        if baseline:
+            cases.append(("Python baseline, churn", [sys.executable, os.path.join(HERE, "baseline.py")] + files["churn"] + ["id"], "churn"))
+        wall = {name: [] for name, _, _ in cases}
+        cpu = {name: [] for name, _, _ in cases}
+        memory = {name: 0 for name, _, _ in cases}
+        for _ in range(runs):
+            for name, argv, _ in cases:  # alternating
+                t, c, m = measure_cpu(argv)
+                wall[name].append(t)
+                cpu[name].append(c)
+                memory[name] = max(memory[name], m)
+        med = {name: statistics.median(wall[name]) for name in wall}
+        for name, argv, kind in cases:
+            inputs = sum(os.path.getsize(f) for f in files[kind]) / 2**20
+            suffix = name.split(" diff", 1)[1] if " diff" in name else None
+            versus = cat = python = "-"
+            if suffix is not None:
+                versus = f"{med[name] / med['plain diff' + suffix]:.2f}x"
+                cat = f"{med[name] / med['cat ' + kind]:.1f}x"
+                if kind == "churn" and baseline:
+                    python = f"{med['Python baseline, churn'] / med[name]:.1f}x"
+            print(f"{size:>9}  {name:<24} {med[name]:>7.3f} {statistics.median(cpu[name]):>7.3f} {memory[name]:>9.0f} "
+                  f"{memory[name] / inputs:>9.2f}x {versus:>8} {cat:>7} {python:>9}")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def yaml(binary, sizes, runs, against):
     """The block-style YAML diff against libyaml's bare event parse of both files and the
     JSON diff of the same records, alternating, wall and CPU time; with `against`, another
@@ -419,7 +480,8 @@ def main():
     parser.add_argument("--renames", action="store_true", help="--renames against the same diff without it")
     parser.add_argument("--apply", action="store_true", help="apply -o against the diff -o of the same files")
     parser.add_argument("--yaml", action="store_true", help="the YAML diff against libyaml's parse and the JSON diff")
-    parser.add_argument("--against", metavar="BINARY", help="with --apply or --yaml: another listdiff binary timed alongside")
+    parser.add_argument("--core", action="store_true", help="the plain diff and high churn, against cat and the Python baseline")
+    parser.add_argument("--against", metavar="BINARY", help="with --apply, --yaml or --core: another listdiff binary timed alongside")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -438,6 +500,9 @@ def main():
         return
     if args.renames:
         renames(binary, [int(s) for s in args.sizes.split(",")], args.runs)
+        return
+    if args.core:
+        core(binary, [int(s) for s in args.sizes.split(",")], args.runs, args.against, not args.no_baseline)
         return
     if args.yaml:
         yaml(binary, [int(s) for s in args.sizes.split(",")], args.runs, args.against)
