@@ -500,6 +500,30 @@ func temporaryDirectory() throws -> URL {
         #expect(kept.stdout.contains("grace.hopper@example.com"))
     }
 
+    @Test func checksTheKeysOfAnotherOldFileAsADiffDoes() throws {
+        // Apply checks OLD's keys only when OLD is not the changeset's (its fingerprint
+        // differs) or under --force: then a key given twice is the diff's error, first.
+        let dir = try temporaryDirectory()
+        let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("people-old.json"), encoding: .utf8)
+        let twice = dir.appendingPathComponent("twice.json")
+        try text.replacingOccurrences(of: "\"id\": 2,", with: "\"id\": 1,").write(to: twice, atomically: true, encoding: .utf8)
+        let diff = try Binary.run([twice.path, Self.examples.appendingPathComponent("people-new.json").path])
+        #expect(diff.status == 2)
+        #expect(diff.stderr.contains("error: duplicate key id=1 (records 0 and 1"))
+        for force in [[], ["--force"]] {
+            let output = dir.appendingPathComponent("out.json").path
+            let run = try Binary.run(["apply"] + force + ["-o", output, twice.path, changes])
+            #expect(run.status == 2)
+            #expect(run.stderr == diff.stderr)
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        // OLD itself: applied, and the result is NEW.
+        let output = dir.appendingPathComponent("new.json").path
+        #expect(try Binary.run(["apply", "-o", output, "people-old.json", changes], in: Self.examples).status == 0)
+        #expect(try Binary.run([output, "people-new.json"], in: Self.examples).status == 0)
+    }
+
     @Test func refusesMalformedChangesets() throws {
         let dir = try temporaryDirectory()
         let changes = try Self.changeset("people-old.json", "people-new.json", in: dir)

@@ -39,14 +39,15 @@ public final class FileApplier: @unchecked Sendable {
         changeset: Changeset, old path: String, reader base: DocumentReader, asked: ReadingRequest? = nil,
         force: Bool = false, changesetName: String? = nil, progress: Progress? = nil
     ) throws(ListDiffError) {
-        let scan = try Self.scan(Header(changeset), old: path, reader: base, asked: asked, progress: progress)
+        let scan = try Self.scan(Header(changeset), old: path, reader: base, asked: asked, progress: progress, checksKeys: false)
         try self.init(changeset: changeset, scan, force: force, changesetName: changesetName)
     }
 
     /// Applies `changeset` to an input already open, read in `format`, with the checks
     /// (the fingerprints' unless `force`).
     package convenience init(changeset: Changeset, file: MappedFile, format: InputFormat, force: Bool) throws(ListDiffError) {
-        let scan = try Self.scan(Header(changeset), file, format, reader: DocumentReader(key: changeset.key), progress: nil)
+        let scan = try Self.scan(
+            Header(changeset), file, format, reader: DocumentReader(key: changeset.key), progress: nil, checksKeys: false)
         try self.init(changeset: changeset, scan, force: force, changesetName: nil)
     }
 
@@ -101,7 +102,8 @@ public final class FileApplier: @unchecked Sendable {
                 // On one core less than the machine has: the changeset is read on the
                 // other meanwhile, and takes about as long as the scan on one core.
                 try Self.scan(
-                    early, old: path, reader: base, asked: asked, progress: progress, parts: max(1, Machine.cores - 1))
+                    early, old: path, reader: base, asked: asked, progress: progress, parts: max(1, Machine.cores - 1),
+                    checksKeys: false)
             })
         let changeset = try read.get()
         progress?.lap("read changeset, scan OLD")
@@ -127,9 +129,33 @@ public final class FileApplier: @unchecked Sendable {
     struct Scan {
         let name: String
         let format: InputFormat
-        let side: Engine.Side
-        let hashing: KeyHashing
+        var side: Engine.Side
+        var hashing: KeyHashing
         let reader: DocumentReader
+        /// The engine that scanned OLD, and OLD as it read it.
+        let engine: Engine
+        let file: MappedFile
+        let scanned: InputFormat
+        /// Whether OLD's keys were checked as a diff checks them (else only scanned).
+        var keysChecked: Bool
+
+        /// The scan with OLD's keys checked as a diff checks them: a record without a usable
+        /// key, a key found twice. When two keys share a hash, OLD is scanned again under
+        /// the next key hashing.
+        func checkingKeys() throws(ListDiffError) -> Scan {
+            guard !keysChecked else { return self }
+            var checked = self
+            checked.keysChecked = true
+            do throws(ListDiffError) {
+                if try engine.indexed(side) != nil { return checked }
+                (checked.side, checked.hashing) = try engine.keyedSide(file, scanned, from: try hashing.nextAttempt())
+            } catch {
+                try file.checkIntact()
+                throw error
+            }
+            try file.checkIntact()
+            return checked
+        }
     }
 
     /// Scans the file at `path` for a changeset, read as the changeset records: its format,
@@ -138,7 +164,7 @@ public final class FileApplier: @unchecked Sendable {
     /// is refused.
     static func scan(
         _ header: Header, old path: String, reader base: DocumentReader, asked: ReadingRequest? = nil,
-        progress: Progress?, parts: Int = Machine.cores
+        progress: Progress?, parts: Int = Machine.cores, checksKeys: Bool = true
     ) throws(ListDiffError) -> Scan {
         if let asked, let conflict = header.layout.conflict(with: asked) { throw conflict.error }
         var reader = base
@@ -149,14 +175,15 @@ public final class FileApplier: @unchecked Sendable {
         }
         let input = try MappedFile(path)
         let format = reader.format(for: path, bytes: input.head)
-        return try scan(header, input, format, reader: reader, progress: progress, parts: parts)
+        return try scan(header, input, format, reader: reader, progress: progress, parts: parts, checksKeys: checksKeys)
     }
 
     /// Scans an open OLD read in `format`, keyed by the header's key, duplicates policy
-    /// and layout.
+    /// and layout. With `checksKeys` false, OLD's keys are left for `Scan.checkingKeys()`
+    /// (repeated keys that are numbered are always checked: their numbers are needed).
     static func scan(
         _ header: Header, _ input: MappedFile, _ format: InputFormat, reader base: DocumentReader, progress: Progress?,
-        parts: Int = Machine.cores
+        parts: Int = Machine.cores, checksKeys: Bool = true
     ) throws(ListDiffError) -> Scan {
         var reader = base
         reader.key = header.key
@@ -173,20 +200,33 @@ public final class FileApplier: @unchecked Sendable {
         engine.yaml = reader.yaml
         engine.releasesPages = true
         engine.parts = parts
+        let checks = checksKeys || header.duplicates == .match
         let side: Engine.Side, hashing: KeyHashing
         do throws(ListDiffError) {
-            (side, hashing) = try engine.keyedSide(file, scanned)
+            if checks {
+                (side, hashing) = try engine.keyedSide(file, scanned)
+            } else {
+                (side, hashing) = (try engine.side(file, scanned, against: nil, engine.keyHashing), engine.keyHashing)
+            }
         } catch {
             try file.checkIntact()
             throw error
         }
         try file.checkIntact()
-        return Scan(name: input.name, format: format, side: side, hashing: hashing, reader: reader)
+        return Scan(
+            name: input.name, format: format, side: side, hashing: hashing, reader: reader, engine: engine, file: file,
+            scanned: scanned, keysChecked: checks)
     }
 
     /// Applies the changeset to the scanned OLD, with the checks (the fingerprints' unless
     /// `force`).
     init(changeset: Changeset, _ scan: Scan, force: Bool, changesetName: String?) throws(ListDiffError) {
+        // OLD's keys need no check when OLD is the document the changeset was made from: the
+        // diff that made it checked them. Else they are checked first, as a diff checks them.
+        var scan = scan
+        if force || changeset.fingerprints.map({ Fingerprint.string(scan.side.fingerprint) != $0.old }) ?? true {
+            scan = try scan.checkingKeys()
+        }
         self.changeset = changeset
         name = scan.name
         format = scan.format
@@ -760,7 +800,14 @@ extension Engine {
     /// without a usable key, a key found twice (unless repeated keys are numbered), in the
     /// reader's order and words.
     func keyedSide(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (Side, KeyHashing) {
-        var hashing = keyHashing
+        try keyedSide(file, format, from: keyHashing)
+    }
+
+    /// `keyedSide(_:_:)` from the key hashing `hashing` on.
+    func keyedSide(_ file: MappedFile, _ format: InputFormat, from hashing: KeyHashing) throws(ListDiffError) -> (
+        Side, KeyHashing
+    ) {
+        var hashing = hashing
         while true {
             let side = try self.side(file, format, against: nil, hashing)
             // (The index goes once checked: nothing looks keys up here.)

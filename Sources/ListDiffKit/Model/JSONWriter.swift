@@ -314,7 +314,18 @@ struct JSONBytes: ~Copyable {
         }
         @inline(__always) func copy(_ from: Int, _ to: Int) {
             let length = to - from
-            if length <= 16 {
+            if length >= 8, length <= 16 {
+                // Two words that may overlap, both read within the range.
+                let from = UnsafeRawPointer(p + from), into = UnsafeMutableRawPointer(out)
+                into.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                into.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), toByteOffset: length - 8, as: UInt64.self)
+            } else if length >= 4, length < 8 {
+                let from = UnsafeRawPointer(p + from), into = UnsafeMutableRawPointer(out)
+                into.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+                into.storeBytes(
+                    of: from.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self), toByteOffset: length - 4, as: UInt32.self)
+            } else if length < 4 {
                 for k in 0..<length { out[k] = p[from + k] }
             } else {
                 out.update(from: p + from, count: length)

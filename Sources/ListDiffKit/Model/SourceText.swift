@@ -36,13 +36,27 @@ package final class SourceText: @unchecked Sendable {
 /// and a configuration file are read so.
 package struct ValueCursor {
     package let source: SourceText
-    package var preorder: Int
+    /// The value's place in pre-order.
+    package var preorder: Int {
+        get {
+            guard let (object, k) = member else { return start }
+            // (Counted only when asked: most cursors never make an error.)
+            return object.members[..<k].reduce(start + 1) { $0 + $1.value.nodeCount }
+        }
+        set {
+            start = newValue
+            member = nil
+        }
+    }
+    /// `preorder`, or with `member`, the place of the object whose member `k` the value is.
+    private var start: Int
+    private var member: (object: Value.Object, k: Int)? = nil
     /// The kind of the errors it makes.
     package var kind: ListDiffError.Kind
 
     package init(source: SourceText, preorder: Int, kind: ListDiffError.Kind) {
         self.source = source
-        self.preorder = preorder
+        self.start = preorder
         self.kind = kind
     }
 
@@ -65,8 +79,8 @@ package struct ValueCursor {
         package subscript(name: String) -> (Value, ValueCursor)? {
             guard let k = object.members.lastIndex(where: { $0.key == name }) else { return nil }
             var at = cursor
-            at.preorder += 1
-            for m in object.members[..<k] { at.preorder += m.value.nodeCount }
+            at.start = cursor.preorder
+            at.member = (object, k)
             return (object.members[k].value, at)
         }
 
