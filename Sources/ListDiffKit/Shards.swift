@@ -636,6 +636,11 @@ struct ShardJoin {
         }
     }
 
+    /// Takes in a shard that holds no record on either side (a spill does not diff it).
+    mutating func addEmpty(_ index: Int) {
+        if byIndex[index] == nil { byIndex[index] = "an empty partition" }
+    }
+
     /// Marks each of `positions` seen, once, and puts its hash in its place.
     private static func cover(
         _ positions: [Int], _ hashes: [Hash128], _ seen: inout [Bool], _ out: inout [Hash128], _ side: String, _ name: String

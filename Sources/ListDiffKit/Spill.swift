@@ -112,6 +112,8 @@ final class SpillFolder {
 /// fails (a full disk) is a clean error that names the folder.
 final class SpillWriter {
     let path: String
+    /// The records written so far (the caller counts them).
+    var lines = 0
     private let folder: String
     private var buffer: [UInt8] = []
     private let size: Int
@@ -134,6 +136,10 @@ final class SpillWriter {
     func append(_ bytes: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
         if buffer.count + bytes.count > size { try flush() }
         buffer.append(contentsOf: bytes)
+    }
+
+    func append(contentsOf text: String) throws(ListDiffError) {
+        for byte in text.utf8 { try append(byte) }
     }
 
     func append(_ byte: UInt8) throws(ListDiffError) {
@@ -248,6 +254,11 @@ extension FileDiffer {
     struct SplitSide {
         var count = 0
         var format: InputFormat = .ndjson
+        /// Whether the records are a map's members (else a list's): each partition is then
+        /// a JSON object, a member a line.
+        var map = false
+        /// How many records each partition holds.
+        var partitionCounts: [Int] = []
         /// The first record without a usable key: its error, thrown once the whole input
         /// has been read (a malformed text later in it comes first, as in memory).
         var unkeyed: ListDiffError?
@@ -277,22 +288,33 @@ extension FileDiffer {
             index.append(try folder.create(folder.file(p, name, "index"), buffer: buffer))
         }
         let engine = engine(key: reader.key, duplicates: reader.duplicates)
+        var chunkCount = 0
         while let chunk = try chunks.next() {
             let file = MappedFile(name: path, owning: chunk.text)
-            file.origin = RecordOrigin(first: out.count)
+            file.origin = RecordOrigin(first: out.count - chunk.leading)
             do throws(ListDiffError) {
                 let (opened, format) = try reader.opened(file, out.format)
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
-                guard side.layout.path == reader.layout.path, side.layout.shape == .list, side.sections.count <= 1 else {
-                    throw Self.refusal("the records are not one list (\(side.layout))", file: path)
+                // (An empty object is an empty map, as it is beside a map in memory.)
+                let map = side.layout.shape == .map || side.layout.shape == .objectOfLists && side.sections.isEmpty
+                guard side.layout.path == reader.layout.path, side.layout.shape == .list || map, side.sections.count <= 1,
+                    !map || side.count == 0 || side.layout.shape == .map,
+                    chunkCount == 0 || map == out.map
+                else {
+                    throw Self.refusal("the records are not one list or one map of records (\(side.layout))", file: path)
                 }
+                if map, out.format == .yaml { throw Self.refusal("a YAML map of records does not spill", file: path) }
+                out.map = map
+                chunkCount += 1
                 if out.unkeyed == nil {
                     // (Up to the first record without its key: a key repeated before it is
                     // the error, as in memory.)
-                    try write(side, chunk, first: out.count, upTo: side.firstUnkeyed ?? side.count, records, index)
+                    try write(
+                        side, chunk, first: out.count - chunk.leading, from: chunk.leading, upTo: side.firstUnkeyed ?? side.count,
+                        records, index)
                     if let r = side.firstUnkeyed { out.unkeyed = chunk.placed(try engine.unkeyedError(side, r)) }
                 }
-                out.count += side.count
+                out.count += side.count - chunk.leading
             } catch {
                 if error.notSpillable { throw error }
                 var placed = error.file == path ? chunk.placed(error) : error
@@ -305,26 +327,33 @@ extension FileDiffer {
                 throw placed
             }
         }
+        out.partitionCounts = records.map(\.lines)
+        for writer in records where out.map {
+            // (A map's partition is an object: `{` led its first member, `,` each other.)
+            try writer.append(contentsOf: writer.lines == 0 ? "{}\n" : "}\n")
+        }
         for writer in records + index { try writer.close() }
         return out
     }
 
     /// Writes each record of a chunk to its partition.
     private func write(
-        _ side: Engine.Side, _ chunk: RecordChunks.Chunk, first: Int, upTo end: Int, _ records: [SpillWriter],
+        _ side: Engine.Side, _ chunk: RecordChunks.Chunk, first: Int, from start: Int, upTo end: Int, _ records: [SpillWriter],
         _ index: [SpillWriter]
     ) throws(ListDiffError) {
         let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
+        // A map's record is its member: its name, from its opening quote, to its value's end.
+        let names = side.records.names.map { names in (0..<end).map { names.starts[$0] } }
         // (The places of all the chunk's records in one pass over its text.)
-        let places = side.records.file.locations(of: (0..<end).map { side.records.starts[$0] })
+        let places = side.records.file.locations(of: names ?? (0..<end).map { side.records.starts[$0] })
         let asText = side.format != .yaml
-        for r in 0..<end {
+        for r in start..<end {
             let hash = documented ? side.table.keyHashes[r] : KeyHash.of(try side.records.key(r, reader.key))
             let p = KeyHash.shard(hash, of: records.count)
             let out = records[p]
-            func line(_ text: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
+            func spaced(_ text: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
                 // JSON holds a line break only between tokens, where a space reads alike.
-                guard let base = text.baseAddress else { return try out.append(0x0A) }
+                guard let base = text.baseAddress else { return }
                 var start = 0
                 while start < text.count, let found = SystemCalls.find(0x0A, in: base + start, count: text.count - start) {
                     let k = UnsafeRawPointer(found) - UnsafeRawPointer(base)
@@ -333,9 +362,20 @@ extension FileDiffer {
                     start = k + 1
                 }
                 try out.append(UnsafeBufferPointer(rebasing: text[start...]))
+            }
+            func line(_ text: UnsafeBufferPointer<UInt8>) throws(ListDiffError) {
+                try spaced(text)
                 try out.append(0x0A)
             }
-            if asText {
+            defer { out.lines += 1 }
+            if let names, asText {
+                // `{` before the partition's first member, `,` before each other; the
+                // name, its colon and its value, as written.
+                try out.append(UInt8(ascii: out.lines == 0 ? "{" : ","))
+                let bytes = side.records.file.bytes
+                try spaced(UnsafeBufferPointer(rebasing: bytes[names[r]..<side.records.starts[r]]))
+                try line(side.records.bytes(r))
+            } else if asText {
                 try line(side.records.bytes(r))
             } else {
                 let value = try side.records.value(r)
@@ -403,6 +443,8 @@ extension FileDiffer {
         let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
         if let error = oldSplit.unkeyed { throw try earliest(error, side: "old", name: old) }
         progress?.lap("split OLD")
+        // A map's partitions are JSON objects, a list's NDJSON.
+        files.reader.format = oldSplit.map ? .json : .ndjson
         let newSplit: SplitSide
         do throws(ListDiffError) {
             newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
@@ -413,9 +455,25 @@ extension FileDiffer {
             throw error
         }
         progress?.lap("split NEW")
+        if oldSplit.map != newSplit.map {
+            throw Self.refusal("one input is a map of records and the other a list")
+        }
+        let partitionFormat: InputFormat = oldSplit.map ? .json : .ndjson
         var join: ShardJoin? = nil
         var firstError: (rank: [Int], error: ListDiffError)? = nil
-        for p in 0..<count {
+        // A map's partition with no member on either side adds nothing: it is not read
+        // (two empty objects read as no sections, not as maps).
+        let empty = (0..<count).filter { oldSplit.map && oldSplit.partitionCounts[$0] == 0 && newSplit.partitionCounts[$0] == 0 }
+        if empty.count == count {
+            // Two empty objects: the diff of one partition's, which are the inputs' values.
+            var result = try files.diffOpened(
+                try MappedFile(folder.file(0, "old", "records"), name: old), partitionFormat,
+                try MappedFile(folder.file(0, "new", "records"), name: new), partitionFormat)
+            result.changeset.layout.path = reader.layout.path
+            reader.record(oldFormat: oldSplit.format, in: &result.changeset.layout)
+            return result
+        }
+        for p in 0..<count where !empty.contains(p) {
             let oldFile = try MappedFile(folder.file(p, "old", "records"), name: old)
             let newFile = try MappedFile(folder.file(p, "new", "records"), name: new)
             oldFile.origin = try Self.readIndex(folder.file(p, "old", "index"))
@@ -423,19 +481,21 @@ extension FileDiffer {
             let positions = ShardPositions(
                 oldCount: oldSplit.count, newCount: newSplit.count, old: oldFile.origin!.numbers, new: newFile.origin!.numbers)
             do throws(ListDiffError) {
-                let result = try files.diffOpened(oldFile, .ndjson, newFile, .ndjson)
+                let result = try files.diffOpened(oldFile, partitionFormat, newFile, partitionFormat)
                 let shard = try files.shardChangeset(
                     result, shard: try Shard(index: p, of: count), positions: positions, names: (old, new), keys: false)
                 if join == nil { join = ShardJoin(shard.changeset, shard: shard.shard, name: old) }
                 try join!.add(shard, name: old)
             } catch {
                 // As in memory: OLD's errors before NEW's, each side's earliest first.
+                let error = Self.placed(error, old == new ? nil : error.file == old ? oldFile : newFile)
                 let rank = Self.rank(error, old: old)
                 if firstError.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { firstError = (rank, error) }
             }
         }
         if let firstError { throw firstError.error }
-        guard let join else { throw ListDiffError(.usage, "the spill made no partition") }
+        guard var join else { throw ListDiffError(.usage, "the spill made no partition") }
+        for p in empty { join.addEmpty(p) }
         progress?.lap("diff \(count) partitions")
         var changeset = try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
             try Self.keys(of: moved, in: folder, reader.key, name: new)
@@ -474,6 +534,16 @@ extension FileDiffer {
         return { places, isNew in places.map { (isNew ? new : old)[$0.position.index] } }
     }
 
+    /// A reader's error in a map's partition file (a member name given twice), placed in
+    /// the input: its place, and the place its message names. (Other errors are placed
+    /// already, through the file's `origin`.)
+    static func placed(_ error: ListDiffError, _ file: MappedFile?) -> ListDiffError {
+        guard error.kind == .syntax, let origin = file?.origin else { return error }
+        var placed = error.placingFirstAt(origin.location)
+        placed.location = error.location.map(origin.location)
+        return placed
+    }
+
     /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.
     static func rank(_ error: ListDiffError, old: String) -> [Int] {
         [error.file == old ? 0 : 1, error.location?.line ?? 0, error.location?.column ?? 0]
@@ -489,6 +559,7 @@ extension FileDiffer {
             do {
                 _ = try checkedSide(file, name)
             } catch {
+                let error = Self.placed(error, file)
                 let rank = Self.rank(error, old: name)
                 if first.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { first = (rank, error) }
             }

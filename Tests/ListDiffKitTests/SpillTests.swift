@@ -170,15 +170,15 @@ import ListDiffKitTestSupport
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
-        try #"{"a": {"id": 1}, "b": {"id": 2}}"#.write(to: old, atomically: true, encoding: .utf8)
-        try #"{"a": {"id": 1}, "b": {"id": 3}}"#.write(to: new, atomically: true, encoding: .utf8)
+        try #"{"a": [{"id": 1}], "b": [{"id": 2}]}"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"{"a": [{"id": 1}], "b": [{"id": 3}]}"#.write(to: new, atomically: true, encoding: .utf8)
         let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
         let whole = Self.rendered(files, old, new)
         #expect(!whole.hasPrefix("error"))
         #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), old, new) == whole)
         let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), old, new)
         #expect(refused.contains("do not spill"), "\(refused)")
-        #expect(refused.contains("not a list of records at the top"), "\(refused)")
+        #expect(refused.contains("not one list or one map of records"), "\(refused)")
         var myers = files
         myers.differ.algorithm = MyersDiff()
         try "[{\"id\": 1}]".write(to: old, atomically: true, encoding: .utf8)
@@ -415,6 +415,68 @@ import ListDiffKitTestSupport
                     #expect(spilled == whole, "\(c.name)")
                 } else {
                     #expect(spilled.contains("do not spill"), "\(c.name): \(spilled)")
+                }
+            }
+        }
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// Maps of records in JSON, at the top and at a --path, spill: random rounds, and the
+    /// errors of a map (a member that is not a record, a name given twice, the first name
+    /// given again) as in memory.
+    @Test func mapsOfRecordsSpill() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let parent = dir.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        var pairs = DocumentPairs(seed: 93)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 11), pretty: false)
+        var changed = 0
+        for round in 0..<80 {
+            let c = DocumentPairs.Case(
+                shape: .map, keyKind: DocumentPairs.KeyKind.allCases[round % 3], duplicates: .error, atPath: round % 2 == 1)
+            let (oldValue, newValue) = pairs.next(c)
+            spelling.pretty = round % 4 < 2
+            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, &spelling)
+            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
+            let files = FileDiffer(reader: reader, differ: try ShardTests.differ(round))
+            let whole = Self.rendered(files, old, new)
+            let result = Self.rendered(Self.spilling(files, parent: parent, budget: 16 << (round % 6)), old, new)
+            #expect(result == whole, "round \(round) \(c)")
+            if !whole.hasPrefix("error"), whole.contains("\"op\": ") { changed += 1 }
+        }
+        #expect(changed > 40, "\(changed) rounds with changes")
+        #expect(Self.leftovers(parent).isEmpty)
+        // Errors, each in OLD then in NEW.
+        let members = (0..<300).map { #"  "m\#($0)": {"v": \#($0 % 7), "s": "a,}{\"b"}"# }
+        func map(_ lines: [String]) -> String { "{\n" + lines.joined(separator: ",\n") + "\n}\n" }
+        var notRecord = members
+        notRecord[250] = #"  "m250": [1, 2]"#
+        var twice = members
+        twice[260] = members[40]
+        var firstAgain = members
+        firstAgain[280] = members[0]
+        var malformedLate = twice
+        malformedLate[290] = "  \"m290\": {\"v\": }"
+        let cases = [
+            ("a member that is not a record", map(notRecord)), ("a name given twice", map(twice)),
+            ("the first name again", map(firstAgain)), ("a name twice, then malformed text", map(malformedLate)),
+            ("a list beside a map", "[" + (0..<300).map { "{\"id\": \($0)}" }.joined(separator: ",\n") + "]"),
+            ("empty", "{}"),
+        ]
+        for (name, text) in cases {
+            let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
+            try map(members).write(to: a, atomically: true, encoding: .utf8)
+            try text.write(to: b, atomically: true, encoding: .utf8)
+            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+            for (x, y) in [(a, b), (b, a)] {
+                let whole = Self.rendered(files, x, y)
+                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 512), x, y) == whole, "\(name)")
+                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 512), x, y)
+                if name == "a list beside a map" {
+                    #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
+                } else {
+                    #expect(spilled == whole, "\(name)")
                 }
             }
         }

@@ -76,8 +76,9 @@ import Glibc
         case renamesCommon
         /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
         /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
-        /// chunk holds the text before it).
-        case spillOneLine, spillNDJSON, spillPath
+        /// chunk holds the text before it), and a map of records (each chunk led by its
+        /// first member).
+        case spillOneLine, spillNDJSON, spillPath, spillMap
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -133,7 +134,7 @@ import Glibc
                 return "{\"groups\": {\n"
                     + (try groups.enumerated().map { "\"g\($0)\": {\"items\": " + (try list($1)) + "}" }
                         .joined(separator: ",\n")) + "}}\n"
-            case .map, .mergePatchMap:
+            case .map, .mergePatchMap, .spillMap:
                 return "{\n" + (try records.map { "\"m\($0["id"]!)\": " + (try line($0)) }.joined(separator: ",\n")) + "\n}\n"
             case .yamlMap:
                 return try records.map { r in
@@ -178,6 +179,7 @@ import Glibc
         case .duplicates: options = ["--duplicates", "match"]
         case .spillOneLine, .spillNDJSON: options = ["--memory-limit", "1M"]
         case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
+        case .spillMap: options = ["--memory-limit", "1M"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]

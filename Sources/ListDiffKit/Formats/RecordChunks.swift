@@ -28,6 +28,10 @@ package struct RecordChunks {
         /// a path, whose lines are the input's first lines as they are).
         package var columns = 0
         package var firstLine = 1
+        /// Records the chunk holds before its own: a later chunk of a map of records is led
+        /// by the map's first member, so that its reader reads a map (and says so where a
+        /// member is not a record) as the whole input's reader does.
+        package var leading = 0
 
         /// An error found in the chunk, placed in the input.
         package func placed(_ error: ListDiffError) -> ListDiffError {
@@ -42,9 +46,10 @@ package struct RecordChunks {
     }
 
     /// Whether an input of `format` that starts with `head` is cut into chunks: a list of
-    /// records at the top (NDJSON, CSV and TSV always; a JSON array; YAML whose first
-    /// content is a block sequence's item at the left margin, or a stream's document
-    /// marker), or with `path`, a JSON array or object (the list is found as it is read).
+    /// records at the top (NDJSON, CSV and TSV always; a JSON array or object, which may
+    /// be a map of records; YAML whose first content is a block sequence's item at the
+    /// left margin, or a stream's document marker), or with `path`, a JSON array or object
+    /// (the list or map is found as it is read).
     package static func cuts(_ format: InputFormat, head: [UInt8], path: Bool = false) -> Bool {
         var k = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         switch format {
@@ -52,7 +57,7 @@ package struct RecordChunks {
         case .json:
             while k < head.count, [0x20, 0x0A, 0x0D, 0x09].contains(head[k]) { k += 1 }
             // (Empty: the reader says what an empty input is.)
-            return k == head.count || head[k] == UInt8(ascii: "[") || path && head[k] == UInt8(ascii: "{")
+            return k == head.count || head[k] == UInt8(ascii: "[") || head[k] == UInt8(ascii: "{")
         case .yaml:
             if path { return false }
             // (Empty: the reader says what an empty input is.)
@@ -117,6 +122,13 @@ package struct RecordChunks {
     private var listStart: Int? = nil
     private var opening: [UInt8] = []
     private var closing: [UInt8] = []
+    /// JSON: what closes the records' container: `]`, or `}` for a map of records.
+    private var closer = UInt8(ascii: "]")
+    /// JSON: whether the records' container is an object (a map of records), found where
+    /// it starts: at the top, or at the path.
+    private var objectAtTop = false
+    /// JSON: records that lead every later chunk (a map's first member).
+    private var leading = 0
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
@@ -131,6 +143,11 @@ package struct RecordChunks {
         self.path = path
         try fill(Self.headBytes)
         self.format = try format(Array(buffer.prefix(Self.headBytes)))
+        if self.format == .json, path == nil {
+            var k = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while k < buffer.count, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[k]) { k += 1 }
+            objectAtTop = k < buffer.count && buffer[k] == UInt8(ascii: "{")
+        }
     }
 
     /// The next chunk, or nil after the last.
@@ -188,7 +205,7 @@ package struct RecordChunks {
         chunks += 1
         switch format {
         case .json:
-            if !first { prefix = path == nil ? Array("[\n".utf8) : opening + Array("\n".utf8) }
+            if !first { prefix = path == nil && !objectAtTop ? Array("[\n".utf8) : opening + Array("\n".utf8) }
         case .csv, .tsv:
             if !first { prefix = header }
         case .yaml:
@@ -197,7 +214,7 @@ package struct RecordChunks {
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
-        if format == .json, !last { suffix = Array("\n]".utf8) + closing }
+        if format == .json, !last { suffix = Array("\n".utf8) + [closer] + closing }
         // The chunk in one buffer of its own, copied once.
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
         var at = 0
@@ -223,6 +240,7 @@ package struct RecordChunks {
         if format == .json, !first {
             out.columns = startColumn
             out.firstLine = prefixLines + 1
+            out.leading = leading
         }
         return out
     }
@@ -308,7 +326,7 @@ package struct RecordChunks {
         var from = 0
         if chunks > 0 {
             depth = 1
-        } else if path != nil {
+        } else if path != nil || objectAtTop {
             // (The first chunk holds the text before the list, and cuts only inside it.)
             guard let start = try locateList() else { return nil }
             depth = 1
@@ -358,13 +376,33 @@ package struct RecordChunks {
     ///   before the list is longer than `aroundLimit`.
     private mutating func locateList() throws(ListDiffError) -> Int? {
         if let listStart { return listStart }
-        guard let path else { return nil }
-        let at = " at --path \(SafeText.escape(path.spelling))"
+        let steps = path?.components ?? []
+        let at = path.map { " at --path \(SafeText.escape($0.spelling))" } ?? " at the top"
         var walk = JSONPathWalk(bytes: buffer)
-        let outcome = walk.find(path.components)
+        let outcome = walk.find(steps)
         if case .found(let start, let closers) = outcome {
-            listStart = start
             opening = Array(buffer[...start])
+            if buffer[start] == UInt8(ascii: "{") {
+                // A map of records: its first member leads every later chunk.
+                closer = UInt8(ascii: "}")
+                switch walk.memberEnd(from: start + 1) {
+                case .end(let end):
+                    opening = Array(buffer[..<end]) + [UInt8(ascii: ",")]
+                    leading = 1
+                case .empty: break
+                case .more where !atEnd:
+                    guard buffer.count < aroundLimit else {
+                        throw Self.refusal("the first member\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
+                    }
+                    return nil
+                case .more, .malformed:
+                    // (The whole input in one chunk, or the reader's error.)
+                    if atEnd { return nil }
+                    try readerError()
+                    throw Self.refusal("no map of records\(at)", file: name)
+                }
+            }
+            listStart = start
             closing = closers
             return start
         }
@@ -378,7 +416,7 @@ package struct RecordChunks {
         case .malformed, .found: why = "no list\(at)"
         }
         var again = JSONPathWalk(bytes: buffer)
-        if case .notFound = outcome, let (nameEnd, closers) = again.repeatedStep(path.components) {
+        if case .notFound = outcome, let (nameEnd, closers) = again.repeatedStep(steps) {
             // (The reader finds a name given twice where it meets the second.)
             let text = Array(buffer[..<nameEnd]) + Array(":0".utf8) + closers
             _ = try JSONReader().read(text, name: name)
@@ -582,8 +620,34 @@ struct JSONPathWalk {
             }
         }
         guard space() else { return .more }
-        guard bytes[k] == UInt8(ascii: "[") else { return .notFound("a value that is not a list (only a list at --path spills)") }
+        guard bytes[k] == UInt8(ascii: "[") || bytes[k] == UInt8(ascii: "{") else {
+            return .notFound("a value that is not a list or a map of records")
+        }
         return .found(start: k, closers: closers)
+    }
+
+    enum Member: Equatable {
+        /// The member ends (past its value) here.
+        case end(Int)
+        /// The object has no member.
+        case empty
+        case more
+        case malformed
+    }
+
+    /// Where an object's first member ends, the object open before `start`.
+    mutating func memberEnd(from start: Int) -> Member {
+        k = start
+        guard space() else { return .more }
+        if bytes[k] == UInt8(ascii: "}") { return .empty }
+        guard bytes[k] == UInt8(ascii: "\"") else { return .malformed }
+        guard stringEnd() != nil, space() else { return .more }
+        guard bytes[k] == UInt8(ascii: ":") else { return .malformed }
+        k += 1
+        guard space() else { return .more }
+        if let outcome = skipValue() { return outcome == .more ? .more : .malformed }
+        // (A value at the text's end may go on.)
+        return k < bytes.count ? .end(k) : .more
     }
 
     /// Where a step of the path names a member given twice in one object, in what is read:

@@ -63,8 +63,14 @@ extension ListDiffError {
             return SourceLocation(line: at.line + lines, column: at.column + (at.line == firstLine ? columns : 0))
         }
         guard lines != 0 || columns != 0, let at = location else { return self }
-        var moved = self
+        var moved = self.placingFirstAt(move)
         moved.location = move(at)
+        return moved
+    }
+
+    /// The error with the place its message names (`firstAt`) moved by `move`.
+    package func placingFirstAt(_ move: (SourceLocation) -> SourceLocation) -> ListDiffError {
+        var moved = self
         let text = Array(message.utf8), lead = Array(" (first at line ".utf8)
         guard text.last == UInt8(ascii: ")"), text.count > lead.count else { return moved }
         var start = text.count - lead.count
