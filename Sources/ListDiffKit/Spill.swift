@@ -297,8 +297,9 @@ extension FileDiffer {
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
                 // (An empty object is an empty map, as it is beside a map in memory.)
                 let map = side.layout.shape == .map || side.layout.shape == .objectOfLists && side.sections.isEmpty
+                // (An object read as a list is one record, which holds the key: it is not cut.)
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map, side.sections.count <= 1,
-                    !map || side.count == 0 || side.layout.shape == .map,
+                    !map || side.count == 0 || side.layout.shape == .map, map || !chunks.cutsAnObject,
                     chunkCount == 0 || map == out.map
                 else {
                     throw Self.refusal("the records are not one list or one map of records (\(side.layout))", file: path)

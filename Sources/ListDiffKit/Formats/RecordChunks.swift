@@ -363,6 +363,10 @@ package struct RecordChunks {
         return cut
     }
 
+    /// JSON: whether the records' container is an object (a map of records), once the
+    /// first chunk is cut.
+    package var cutsAnObject: Bool { closer == UInt8(ascii: "}") }
+
     /// JSON at a path: the most text before the list, or after it, that a chunk holds.
     var aroundLimit: Int { max(chunkBytes, Self.headBytes) }
 
