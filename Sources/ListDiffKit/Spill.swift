@@ -198,7 +198,7 @@ extension FileDiffer {
         for (name, format, head) in heads where !RecordChunks.cuts(format, head: head, path: layout.path != nil) {
             if layout.path != nil { return "'\(SafeText.escape(name))' is not a JSON object or list, where --path could lead" }
             return
-                "'\(SafeText.escape(name))' is not a list of records at the top (a JSON array, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
+                "'\(SafeText.escape(name))' is not a list or a map of records at the top (a JSON array or object, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
         }
         return nil
     }
@@ -299,7 +299,7 @@ extension FileDiffer {
                 let map = side.layout.shape == .map || side.layout.shape == .objectOfLists && side.sections.isEmpty
                 // (An object read as a list is one record, which holds the key: it is not cut.)
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map, side.sections.count <= 1,
-                    !map || side.count == 0 || side.layout.shape == .map, map || !chunks.cutsAnObject,
+                    !map || side.count == 0 || side.layout.shape == .map, map || !chunks.cutsAnObject || chunk.isWhole,
                     chunkCount == 0 || map == out.map
                 else {
                     throw Self.refusal("the records are not one list or one map of records (\(side.layout))", file: path)
@@ -318,6 +318,12 @@ extension FileDiffer {
                 out.count += side.count - chunk.leading
             } catch {
                 if error.notSpillable { throw error }
+                if error.kind == .shape, chunks.cutsAnObject, reader.layout.path == nil, !chunk.isWhole {
+                    // An object at the top is a map of records, or one record when it holds
+                    // the key, perhaps in a part not read yet: a part that is neither says
+                    // nothing of the whole.
+                    throw Self.refusal("an object at the top whose parts read as neither a map of records nor one record", file: path)
+                }
                 var placed = error.file == path ? chunk.placed(error) : error
                 if out.format == .yaml, out.count > 0, error.message.hasSuffix(YAMLRules.noAnchor) {
                     // (Its anchor may be in an earlier record, which this chunk does not hold.)
@@ -489,7 +495,8 @@ extension FileDiffer {
                 try join!.add(shard, name: old)
             } catch {
                 // As in memory: OLD's errors before NEW's, each side's earliest first.
-                let error = Self.placed(error, old == new ? nil : error.file == old ? oldFile : newFile)
+                // (One file given twice: OLD's partition is read first, and holds the same.)
+                let error = Self.placed(error, error.file == old ? oldFile : newFile)
                 let rank = Self.rank(error, old: old)
                 if firstError.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { firstError = (rank, error) }
             }

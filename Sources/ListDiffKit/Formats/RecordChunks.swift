@@ -32,6 +32,8 @@ package struct RecordChunks {
         /// by the map's first member, so that its reader reads a map (and says so where a
         /// member is not a record) as the whole input's reader does.
         package var leading = 0
+        /// Whether the chunk is the whole input: it reads as the whole input reads.
+        package var isWhole = false
 
         /// An error found in the chunk, placed in the input.
         package func placed(_ error: ListDiffError) -> ListDiffError {
@@ -237,6 +239,7 @@ package struct RecordChunks {
         }
         buffer.removeFirst(skip)
         var out = Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
+        out.isWhole = first && last
         if format == .json, !first {
             out.columns = startColumn
             out.firstLine = prefixLines + 1
@@ -326,6 +329,9 @@ package struct RecordChunks {
         var from = 0
         if chunks > 0 {
             depth = 1
+        } else if objectAtTop, atEnd, buffer.count <= chunkBytes {
+            // (An object at the top that fits in a chunk is not cut: it may be one record.)
+            return nil
         } else if path != nil || objectAtTop {
             // (The first chunk holds the text before the list, and cuts only inside it.)
             guard let start = try locateList() else { return nil }
