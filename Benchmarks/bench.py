@@ -21,7 +21,9 @@ row gives the median time, the peak memory against the inputs, the time against 
 list's in the same run, the time against `cat` of the row's inputs (the floor: reading them),
 against libyaml's bare event parse of them for the YAML rows (yaml-parse.c), and the Python
 baseline's time on the plain list of the same records (on the churn files for churn) against
-listdiff's. All of them are measured in the same run, alternating.
+listdiff's. All of them are measured in the same run, alternating. With --against BINARY,
+each case is also run by that listdiff (another build: main's, for a before and after) right
+after this one, and the last column gives this one's time against it.
 
 With --algebra it times, on the plain list, the diff (`--format json OLD NEW`), `invert` of its
 changeset and `compose` of it with the next one (NEW to next-COUNT.json), and prints each
@@ -405,13 +407,13 @@ def html(binary, sizes, runs):
                   f"{sizes_mib['html'] / sizes_mib['json']:>6.2f} {shown}")
 
 
-def shapes(binary, sizes, runs, baseline):
+def shapes(binary, sizes, runs, baseline, against=None):
     """The scale table per shape and format. Beside each row, measured in the same run: the
     floor (`cat` of the row's inputs), libyaml's bare event parse of them for the YAML rows,
-    and the Python baseline."""
+    the Python baseline, and with `against`, another build's time on the same case."""
     parse = yaml_parse()
     print(f"{'records':>9}  {'case':<34} {'time s':>7} {'peak MiB':>9} {'mem/inputs':>10} {'vs plain':>8} "
-          f"{'vs cat':>7} {'vs libyaml':>10} {'vs Python':>9}")
+          f"{'vs cat':>7} {'vs libyaml':>10} {'vs Python':>9}" + (f" {'vs against':>10}" if against else ""))
     for size in sizes:
         def path(name):
             return os.path.join(DATA, name)
@@ -432,6 +434,7 @@ def shapes(binary, sizes, runs, baseline):
         cases.append(("invert of the changeset", [changes], ["invert"]))
         cases.append(("compose with the next changeset", [changes, chain_changeset(binary, size)], ["compose"]))
         times = {name: [] for name, _, _ in cases}
+        before = {name: [] for name, _, _ in cases}
         memory = {name: 0 for name, _, _ in cases}
         floor = {name: [] for name, _, _ in cases}
         libyaml = {name: [] for name, files, _ in cases if all(f.endswith(".yaml") for f in files)}
@@ -444,6 +447,8 @@ def shapes(binary, sizes, runs, baseline):
                 t, m = measure(argv)
                 times[name].append(t)
                 memory[name] = max(memory[name], m)
+                if against:
+                    before[name].append(measure([against] + argv[1:])[0])
                 floor[name].append(measure(["cat"] + files)[0])
                 if name in libyaml:
                     libyaml[name].append(measure([parse] + files)[0])
@@ -462,8 +467,9 @@ def shapes(binary, sizes, runs, baseline):
             else:
                 versus = f"{'-':>9}"
             lib = f"{t / statistics.median(libyaml[name]):>9.2f}x" if name in libyaml else f"{'-':>10}"
+            other = f" {t / statistics.median(before[name]):>9.2f}x" if against else ""
             print(f"{size:>9}  {name:<34} {t:>7.3f} {memory[name]:>9.0f} {memory[name] / inputs:>9.2f}x "
-                  f"{t / plain:>7.2f}x {t / statistics.median(floor[name]):>6.1f}x {lib} {versus}")
+                  f"{t / plain:>7.2f}x {t / statistics.median(floor[name]):>6.1f}x {lib} {versus}{other}")
         ratio = statistics.median(times["1% re-keyed, --renames"]) / statistics.median(times["1% re-keyed"])
         print(f"{size:>9}  --renames costs {ratio:.2f}x the same diff without it")
 
@@ -481,7 +487,8 @@ def main():
     parser.add_argument("--apply", action="store_true", help="apply -o against the diff -o of the same files")
     parser.add_argument("--yaml", action="store_true", help="the YAML diff against libyaml's parse and the JSON diff")
     parser.add_argument("--core", action="store_true", help="the plain diff and high churn, against cat and the Python baseline")
-    parser.add_argument("--against", metavar="BINARY", help="with --apply, --yaml or --core: another listdiff binary timed alongside")
+    parser.add_argument("--against", metavar="BINARY",
+                        help="with --apply, --yaml, --core or --shapes: another listdiff binary timed alongside")
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--product", "listdiff"], cwd=ROOT, check=True,
@@ -508,7 +515,7 @@ def main():
         yaml(binary, [int(s) for s in args.sizes.split(",")], args.runs, args.against)
         return
     if args.shapes:
-        shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline)
+        shapes(binary, [int(s) for s in args.sizes.split(",")], args.runs, not args.no_baseline, args.against)
         return
 
     rows = []

@@ -69,13 +69,14 @@ final class SpillFolder {
     /// A new folder under `parent` (else `TMPDIR`, else `/tmp`), for `count` partitions.
     init(partitions count: Int, in parent: String? = nil) throws(ListDiffError) {
         let base = parent ?? SystemCalls.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        guard let path = SystemCalls.makeTemporaryFolder(base + (base.hasSuffix("/") ? "" : "/") + "listdiff-spill-XXXXXX") else {
+        guard let (_, path, entry) = SignalCleanup.makeTemporary(base + (base.hasSuffix("/") ? "" : "/") + "listdiff-spill-", folder: true)
+        else {
             throw ListDiffError(
                 .io, file: base, "cannot make a folder for the spill files: \(InputFile.errnoText()) (set TMPDIR to a folder with room)")
         }
         self.path = path
         self.count = count
-        entries.append(SignalCleanup.add(path, folder: true))
+        entries.append(entry)
     }
 
     /// The path of a partition's file: `side` is `old` or `new`, `kind` `records` or `index`.

@@ -98,13 +98,14 @@ struct AtomicFile {
             return
         }
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        guard let (fd, temporary) = SystemCalls.makeTemporaryFile((directory.isEmpty ? "" : directory) + "/.listdiff-XXXXXX") else {
+        // (Its path is added for removal on a signal before the file exists.)
+        guard let (fd, temporary, entry) = SignalCleanup.makeTemporary((directory.isEmpty ? "" : directory) + "/.listdiff-") else {
             throw ListDiffError(
                 .io, file: path, "cannot create a temporary file in \(directory.isEmpty ? "/" : directory): \(Self.reason())")
         }
         self.fd = fd
         self.temporary = temporary
-        Cleanup.remove(onSignal: temporary)
+        Cleanup.track(entry)
         if let existing {
             SystemCalls.setPermissions(fd, existing.permissions)
             SystemCalls.setOwner(fd, owner: existing.owner, group: existing.group)
@@ -130,17 +131,17 @@ struct AtomicFile {
         guard SystemCalls.sync(fd), SystemCalls.close(fd), SystemCalls.rename(temporary, to: path) else {
             let reason = Self.reason()
             SystemCalls.remove(temporary)
-            Cleanup.remove(onSignal: nil)
+            Cleanup.track(nil)
             throw ListDiffError(.io, file: path, "cannot write: \(reason)")
         }
-        Cleanup.remove(onSignal: nil)
+        Cleanup.track(nil)
     }
 
     func discard() {
         SystemCalls.close(fd)
         if let temporary {
             SystemCalls.remove(temporary)
-            Cleanup.remove(onSignal: nil)
+            Cleanup.track(nil)
         }
     }
 }
@@ -150,9 +151,10 @@ struct AtomicFile {
 enum Cleanup {
     nonisolated(unsafe) private static var entry: SignalCleanup.Entry?
 
-    static func remove(onSignal path: String?) {
+    /// Tracks `new` (the output's temporary file, added already) in place of the last.
+    static func track(_ new: SignalCleanup.Entry?) {
         SignalCleanup.forget(entry)
-        entry = path.flatMap { SignalCleanup.add($0) }
+        entry = new
     }
 }
 

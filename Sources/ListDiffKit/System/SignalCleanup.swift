@@ -33,6 +33,30 @@ package enum SignalCleanup {
         return Entry(slot: folder ? capacity + slot : slot)
     }
 
+    /// Makes a temporary file (or a folder, its owner's only) named `prefix` and six random
+    /// letters and digits. Its path is added before it exists, so that a signal at any time
+    /// after removes it. Its descriptor (-1 for a folder), path and entry; nil on failure,
+    /// with the error number set.
+    package static func makeTemporary(_ prefix: String, folder: Bool = false) -> (fd: Int32, path: String, entry: Entry?)? {
+        let characters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<100 {
+            let path = prefix + String(decoding: (0..<6).map { _ in characters.randomElement(using: &random)! }, as: UTF8.self)
+            let entry = add(path, folder: folder)
+            if folder {
+                if SystemCalls.makeFolder(path, mode: 0o700) { return (-1, path, entry) }
+            } else {
+                let fd = SystemCalls.createForWriting(path)
+                if fd >= 0 { return (fd, path, entry) }
+            }
+            let exists = SystemCalls.alreadyExists
+            // (free, in forget, keeps the error number.)
+            forget(entry)
+            guard exists else { return nil }
+        }
+        return nil
+    }
+
     /// Takes `entry` out of the table: its path is gone, or kept on purpose.
     package static func forget(_ entry: Entry?) {
         guard let entry else { return }

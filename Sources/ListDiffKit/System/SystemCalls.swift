@@ -24,6 +24,9 @@ package enum SystemCalls {
     /// Whether a failed call was interrupted by a signal, and should be made again.
     package static var wasInterrupted: Bool { errno == EINTR }
 
+    /// Whether the last call failed because its path exists.
+    package static var alreadyExists: Bool { errno == EEXIST }
+
     /// The system's words for an error number (`strerror`).
     package static func describe(_ number: Int32) -> String {
         String(cString: strerror(number))
@@ -141,34 +144,16 @@ package enum SystemCalls {
         symlink(target, path) == 0
     }
 
-    /// Makes the folder at `path` (mode 0777 less the umask); false on failure, and when it
-    /// exists.
-    package static func makeFolder(_ path: String) -> Bool {
-        mkdir(path, 0o777) == 0
+    /// Makes the folder at `path` (`mode`, 0777 unless given, less the umask); false on
+    /// failure, and when it exists.
+    package static func makeFolder(_ path: String, mode: UInt32 = 0o777) -> Bool {
+        mkdir(path, mode_t(mode)) == 0
     }
 
     /// The current working directory, as an absolute path; nil on failure.
     package static func currentDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         return buffer.withUnsafeMutableBufferPointer { getcwd($0.baseAddress, $0.count) != nil ? String(cString: $0.baseAddress!) : nil }
-    }
-
-    /// Creates a new file from `template`, whose name ends in `XXXXXX` (replaced to make it
-    /// unique); its descriptor and path, or nil on failure.
-    package static func makeTemporaryFile(_ template: String) -> (fd: Int32, path: String)? {
-        var bytes = Array(template.utf8CString)
-        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return nil }
-        return (fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-    }
-
-    /// Creates a new folder from `template`, whose name ends in `XXXXXX` (replaced to make it
-    /// unique), readable by its owner only; its path, or nil on failure.
-    package static func makeTemporaryFolder(_ template: String) -> String? {
-        var bytes = Array(template.utf8CString)
-        let made = bytes.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
-        guard made else { return nil }
-        return bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Creates the file at `path` for writing, failing when it exists; -1 on failure.
