@@ -118,16 +118,17 @@ package struct RecordChunks {
     private var directives: [UInt8] = []
     /// JSON: where the list is inside the document (nil: at the top).
     let path: FieldPath?
-    /// JSON at a path: where the list's `[` is in the first chunk, once found; the text up
-    /// to it, which leads every later chunk; and what closes the containers that text
-    /// opens, which ends every chunk but the last.
+    /// JSON at a path, or an object at the top: where the records' container starts (`[`,
+    /// or `{` for a map) in the first chunk, once found; the text up to it (and a map's
+    /// first member), which leads every later chunk; and what closes the containers that
+    /// text opens, which ends every chunk but the last.
     private var listStart: Int? = nil
     private var opening: [UInt8] = []
     private var closing: [UInt8] = []
     /// JSON: what closes the records' container: `]`, or `}` for a map of records.
     private var closer = UInt8(ascii: "]")
-    /// JSON: whether the records' container is an object (a map of records), found where
-    /// it starts: at the top, or at the path.
+    /// JSON without a path: whether the input is an object (a map of records, or one record
+    /// that holds the key).
     private var objectAtTop = false
     /// JSON: records that lead every later chunk (a map's first member).
     private var leading = 0
