@@ -260,6 +260,8 @@ extension FileDiffer {
         var map = false
         /// How many records each partition holds.
         var partitionCounts: [Int] = []
+        /// The format of the partition files: a map's are JSON objects, a list's NDJSON.
+        var partitionFormat: InputFormat { map ? .json : .ndjson }
         /// The first record without a usable key: its error, thrown once the whole input
         /// has been read (a malformed text later in it comes first, as in memory).
         var unkeyed: ListDiffError?
@@ -451,8 +453,7 @@ extension FileDiffer {
         let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
         if let error = oldSplit.unkeyed { throw try earliest(error, side: "old", name: old) }
         progress?.lap("split OLD")
-        // A map's partitions are JSON objects, a list's NDJSON.
-        files.reader.format = oldSplit.map ? .json : .ndjson
+        files.reader.format = oldSplit.partitionFormat
         let newSplit: SplitSide
         do throws(ListDiffError) {
             newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
@@ -466,7 +467,7 @@ extension FileDiffer {
         if oldSplit.map != newSplit.map {
             throw Self.refusal("one input is a map of records and the other a list")
         }
-        let partitionFormat: InputFormat = oldSplit.map ? .json : .ndjson
+        let partitionFormat = oldSplit.partitionFormat
         var join: ShardJoin? = nil
         var firstError: (rank: [Int], error: ListDiffError)? = nil
         // A map's partition with no member on either side adds nothing: it is not read
@@ -496,8 +497,6 @@ extension FileDiffer {
                 try join!.add(shard, name: old)
             } catch {
                 // As in memory: OLD's errors before NEW's, each side's earliest first.
-                // (One file given twice: OLD's partition is read first, and holds the same.)
-                let error = Self.placed(error, error.file == old ? oldFile : newFile)
                 let rank = Self.rank(error, old: old)
                 if firstError.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { firstError = (rank, error) }
             }
@@ -543,16 +542,6 @@ extension FileDiffer {
         return { places, isNew in places.map { (isNew ? new : old)[$0.position.index] } }
     }
 
-    /// A reader's error in a map's partition file (a member name given twice), placed in
-    /// the input: its place, and the place its message names. (Other errors are placed
-    /// already, through the file's `origin`.)
-    static func placed(_ error: ListDiffError, _ file: MappedFile?) -> ListDiffError {
-        guard error.kind == .syntax, let origin = file?.origin else { return error }
-        var placed = error.placingFirstAt(origin.location)
-        placed.location = error.location.map(origin.location)
-        return placed
-    }
-
     /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.
     static func rank(_ error: ListDiffError, old: String) -> [Int] {
         [error.file == old ? 0 : 1, error.location?.line ?? 0, error.location?.column ?? 0]
@@ -568,7 +557,6 @@ extension FileDiffer {
             do {
                 _ = try checkedSide(file, name)
             } catch {
-                let error = Self.placed(error, file)
                 let rank = Self.rank(error, old: name)
                 if first.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { first = (rank, error) }
             }

@@ -636,7 +636,9 @@ struct Engine: Sendable {
                 let read = Result { () throws(ListDiffError) in
                     _ = format == .ndjson ? try reader.readLines(text, name: file.name) : try reader.read(text, name: file.name)
                 }
-                if case .failure(let first) = read, let place = first.location, (place.line, place.column) < (at.line, at.column) {
+                if case .failure(let error) = read, case let first = file.placed(error), let place = first.location,
+                    (place.line, place.column) < (at.line, at.column)
+                {
                     throw first
                 }
                 throw error
@@ -699,7 +701,11 @@ struct Engine: Sendable {
             // A map's name given twice: the document is not JSON listdiff reads, and its
             // reader says where (or what comes first).
             if side.records.names != nil, side.format != .yaml {
-                _ = try JSONReader(maxDepth: maxDepth).read(Array(side.file.bytes), name: side.file.name)
+                do {
+                    _ = try JSONReader(maxDepth: maxDepth).read(Array(side.file.bytes), name: side.file.name)
+                } catch {
+                    throw side.file.placed(error)
+                }
             }
             throw try duplicateError(side, first, second)
         }

@@ -79,7 +79,12 @@ package final class MappedFile: @unchecked Sendable {
     /// nil when the places are hidden.
     func location(of offset: Int) -> SourceLocation? {
         if placesHidden { return nil }
-        let location = SourceLocation.of(offset: offset, in: bytes)
+        return placed(SourceLocation.of(offset: offset, in: bytes))
+    }
+
+    /// A place in this file's text, placed in its input: a CSV input's row for its JSON
+    /// text, a spill file's record at its place in the input.
+    private func placed(_ location: SourceLocation) -> SourceLocation {
         let written = csv?.location(location) ?? location
         return origin?.location(written) ?? written
     }
@@ -91,18 +96,23 @@ package final class MappedFile: @unchecked Sendable {
     /// The number the record `r` of this file has in the input it came from.
     func recordNumber(_ r: Int) -> Int { origin?.number(r) ?? r }
 
-    /// An error found in a CSV input's JSON text, placed at its row in the CSV.
-    func placed(_ error: ListDiffError) -> ListDiffError { csv?.placed(error) ?? error }
+    /// An error found in this file's text, placed in its input: at a CSV input's row for its
+    /// JSON text; in a spill file, at its record's place in the input, and so is the place
+    /// its message names (a member name given twice).
+    func placed(_ error: ListDiffError) -> ListDiffError {
+        var placed = csv?.placed(error) ?? error
+        if let origin {
+            placed = placed.placingFirstAt(origin.location)
+            placed.location = placed.location.map(origin.location)
+        }
+        return placed
+    }
 
     /// Where each of `offsets` is, as `location(of:)` tells.
     func locations(of offsets: [Int?]) -> [SourceLocation?] {
         if placesHidden { return offsets.map { _ in nil } }
         let locations = SourceLocation.of(offsets: offsets, in: bytes)
-        return locations.map { location in
-            guard let location else { return nil }
-            let written = csv?.location(location) ?? location
-            return origin?.location(written) ?? written
-        }
+        return locations.map { $0.map(placed) }
     }
 
     /// Bytes held in memory under a name (for tests and small inputs).
