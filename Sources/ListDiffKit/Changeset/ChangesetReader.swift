@@ -346,7 +346,7 @@ package struct ChangesetReader: Sendable {
         let old = try index("old"), new = try index("new")
         if op != .insert, old == nil { throw at.error("the section \(opName) has no \"old\" index") }
         if op != .delete, new == nil { throw at.error("the section \(opName) has no \"new\" index") }
-        return SectionChange(op, name: name, old: old, new: new, value: fields["value"]?.0)
+        return SectionChange(op, name: name, old: old, new: new, value: fields["value"]?.0, fields: try decodeFields(fields))
     }
 
     func count(_ records: Value, _ side: String, at: Cursor) throws(ListDiffError) -> Int {
@@ -414,24 +414,28 @@ package struct ChangesetReader: Sendable {
             }
             occurrence = k
         }
-        var changedFields: [FieldChange] = []
-        if let (value, c) = fields["fields"] {
-            guard case .array(let items) = value else { throw c.error("\"fields\" must be an array") }
-            for item in items {
-                guard case .object(let f) = item, case .string(let path)? = f["path"] else {
-                    throw c.error("each of \"fields\" must be an object with a \"path\"")
-                }
-                var field = FieldChange(path: path, old: f["old"], new: f["new"])
-                if case .string(let from)? = f["from"] { field.from = from }
-                if case .array(let steps)? = f["keyed_path"] { field.keyedPath = steps }
-                if case .array(let added)? = f["added"] { field.added = added }
-                if case .array(let removed)? = f["removed"] { field.removed = removed }
-                changedFields.append(field)
-            }
-        }
         return Change(
             op, key: key, keyedBySelf: !map && (identity.isWholeRecord || (key.isScalar && record?.isScalar == true)), old: old,
-            new: new, fields: changedFields, value: op == .move ? nil : record, occurrence: occurrence, oldKey: oldKey)
+            new: new, fields: try decodeFields(fields), value: op == .move ? nil : record, occurrence: occurrence, oldKey: oldKey)
+    }
+
+    /// The `fields` of an update, of a record or of a section (none when there is none).
+    func decodeFields(_ fields: Cursor.Fields) throws(ListDiffError) -> [FieldChange] {
+        guard let (value, c) = fields["fields"] else { return [] }
+        guard case .array(let items) = value else { throw c.error("\"fields\" must be an array") }
+        var changedFields: [FieldChange] = []
+        for item in items {
+            guard case .object(let f) = item, case .string(let path)? = f["path"] else {
+                throw c.error("each of \"fields\" must be an object with a \"path\"")
+            }
+            var field = FieldChange(path: path, old: f["old"], new: f["new"])
+            if case .string(let from)? = f["from"] { field.from = from }
+            if case .array(let steps)? = f["keyed_path"] { field.keyedPath = steps }
+            if case .array(let added)? = f["added"] { field.added = added }
+            if case .array(let removed)? = f["removed"] { field.removed = removed }
+            changedFields.append(field)
+        }
+        return changedFields
     }
 }
 
