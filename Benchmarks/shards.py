@@ -11,8 +11,12 @@ With --ndjson, the inputs are DIR/old-COUNT.ndjson and DIR/new-COUNT.ndjson as t
 NDJSON records keyed by `id`, such as spill.py's files linked under those names), which
 every way reads; at 10M records generate.py's lists take too long to make and to convert.
 
+With --shape objects or --shape sections, the inputs are the same records in sections, as
+`bench.py --shapes` writes them: DIR/objects-old-COUNT.json (an object of 10 lists) or
+DIR/sections-old-COUNT.json (a list of 10 section objects), and their -new- files.
+
 Usage: shards.py DIR COUNT [--shards N] [--runs R] [--spark] [--ndjson] [--driver-memory SIZE]
-                 [--listdiff PATH]
+                 [--listdiff PATH] [--shape list|objects|sections]
 """
 import argparse
 import os
@@ -63,10 +67,15 @@ def main():
     parser.add_argument("--ndjson", action="store_true")
     parser.add_argument("--driver-memory", default=None)
     parser.add_argument("--listdiff", default=os.path.join(here, "..", ".build", "release", "listdiff"))
+    parser.add_argument("--shape", choices=["list", "objects", "sections"], default="list")
     args = parser.parse_args()
+    if args.shape != "list" and (args.spark or args.ndjson):
+        parser.error("--shape %s goes without --spark and --ndjson, which read lists" % args.shape)
     d, n, b = args.dir, args.count, args.listdiff
     extension = "ndjson" if args.ndjson else "json"
-    old, new = os.path.join(d, "old-%d.%s" % (n, extension)), os.path.join(d, "new-%d.%s" % (n, extension))
+    prefix = "" if args.shape == "list" else args.shape + "-"
+    old, new = (os.path.join(d, "%sold-%d.%s" % (prefix, n, extension)),
+                os.path.join(d, "%snew-%d.%s" % (prefix, n, extension)))
     whole_out = os.path.join(d, "whole.json")
     rows = {"whole": [], "shards": [], "join": [], "sharded total": [], "spark": [], "spark whole": []}
     # (A Spark job's peak memory is that of its largest process, the JVM.)
@@ -103,8 +112,8 @@ def main():
         rows["spark whole"].append(timed([b, "-f", "json", "--label", "OLD", "--label", "NEW", "-o", direct,
                                           os.path.join(export, "old.ndjson"), os.path.join(export, "new.ndjson")]))
         assert same(os.path.join(d, "spark.json"), direct), "the Spark job's changeset is not the diff's"
-    print("%d records, %d shards, %d runs (median seconds, max peak MiB); every changeset equal to the whole diff's"
-          % (n, args.shards, args.runs))
+    print("%d records (%s), %d shards, %d runs (median seconds, max peak MiB); every changeset equal to the whole diff's"
+          % (n, args.shape, args.shards, args.runs))
     for name, values in rows.items():
         if values:
             print("%-14s %8.2f s %8.0f MiB" % (name, statistics.median(v[0] for v in values), max(v[1] for v in values)))

@@ -124,6 +124,17 @@ package struct ShardPart: Sendable {
     /// Whether the shard's records stand at 0 onward in the shard alone (`unplaced`): the
     /// join moves them past the shards before it.
     var unplaced = false
+    /// When records sit in sections: each side's sections, in order (their names are the
+    /// changeset's). The join needs them to place records in sections, to keep moves
+    /// within a section pair as the whole diff does, and to hash each document.
+    var oldSections: [SectionFrame] = [], newSections: [SectionFrame] = []
+
+    /// One section of a document, as a shard hands it to the join: how many records it
+    /// holds, and its section object's other members (nil in an object of lists).
+    struct SectionFrame: Sendable, Equatable {
+        var records: Int
+        var header: Value?
+    }
 
     static func integer(_ value: Value) -> Int? {
         if case .number(let n) = value, let i = Int(n.text) { return i }
@@ -153,7 +164,8 @@ public struct ShardChangeset: Sendable {
         buffer.append(",\n  \"shard\": {\"index\": ", int: part.shard.index)
         buffer.append(", \"count\": ", int: part.shard.count)
         if part.unplaced { buffer.append(", \"placed\": false") }
-        func side(_ name: StaticString, _ positions: [Int], _ hashes: [Hash128], _ sum: Hash128?) {
+        let sectioned = changeset.layout.isSectioned
+        func side(_ name: StaticString, _ positions: [Int], _ hashes: [Hash128], _ sum: Hash128?, _ sections: [ShardPart.SectionFrame]) {
             buffer.append(",\n    \"")
             buffer.append(name)
             buffer.append("\": {\"positions\": [")
@@ -169,10 +181,19 @@ public struct ShardChangeset: Sendable {
                 for h in hashes { buffer.append(raw: h.hex) }
                 buffer.append("\"")
             }
+            if sectioned {
+                buffer.append(", \"sections\": [")
+                for (k, section) in sections.enumerated() {
+                    buffer.append(k == 0 ? "{\"records\": " : ", {\"records\": ", int: section.records)
+                    if let header = section.header { buffer.append(", \"header\": ", value: header) }
+                    buffer.append("}")
+                }
+                buffer.append("]")
+            }
             buffer.append("}")
         }
-        side("old", part.oldPositions, part.oldHashes, part.oldSum)
-        side("new", part.newPositions, part.newHashes, part.newSum)
+        side("old", part.oldPositions, part.oldHashes, part.oldSum, part.oldSections)
+        side("new", part.newPositions, part.newHashes, part.newSum, part.newSections)
         buffer.append(",\n    \"matched\": [")
         for (k, m) in part.matched.enumerated() {
             buffer.append(k == 0 ? "[" : ",[")
@@ -205,7 +226,7 @@ public struct ShardChangeset: Sendable {
             guard case .bool(let b) = placed else { throw placedAt.error("\"placed\" is true or false") }
             part.unplaced = !b
         }
-        func side(_ which: String) throws(ListDiffError) -> ([Int], [Hash128], Hash128?) {
+        func side(_ which: String) throws(ListDiffError) -> ([Int], [Hash128], Hash128?, [ShardPart.SectionFrame]) {
             guard let (v, sideAt) = fields[which], case .object(let s) = v, let (list, listAt) = sideAt.fields(of: s)["positions"],
                 case .array(let items) = list
             else { throw at.error("\"shard\" needs \"\(which)\": {\"positions\": [...], ...}") }
@@ -216,19 +237,30 @@ public struct ShardChangeset: Sendable {
                 positions.append(p)
             }
             let members = sideAt.fields(of: s)
+            var sections: [ShardPart.SectionFrame] = []
+            if changeset.layout.isSectioned {
+                let shape = "\"\(which)\" needs \"sections\": [{\"records\": N, \"header\": {...}}, ...], one for each of its sections"
+                guard let (list, sectionsAt) = members["sections"], case .array(let items) = list else { throw sideAt.error(shape) }
+                for (item, itemAt) in sectionsAt.elements(of: items) {
+                    guard case .object(let o) = item, let n = o["records"].flatMap(ShardPart.integer), n >= 0 else {
+                        throw itemAt.error(shape)
+                    }
+                    sections.append(ShardPart.SectionFrame(records: n, header: o["header"]))
+                }
+            }
             if let (sum, sumAt) = members["sum"] {
                 guard case .string(let hex) = sum, let h = Self.hashes(hex), h.count == 1 else {
                     throw sumAt.error("\"sum\" is 32 hex digits")
                 }
-                return (positions, [], h[0])
+                return (positions, [], h[0], sections)
             }
             guard let (text, _) = members["hashes"], case .string(let hex) = text, let hashes = Self.hashes(hex),
                 hashes.count == positions.count
             else { throw sideAt.error("\"\(which)\" needs \"hashes\": 32 hex digits for each position") }
-            return (positions, hashes, nil)
+            return (positions, hashes, nil, sections)
         }
-        (part.oldPositions, part.oldHashes, part.oldSum) = try side("old")
-        (part.newPositions, part.newHashes, part.newSum) = try side("new")
+        (part.oldPositions, part.oldHashes, part.oldSum, part.oldSections) = try side("old")
+        (part.newPositions, part.newHashes, part.newSum, part.newSections) = try side("new")
         if let (list, listAt) = fields["matched"] {
             guard case .array(let items) = list else { throw listAt.error("\"matched\" is an array") }
             part.matched.reserveCapacity(items.count)
@@ -280,7 +312,7 @@ extension FileDiffer {
     /// `path` read as a diff reads an input (its keys checked as the diff checks them).
     public func keyHashes(_ path: String) throws(ListDiffError) -> [UInt64] {
         let side = try checkedSide(path)
-        if side.hashing == KeyHashing(), side.table.keyHashes.count == side.count {
+        if side.hashing == KeyHashing(), side.table.keyHashes.count == side.count, side.layout.shape != .pattern {
             return (0..<side.count).map { side.table.keyHashes[$0] }
         }
         return try Self.read(side, reader.key)
@@ -296,10 +328,11 @@ extension FileDiffer {
 
     /// Each record's key hash (`KeyHash`) on both sides of a diff: the scan's, when it made
     /// them with the documented hash (a NEW record's is its OLD match's, or the one it kept
-    /// for a record with none); else from each record's key, read again.
+    /// for a record with none); else from each record's key, read again. (Under a `*` path
+    /// the scan mixes each list's name into its keys' hashes: the keys are read again.)
     static func keyHashes(_ old: Engine.Side, _ new: Engine.Side, _ key: IdentityKey) throws(ListDiffError) -> ([UInt64], [UInt64]) {
         guard old.hashing == KeyHashing(), new.hashing == KeyHashing(), old.table.keyHashes.count == old.count,
-            new.table.matches.count == new.count
+            new.table.matches.count == new.count, old.layout.shape != .pattern
         else { return (try read(old, key), try read(new, key)) }
         let oldHashes = (0..<old.count).map { old.table.keyHashes[$0] }
         var strangers: [Int: UInt64] = [:]
@@ -368,11 +401,15 @@ extension FileDiffer {
         guard let (oldSide, _) = result.old, let newSide = result.new else {
             throw ListDiffError(.usage, "--partition needs both inputs scanned whole")
         }
-        // (Two empty objects read as an object of lists with none: nothing to split.)
+        // Records in sections are placed by the sections of the whole documents, which a
+        // pre-split input does not hold. (Two empty objects hold no section: nothing to place.)
         let layout = result.changeset.layout
-        guard !layout.isSectioned || oldSide.sections.isEmpty && newSide.sections.isEmpty else {
+        let sectioned = layout.isSectioned
+        guard positions == nil || !sectioned || oldSide.sections.isEmpty && newSide.sections.isEmpty else {
             throw ListDiffError(
-                .usage, "--partition diffs a list or a map of records; sections (\(layout)) are not split into shards yet")
+                .usage,
+                "shard positions place the records of one list; records in sections (\(layout)) are split from the whole inputs (leave out --shard-positions and --pre-split)"
+            )
         }
         let newToOld = newSide.newToOld ?? PageBuffer<Int32>(zeroed: 0)
         let key = reader.key
@@ -417,11 +454,26 @@ extension FileDiffer {
             newPick = newKeyHashes.indices.filter { holds(newKeyHashes[$0]) }
         }
         // The shard's changes, at their places in the whole documents.
+        // A change is the shard's when its record is: picked by the hash the scan gave its
+        // key (under a `*` path, a key's hash is its list's too), counted over the whole
+        // document when records sit in sections.
+        var picked = [Bool](repeating: positions != nil, count: newSide.count),
+            oldPicked = [Bool](repeating: positions != nil, count: oldSide.count)
+        if positions == nil {
+            for j in newPick { picked[j] = true }
+            for i in oldPick { oldPicked[i] = true }
+        }
+        func record(_ p: RecordPosition, _ side: Engine.Side) -> Int { side.sectionStarts[p.section] + p.index }
         var updated = [Bool](repeating: false, count: newSide.count)
         var changes: [Change] = []
         var summary = Changeset.Summary()
-        for var change in changeset.changes where positions != nil || shard.holds(change.key) {
-            if change.operation == .update, let j = change.new?.index { updated[j] = true }
+        for var change in changeset.changes {
+            if let p = change.new {
+                guard picked[record(p, newSide)] else { continue }
+            } else if let p = change.old {
+                guard oldPicked[record(p, oldSide)] else { continue }
+            }
+            if change.operation == .update, let p = change.new { updated[record(p, newSide)] = true }
             switch change.operation {
             case .insert: summary.inserted += 1
             case .delete: summary.deleted += 1
@@ -455,7 +507,12 @@ extension FileDiffer {
             part.newSum = b.sum
         } else {
             part.oldHashes = oldPick.map { oldHashes[$0] }
-            if differ.comparison.unorderedRecords {
+            if sectioned {
+                part.oldSections = oldSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+                part.newSections = newSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+            }
+            // (Under `--unordered` a record that changes section moves: sections need the pairs.)
+            if differ.comparison.unorderedRecords, !sectioned {
                 // NEW's order means nothing: its records are a bag, which adds up.
                 var bag = CanonicalHash.BagHasher()
                 for j in newPick { bag.add(resulting(j)) }
@@ -489,7 +546,7 @@ extension Changeset {
     public static func joined(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> Changeset {
         let shards = try placed(shards)
         guard let (first, firstName) = shards.first else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
-        var join = ShardJoin(first.changeset, shard: first.shard, name: firstName)
+        var join = ShardJoin(first, name: firstName)
         for (shard, name) in shards { try join.add(shard, name: name) }
         return try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
             var keys: [Int: Value] = [:]
@@ -547,6 +604,8 @@ extension Changeset {
         if a.comparison.value != b.comparison.value { return "comparison" }
         if a.memberOrderSignificant != b.memberOrderSignificant { return "member order" }
         if a.layout != b.layout { return "layout" }
+        if a.oldSections.names != b.oldSections.names || a.newSections.names != b.newSections.names { return "list of sections" }
+        if a.sections != b.sections { return "list of section changes" }
         if a.oldCount != b.oldCount || a.newCount != b.newCount { return "record count" }
         if a.fingerprints != b.fingerprints { return "fingerprint" }
         if a.configurationFiles != b.configurationFiles { return "configuration" }
@@ -569,18 +628,26 @@ struct ShardJoin {
     private var oldToNew: [Int32]
     /// Under `--duplicates match`: the occurrence of each matched NEW record's key.
     private var occurrences: [Int32: Int] = [:]
-    private var deletes: [Change] = [], others: [(position: Int, rank: Int, change: Change)] = []
+    private var deletes: [(position: Int, change: Change)] = [], others: [(position: Int, rank: Int, change: Change)] = []
     private var summary = Changeset.Summary()
     private var updatedAt = Set<Int>()
+    /// When records sit in sections: each side's sections (the first shard's, which every
+    /// shard must give), and where each starts in the whole document's records.
+    private let oldSections: [ShardPart.SectionFrame], newSections: [ShardPart.SectionFrame]
+    private let oldStarts: [Int], newStarts: [Int]
 
     /// A join whose first shard (named `name` in errors) is `first`.
-    init(_ first: Changeset, shard: Shard, name: String) {
-        self.first = first
+    init(_ first: ShardChangeset, name: String) {
+        self.first = first.changeset
         firstName = name
-        firstShard = shard
-        byIndex = [String?](repeating: nil, count: shard.count)
-        oldCount = first.oldCount
-        newCount = first.newCount
+        firstShard = first.shard
+        byIndex = [String?](repeating: nil, count: first.shard.count)
+        oldCount = first.changeset.oldCount
+        newCount = first.changeset.newCount
+        oldSections = first.part.oldSections
+        newSections = first.part.newSections
+        oldStarts = RecordPosition.starts(oldSections.map(\.records))
+        newStarts = RecordPosition.starts(newSections.map(\.records))
         oldHashes = [Hash128](repeating: Hash128(a: 0, b: 0), count: oldCount)
         newHashes = [Hash128](repeating: Hash128(a: 0, b: 0), count: newCount)
         oldSeen = [Bool](repeating: false, count: oldCount)
@@ -598,8 +665,16 @@ struct ShardJoin {
             throw refuse("shard \(shard.shard) is given twice (also as \(other))")
         }
         byIndex[shard.shard.index] = name
-        if let difference = Changeset.difference(first, shard.changeset) {
+        if let difference = Changeset.difference(first, shard.changeset)
+            ?? (shard.part.oldSections != oldSections || shard.part.newSections != newSections ? "list of sections" : nil)
+        {
             throw refuse("this shard is not of the diff \(firstName) is a shard of: its \(difference) differs")
+        }
+        if first.layout.isSectioned,
+            oldSections.count != first.oldSections.names.count || newSections.count != first.newSections.names.count
+                || oldSections.reduce(0, { $0 + $1.records }) != oldCount || newSections.reduce(0, { $0 + $1.records }) != newCount
+        {
+            throw refuse("its sections do not hold the documents' records, or are not the sections it names")
         }
         let part = shard.part
         try Self.cover(part.oldPositions, part.oldHashes, &oldSeen, &oldHashes, "OLD", name)
@@ -616,18 +691,24 @@ struct ShardJoin {
         // The changes in the whole diff's order: deletes by old position, then inserts,
         // moves and updates by new position (a record's move before its update).
         summary.unchanged += shard.changeset.summary.unchanged
+        // (Positions in sections are ordered as the records they name, counted over the document.)
+        func old(_ change: Change) -> Int { change.old.map { oldStarts.isEmpty ? $0.index : oldStarts[$0.section] + $0.index } ?? 0 }
+        func new(_ change: Change) -> Int { change.new.map { newStarts.isEmpty ? $0.index : newStarts[$0.section] + $0.index } ?? 0 }
         for change in shard.changeset.changes {
+            guard change.old.map({ oldStarts.isEmpty || $0.section < oldStarts.count }) ?? true,
+                change.new.map({ newStarts.isEmpty || $0.section < newStarts.count }) ?? true
+            else { throw refuse("a change names a section the shard's sections do not hold") }
             switch change.operation {
             case .delete:
-                deletes.append(change)
+                deletes.append((old(change), change))
                 summary.deleted += 1
             case .insert:
-                others.append((change.new?.index ?? 0, 0, change))
+                others.append((new(change), 0, change))
                 summary.inserted += 1
             case .update:
-                others.append((change.new?.index ?? 0, 1, change))
+                others.append((new(change), 1, change))
                 summary.updated += 1
-                if let j = change.new?.index { updatedAt.insert(j) }
+                updatedAt.insert(new(change))
             case .move:
                 throw ListDiffError(.changeset, "a shard's changeset holds a move: shards leave the moves to the join")
             case .rename:
@@ -673,15 +754,33 @@ struct ShardJoin {
         if let p = newSeen.firstIndex(of: false) {
             throw ListDiffError(.changeset, "no shard holds NEW's record \(p): the shards are not of one diff")
         }
+        // A shard of sections reads the whole inputs, so it names their fingerprints.
+        if first.layout.isSectioned, first.fingerprints == nil {
+            throw ListDiffError(
+                .changeset, file: firstName,
+                "this shard of records in sections names no fingerprints: it is not a shard that --partition wrote")
+        }
+        try checkMatches()
         var joined = first
         let fingerprints = try self.fingerprints()
         if let named = joined.fingerprints, named != fingerprints {
             throw ListDiffError(
                 .changeset, file: firstName, "the shards' records do not give the fingerprints the shards name: they are not of one diff")
         }
-        // The moves: the matched pairs off the longest run that keeps its order.
+        // The moves: the matched pairs off the longest run that keeps its order (within each
+        // pair of matched sections, when records sit in sections).
         var stays = [Bool](repeating: false, count: oldCount)
-        visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) }) { stays[$0] = true }
+        if first.layout.isSectioned {
+            func ranges(_ starts: [Int], _ sections: [ShardPart.SectionFrame]) -> [Range<Int>] {
+                zip(starts, sections).map { $0..<$0 + $1.records }
+            }
+            let oldToNew = self.oldToNew
+            stays = Engine.sectionStays(
+                old: ranges(oldStarts, oldSections), new: ranges(newStarts, newSections), targets: first.oldSectionTargets,
+                unordered: first.comparison.unorderedRecords, match: { Int(oldToNew[$0]) })
+        } else {
+            visitLongestIncreasingSubsequence(count: oldCount, value: { Int(oldToNew[$0]) }) { stays[$0] = true }
+        }
         var moved: [(old: Int, new: Int)] = []
         for i in 0..<oldCount where oldToNew[i] >= 0 && !stays[i] { moved.append((i, Int(oldToNew[i]))) }
         moved.sort { $0.new < $1.new }
@@ -690,29 +789,60 @@ struct ShardJoin {
         var others = self.others
         for (k, m) in moved.enumerated() {
             let change = Change(
-                .move, key: movedKeys[k], old: RecordPosition(index: m.old), new: RecordPosition(index: m.new),
-                occurrence: occurrences[Int32(m.new)])
+                .move, key: movedKeys[k], old: RecordPosition.of(m.old, starts: oldStarts),
+                new: RecordPosition.of(m.new, starts: newStarts), occurrence: occurrences[Int32(m.new)])
             others.append((m.new, 0, change))
             summary.moved += 1
             if !updatedAt.contains(m.new) { summary.unchanged -= 1 }
         }
-        let deletes = self.deletes.sorted { ($0.old?.index ?? 0) < ($1.old?.index ?? 0) }
+        let deletes = self.deletes.sorted { $0.position < $1.position }
         others.sort { ($0.position, $0.rank) < ($1.position, $1.rank) }
-        joined.changes = deletes + others.map(\.change)
+        joined.changes = deletes.map(\.change) + others.map(\.change)
         joined.summary = summary
         joined.fingerprints = fingerprints
+        if joined.layout.isSectioned {
+            joined.oldSections.sizes = oldSections.map(\.records)
+            joined.newSections.sizes = newSections.map(\.records)
+        }
         joined.origin = nil
         return joined
+    }
+
+    /// Checks the matched pairs against the records' hashes, where each record has its own:
+    /// each NEW record matched once, and a matched record that is not updated holds the
+    /// hash of its OLD match (NEW's hash is the record the result holds there).
+    private func checkMatches() throws(ListDiffError) {
+        guard first.layout.shape != .map, !first.comparison.unorderedRecords || first.layout.isSectioned else { return }
+        var matched = [Bool](repeating: false, count: newCount)
+        for i in 0..<oldCount where oldToNew[i] >= 0 {
+            let j = Int(oldToNew[i])
+            guard !matched[j], updatedAt.contains(j) || oldHashes[i] == newHashes[j] else {
+                throw ListDiffError(
+                    .changeset, "the matched pair [\(i), \(j)] does not match the records' hashes: the shards are not of one diff")
+            }
+            matched[j] = true
+        }
     }
 
     /// Both fingerprints, as the whole diff computes them.
     private func fingerprints() throws(ListDiffError) -> Changeset.Fingerprints {
         if first.layout.isSectioned {
-            // Two empty objects, which a shard writes with their fingerprints.
-            guard let named = first.fingerprints, oldCount == 0, newCount == 0 else {
-                throw ListDiffError(.changeset, file: firstName, "a shard of sections cannot be joined")
+            // Each section's list, in the document's frame (as the whole diff hashes it).
+            func document(
+                _ sections: [ShardPart.SectionFrame], _ names: [Value?], _ starts: [Int], _ hashes: [Hash128], unordered: Bool
+            ) -> Hash128 {
+                let content = sections.indices.map { s -> SectionContent<Hash128> in
+                    let records = hashes[starts[s]..<starts[s] + sections[s].records]
+                    var list = CanonicalHash.ListHasher(unordered: unordered)
+                    for h in records { list.add(h) }
+                    return (name: names[s], header: sections[s].header, records: [list.finish()])
+                }
+                return first.layout.hash(content) { $0[0] }
             }
-            return named
+            return Changeset.Fingerprints(
+                old: Fingerprint.string(document(oldSections, first.oldSections.names, oldStarts, oldHashes, unordered: false)),
+                new: Fingerprint.string(
+                    document(newSections, first.newSections.names, newStarts, newHashes, unordered: first.comparison.unorderedRecords)))
         }
         if first.layout.shape == .map {
             var a = CanonicalHash.ObjectHasher(), b = CanonicalHash.ObjectHasher()

@@ -493,7 +493,7 @@ extension FileDiffer {
                 let result = try files.diffOpened(oldFile, partitionFormat, newFile, partitionFormat)
                 let shard = try files.shardChangeset(
                     result, shard: try Shard(index: p, of: count), positions: positions, names: (old, new), keys: false)
-                if join == nil { join = ShardJoin(shard.changeset, shard: shard.shard, name: old) }
+                if join == nil { join = ShardJoin(shard, name: old) }
                 try join!.add(shard, name: old)
             } catch {
                 // As in memory: OLD's errors before NEW's, each side's earliest first.

@@ -254,7 +254,7 @@ struct DiffOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Diff only the records whose key falls in shard I of N (counted from 0: 0/4 to 3/4; the key hash 'listdiff hash' prints, modulo N), and write that shard's changeset with -f json, for 'listdiff join' to join with the other shards' into the whole diff's changeset (exit 0 when it is written). Lists and maps of records; not sections, --key ., --sorted or an algorithm other than heckel.",
+            "Diff only the records whose key falls in shard I of N (counted from 0: 0/4 to 3/4; the key hash 'listdiff hash' prints, modulo N), and write that shard's changeset with -f json, for 'listdiff join' to join with the other shards' into the whole diff's changeset (exit 0 when it is written). Lists, maps of records and records in sections (split from the whole inputs); not --key ., --sorted or an algorithm other than heckel.",
             valueName: "i/n"))
     var partition: String?
 

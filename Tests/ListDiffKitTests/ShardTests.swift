@@ -68,15 +68,16 @@ import ListDiffKitTestSupport
         return Differ(memberOrder: round % 4 == 3 ? .significant : .ignore, comparison: comparison)
     }
 
-    /// Random lists and maps in JSON, NDJSON and YAML, with every key kind and both
-    /// duplicates policies, split into 1 to 5 shards: the join is the whole diff.
-    @Test(arguments: [DocumentPairs.Shape.list, .map]) func shardedThenJoinedIsTheWholeDiff(shape: DocumentPairs.Shape) throws {
+    /// Random lists, maps, objects of lists, lists of section objects and lists named by a
+    /// `*` path, in JSON, NDJSON and YAML, with every key kind and both duplicates policies,
+    /// split into 1 to 5 shards: the join is the whole diff.
+    @Test(arguments: DocumentPairs.Shape.allCases) func shardedThenJoinedIsTheWholeDiff(shape: DocumentPairs.Shape) throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
-        var pairs = DocumentPairs(seed: shape == .list ? 71 : 72)
+        var pairs = DocumentPairs(seed: 71 + UInt64(DocumentPairs.Shape.allCases.firstIndex(of: shape)!))
         var spelling = RandomSpelling(rng: SplitMix64(seed: 5), pretty: false)
         var rng = SplitMix64(seed: 6)
-        var compared = 0, moved = 0
+        var compared = 0, moved = 0, crossed = 0
         for round in 0..<160 {
             let c = DocumentPairs.Case(
                 shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
@@ -95,9 +96,16 @@ import ListDiffKitTestSupport
             #expect(joined == whole, "round \(round) \(c), \(n) shards")
             compared += 1
             if whole.contains("\"op\": \"move\"") { moved += 1 }
+            if whole.contains("\"op\": \"move\""),
+                whole.range(of: #"\[(\d+), \d+\], "new": \[(?!\1,)\d+, \d+\]"#, options: .regularExpression) != nil
+            {
+                crossed += 1
+            }
         }
         #expect(compared == 160)
         #expect(shape == .map || moved > 20)
+        // (Records that move from one section to another.)
+        #expect(shape == .map || shape == .list || crossed > 5, "\(crossed) rounds move a record across sections")
     }
 
     /// Shards handed only their own records with their positions (as a cluster job hands
@@ -248,6 +256,12 @@ import ListDiffKitTestSupport
             ("[{\"id\": 1}, {\"name\": \"x\"}]", "[{\"id\": 1}]"),
             ("[{\"id\": 1}]", "[{\"id\": 1}, {\"id\": 3}, {\"id\": 3}]"),
             ("[{\"id\": 1}]", "[{\"id\": 1},"),
+            // In sections: a key repeated in two sections, a record without its key, a
+            // section named twice, a section object without its records.
+            ("{\"a\": [{\"id\": 1}], \"b\": [{\"id\": 2}, {\"id\": 1}]}", "{\"a\": []}"),
+            ("{\"a\": [{\"id\": 1}], \"b\": [{\"v\": 2}]}", "{\"a\": []}"),
+            ("[{\"name\": \"a\", \"items\": [{\"id\": 1}]}, {\"name\": \"a\", \"items\": []}]", "[]"),
+            ("[{\"name\": \"a\", \"items\": [{\"id\": 1}]}, {\"name\": \"b\"}]", "[]"),
         ]
         for (k, (oldText, newText)) in cases.enumerated() {
             let old = dir.appendingPathComponent("old-\(k).json"), new = dir.appendingPathComponent("new-\(k).json")
@@ -306,6 +320,40 @@ import ListDiffKitTestSupport
         var bytes: [UInt8] = []
         try four[0].0.render(context: Self.context) { bytes.append(contentsOf: $0) }
         #expect(throws: ListDiffError.self) { try Changeset(json: bytes) }
+
+        // Records in sections: every shard gives the documents' sections, which must agree
+        // and hold their records.
+        let sectioned = dir.appendingPathComponent("sectioned.json")
+        try ("{\"a\": [" + records.prefix(25).joined(separator: ",") + "], \"b\": [" + records.dropFirst(25).joined(separator: ",") + "]}")
+            .write(to: sectioned, atomically: true, encoding: .utf8)
+        let regrouped = dir.appendingPathComponent("regrouped.json")
+        try
+            ("{\"b\": [" + records.prefix(10).joined(separator: ",") + "], \"a\": ["
+            + records.dropFirst(10).reversed().joined(separator: ",") + "]}")
+            .write(to: regrouped, atomically: true, encoding: .utf8)
+        var two = try Self.shards(files, sectioned, regrouped, count: 2, rng: &rng).sorted { $0.0.shard.index < $1.0.shard.index }
+        #expect(refusal(two) == "joined")
+        two[1].0.part.oldSections[0].records -= 1
+        two[1].0.part.oldSections[1].records += 1
+        #expect(refusal(two).contains("its list of sections differs"))
+        two[0].0.part.oldSections = two[1].0.part.oldSections
+        #expect(refusal(two).contains("the shards' records do not give the fingerprints"))
+        two[0].0.part.oldSections[1].records += 1
+        two[1].0.part.oldSections = two[0].0.part.oldSections
+        #expect(refusal(two).contains("its sections do not hold the documents' records"))
+        // Shards of sections read the whole inputs: they name the fingerprints.
+        var unnamed = try Self.shards(files, sectioned, regrouped, count: 2, rng: &rng)
+        for k in unnamed.indices { unnamed[k].0.changeset.fingerprints = nil }
+        #expect(refusal(unnamed).contains("names no fingerprints"))
+        // Matched pairs that do not match the records' hashes (two swapped).
+        var swapped = four
+        let pairs = swapped[1].0.part.matched
+        if pairs.count >= 2 {
+            swapped[1].0.part.matched[0].new = pairs[1].new
+            swapped[1].0.part.matched[1].new = pairs[0].new
+        }
+        #expect(pairs.count >= 2)
+        #expect(refusal(swapped).contains("does not match the records' hashes"))
     }
 
     /// The key hash is the engine's first-attempt key hash, and is pinned: shards made on
@@ -333,17 +381,27 @@ import ListDiffKitTestSupport
     @Test func theScansKeyHashesAreTheKeysHashes() throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
-        let cases: [(String, String, String)] = [
-            ("json", "[{\"id\": 1}, {\"id\": \"x\"}, {\"id\": 2.50}, {\"id\": 4}]", "[{\"id\": 2.5}, {\"id\": 9}, {\"id\": 1, \"v\": 2}]"),
-            ("yaml", "- id: 1\n- id: x\n- id: 3\n", "- id: 3\n- id: 7\n- id: x\n  v: 1\n"),
-            ("json", "{\"a\": {\"v\": 1}, \"b\": {\"v\": 2}}", "{\"c\": {\"v\": 1}, \"a\": {\"v\": 3}}"),
-            ("yaml", "a: {v: 1}\nb: {v: 2}\n", "b: {v: 2}\nc: {v: 5}\n"),
+        let cases: [(String, String, String, String?)] = [
+            (
+                "json", "[{\"id\": 1}, {\"id\": \"x\"}, {\"id\": 2.50}, {\"id\": 4}]",
+                "[{\"id\": 2.5}, {\"id\": 9}, {\"id\": 1, \"v\": 2}]", nil
+            ),
+            ("yaml", "- id: 1\n- id: x\n- id: 3\n", "- id: 3\n- id: 7\n- id: x\n  v: 1\n", nil),
+            ("json", "{\"a\": {\"v\": 1}, \"b\": {\"v\": 2}}", "{\"c\": {\"v\": 1}, \"a\": {\"v\": 3}}", nil),
+            ("yaml", "a: {v: 1}\nb: {v: 2}\n", "b: {v: 2}\nc: {v: 5}\n", nil),
+            ("json", "{\"a\": [{\"id\": 1}], \"b\": [{\"id\": 2}, {\"id\": 3}]}", "{\"b\": [{\"id\": 1}, {\"id\": 3}, {\"id\": 4}]}", nil),
+            (
+                "json", "{\"g\": {\"a\": {\"items\": [{\"id\": 1}]}, \"b\": {\"items\": [{\"id\": 1}, {\"id\": 3}]}}}",
+                "{\"g\": {\"b\": {\"items\": [{\"id\": 1}, {\"id\": 3}, {\"id\": 4}]}}}", "/g/*/items"
+            ),
         ]
-        for (k, (ext, oldText, newText)) in cases.enumerated() {
+        for (k, (ext, oldText, newText, path)) in cases.enumerated() {
             let old = dir.appendingPathComponent("old-\(k).\(ext)"), new = dir.appendingPathComponent("new-\(k).\(ext)")
             try oldText.write(to: old, atomically: true, encoding: .utf8)
             try newText.write(to: new, atomically: true, encoding: .utf8)
-            var files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"])))
+            var files = FileDiffer(
+                reader: DocumentReader(
+                    key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try path.map { try FieldPath($0) })))
             files.forShard = true
             let result = try files.diff(old: old.path, new: new.path)
             let oldSide = try #require(result.old?.side), newSide = try #require(result.new)
@@ -354,22 +412,37 @@ import ListDiffKitTestSupport
         }
     }
 
-    /// What a shard cannot do yet is refused, as a usage error.
-    @Test func sectionsAndSequencesAreRefused() throws {
+    /// What a shard cannot do is refused, as a usage error: a sequence (`--key .`), another
+    /// algorithm than Heckel's, and positions for records in sections (which the join places
+    /// by the sections of the whole documents).
+    @Test func sequencesAndPlacedSectionsAreRefused() throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
         try "{\"a\": [{\"id\": 1}], \"b\": []}".write(to: old, atomically: true, encoding: .utf8)
         try "{\"a\": [], \"b\": [{\"id\": 1}]}".write(to: new, atomically: true, encoding: .utf8)
-        for (key, algorithm) in [(["id"], HeckelDiff() as any DiffAlgorithm), (["."], HeckelDiff()), (["id"], MyersDiff())] {
+        let placed = ShardPositions(oldCount: 1, newCount: 1, old: [0], new: [0])
+        for (key, algorithm, positions) in [
+            (["."], HeckelDiff() as any DiffAlgorithm, nil), (["id"], MyersDiff(), nil), (["id"], HeckelDiff(), placed),
+            (["id"], HeckelDiff(), ShardPositions.unplaced),
+        ] {
             let files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: key)), differ: Differ(algorithm: algorithm))
-            #expect(throws: ListDiffError.self) { try files.diffShard(old: old.path, new: new.path, shard: try Shard(index: 0, of: 2)) }
             do throws(ListDiffError) {
-                _ = try files.diffShard(old: old.path, new: new.path, shard: try Shard(index: 0, of: 2))
+                _ = try files.diffShard(old: old.path, new: new.path, shard: try Shard(index: 0, of: 1), positions: positions)
+                Issue.record("\(key) \(algorithm.name) \(String(describing: positions)): not refused")
             } catch {
-                #expect(error.kind == .usage)
+                #expect(error.kind == .usage, "\(error)")
             }
         }
+        // The whole inputs split: the record moves from one section to the other.
+        let files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"])))
+        let shards = try (0..<2).map { i throws(ListDiffError) in
+            (try files.diffShard(old: old.path, new: new.path, shard: try Shard(index: i, of: 2)), name: "shard-\(i)")
+        }
+        let joined = try Changeset.joined(shards)
+        #expect(joined.changes.map(\.operation) == [.move])
+        #expect(joined.changes.first?.old == RecordPosition(section: 0, index: 0))
+        #expect(joined.changes.first?.new == RecordPosition(section: 1, index: 0))
         for text in ["1/1", "4/4", "-1/3", "a/b", "3"] {
             #expect(throws: ListDiffError.self) { try Shard(parsing: text) }
         }

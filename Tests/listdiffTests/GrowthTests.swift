@@ -53,8 +53,9 @@ import Glibc
         /// JSON or block YAML, holding a mapping of N members and a keyed list of N elements,
         /// a tenth of each changed, each change annotated at its own line.
         case githubList, githubWide, githubWideYAML
-        /// One shard of the diff (`--partition 1/3`), and the join of all three shards.
-        case partition, join
+        /// One shard of the diff (`--partition 1/3`), and the join of all three shards; the
+        /// same of an object of lists.
+        case partition, join, partitionSections, joinSections
         /// `-f mergepatch`: of a map of records (only what changed) and of a list (whole).
         case mergePatchMap, mergePatchList
         /// `-f side`: the list in two columns; and one record whose string of N words
@@ -110,7 +111,7 @@ import Glibc
                 return try sections.enumerated().map { k, s in
                     "s\(k):\n" + (try s.map { try block($0, indent: "  ") }.joined(separator: "\n"))
                 }.joined(separator: "\n") + "\n"
-            case .objectOfLists:
+            case .objectOfLists, .partitionSections, .joinSections:
                 return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
             case .sectionList, .htmlSections:
                 return "[\n"
@@ -226,8 +227,8 @@ import Glibc
             return ["merge", "-q", "-o", dir.appendingPathComponent("merged.json").path, oldURL.path, newURL.path, theirsURL.path]
         }
         if shape == .check { return ["check", oldURL.path, newURL.path] }
-        if shape == .partition { return ["--partition", "1/3", "-f", "json", oldURL.path, newURL.path] }
-        if shape == .join {
+        if shape == .partition || shape == .partitionSections { return ["--partition", "1/3", "-f", "json", oldURL.path, newURL.path] }
+        if shape == .join || shape == .joinSections {
             var shards: [String] = []
             for i in 0..<3 {
                 let shard = dir.appendingPathComponent("shard-\(count)-\(i).json").path

@@ -46,6 +46,11 @@ import Testing
                 ["--key", "id"]
             ),
             (dir.appendingPathComponent("old.ndjson").path, dir.appendingPathComponent("new.ndjson").path, ["--key", "id"]),
+            // Records in sections, which move from one section to another.
+            (
+                Self.examples.appendingPathComponent("people-sections-old.yaml").path,
+                Self.examples.appendingPathComponent("people-sections-new.yaml").path, ["--key", "id"]
+            ),
         ]
         for (old, new, key) in cases {
             let whole = try Binary.run(["-f", "json", old, new] + key)
@@ -99,7 +104,9 @@ import Testing
         try refused(["--pre-split", "-f", "json", "-o", out, old, new, "--key", "id"], "--pre-split goes with --partition")
         let sections = Self.examples.appendingPathComponent("people-sections-old.yaml").path
         let sectionsNew = Self.examples.appendingPathComponent("people-sections-new.yaml").path
-        try refused(["--partition", "0/2", "-f", "json", "-o", out, sections, sectionsNew, "--key", "id"], "are not split into shards yet")
+        try refused(
+            ["--partition", "0/2", "--pre-split", "--unordered", "-f", "json", "-o", out, sections, sectionsNew, "--key", "id"],
+            "records in sections")
         try refused(["--partition", "0/2", "-f", "json", "-o", out, old, new, "--key", "id", "--algorithm", "myers"], "--algorithm myers")
         try refused(["--partition", "0/2", "-f", "json", "-o", out, old, new, "--key", "id", "--renames"], "--renames pairs records")
         var shards: [String] = []

@@ -21,6 +21,31 @@ extension Changeset {
 
         public var description: String { "[\(section), \(index)]" }
 
+        /// The position of record `r` of a document whose sections start at `starts` (each
+        /// section's first record, counted over the whole document; none or one for a list).
+        package static func of(_ r: Int, starts: [Int]) -> Position {
+            if starts.count <= 1 { return Position(section: 0, index: r) }
+            var low = 0, high = starts.count
+            while high - low > 1 {
+                let mid = (low + high) / 2
+                if starts[mid] <= r { low = mid } else { high = mid }
+            }
+            // Empty sections share their start with the next: take the last that starts here.
+            return Position(section: low, index: r - starts[low])
+        }
+
+        /// Where the sections of these sizes start, counted over the whole document.
+        package static func starts(_ sizes: [Int]) -> [Int] {
+            var starts: [Int] = []
+            starts.reserveCapacity(sizes.count)
+            var start = 0
+            for size in sizes {
+                starts.append(start)
+                start += size
+            }
+            return starts
+        }
+
         /// How people read a position: `4`, or `1.4` (section 1, index 4) in sectioned files; `none`
         /// when there is no position.
         package static func spelling(_ p: RecordPosition?, sectioned: Bool, none: String = "?") -> String {

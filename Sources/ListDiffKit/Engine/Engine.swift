@@ -137,16 +137,7 @@ struct Engine: Sendable {
         var count: Int { table.count }
 
         /// The section and index of record `r`.
-        func position(_ r: Int) -> RecordPosition {
-            if sectionStarts.count <= 1 { return RecordPosition(section: 0, index: r) }
-            var low = 0, high = sectionStarts.count
-            while high - low > 1 {
-                let mid = (low + high) / 2
-                if sectionStarts[mid] <= r { low = mid } else { high = mid }
-            }
-            // Empty sections share their start with the next: take the last that starts here.
-            return RecordPosition(section: low, index: r - sectionStarts[low])
-        }
+        func position(_ r: Int) -> RecordPosition { RecordPosition.of(r, starts: sectionStarts) }
 
         func occurrence(_ r: Int) -> Int? { occurrences.map { Int($0[r]) } }
 
@@ -432,7 +423,12 @@ struct Engine: Sendable {
         newSide.file.adviseRandom()
         var sectionChanges: [SectionChange] = []
         let stays: [Bool]
-        if oldSide.layout.isSectioned {
+        if forShard {
+            // The moves are the join's: it sees every shard's matched pairs.
+            if oldSide.layout.isSectioned { sectionChanges = try differ.diffSections(old: oldSide.sections, new: newSide.sections).0 }
+            stays = [Bool](repeating: true, count: oldSide.count)
+            newSide.newToOld = newToOld
+        } else if oldSide.layout.isSectioned {
             if !(differ.algorithm is HeckelDiff), sequence == nil { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
             let targets: [Int?]
             (sectionChanges, targets) = try differ.diffSections(old: oldSide.sections, new: newSide.sections)
@@ -440,10 +436,6 @@ struct Engine: Sendable {
                 differ.comparison.unorderedRecords
                 ? staysUnordered(oldSide, newSide, oldToNew: oldToNew, targets: targets)
                 : staysWithinSections(oldSide, newSide, oldToNew: oldToNew, targets: targets)
-        } else if forShard {
-            // The moves are the join's: it sees every shard's matched pairs.
-            stays = [Bool](repeating: true, count: oldSide.count)
-            newSide.newToOld = newToOld
         } else if differ.comparison.unorderedRecords || oldSide.layout.shape == .map {
             // The order means nothing (a map's members have none): nothing moves.
             if !(differ.algorithm is HeckelDiff) { _ = try symbolMatching(oldToNew: oldToNew, newToOld: newToOld) }
@@ -526,28 +518,48 @@ struct Engine: Sendable {
     /// Under `--unordered`, when records are grouped in sections: a matched record stays
     /// unless it changes section.
     func staysUnordered(_ old: Side, _ new: Side, oldToNew: PageBuffer<Int32>, targets: [Int?]) -> [Bool] {
-        var stays = [Bool](repeating: true, count: old.count)
-        for i in 0..<old.count {
-            let j = Int(oldToNew[i]) - 1
-            guard j >= 0 else { continue }
-            stays[i] = targets[old.position(i).section] == new.position(j).section
-        }
-        return stays
+        let oldToNew = oldToNew.buffer
+        return Self.sectionStays(
+            old: old.sections.map(\.records), new: new.sections.map(\.records), targets: targets, unordered: true,
+            match: { Int(oldToNew[$0]) - 1 })
     }
 
     /// Which matched records stay put when records are grouped in sections: those on a
     /// longest run, within each pair of matched sections, of records that kept their order.
     func staysWithinSections(_ old: Side, _ new: Side, oldToNew: PageBuffer<Int32>, targets: [Int?]) -> [Bool] {
-        var stays = [Bool](repeating: false, count: old.count)
         let oldToNew = oldToNew.buffer
-        for (s, section) in old.sections.enumerated() {
-            guard let t = targets[s], t < new.sections.count else { continue }
-            let range = new.sections[t].records
-            let base = section.records.lowerBound
+        return Self.sectionStays(
+            old: old.sections.map(\.records), new: new.sections.map(\.records), targets: targets, unordered: false,
+            match: { Int(oldToNew[$0]) - 1 })
+    }
+
+    /// Which OLD records stay put when records are grouped in sections, given each
+    /// section's records (counted over the whole document), where each OLD section went
+    /// (`targets`, nil when deleted) and each OLD record's NEW match (`match`, -1 for none).
+    /// In order, those on a longest run, within each pair of matched sections, of records
+    /// that kept their order; under `--unordered`, every record that keeps its section.
+    /// (What it says of a record without a match means nothing: that record is deleted.)
+    /// The join of a diff's shards uses it too.
+    static func sectionStays(old: [Range<Int>], new: [Range<Int>], targets: [Int?], unordered: Bool, match: (Int) -> Int)
+        -> [Bool]
+    {
+        let count = old.last?.upperBound ?? 0
+        var stays = [Bool](repeating: unordered, count: count)
+        for (s, section) in old.enumerated() {
+            let range = targets[s].flatMap { $0 < new.count ? new[$0] : nil } ?? 0..<0
+            if unordered {
+                for i in section {
+                    let j = match(i)
+                    if j >= 0 { stays[i] = range.contains(j) }
+                }
+                continue
+            }
+            guard !range.isEmpty else { continue }
+            let base = section.lowerBound
             visitLongestIncreasingSubsequence(
-                count: section.records.count,
+                count: section.count,
                 value: { k in
-                    let j = Int(oldToNew[base + k]) - 1
+                    let j = match(base + k)
                     return j >= 0 && range.contains(j) ? j : -1
                 }
             ) { stays[base + $0] = true }
