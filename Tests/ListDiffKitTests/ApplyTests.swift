@@ -116,12 +116,19 @@ import ListDiffKitTestSupport
             try old
             ?? DocumentReader(key: key).parse(
                 try bytes(Paths.repository.appendingPathComponent("Examples/people-old.json")), name: "people-old.json")
-        do {
-            _ = try ChangesetReader().read(Array(text.utf8), name: "c.json").apply(to: oldDocument)
-            return nil
-        } catch {
-            return error
+        func refusal(_ read: (ChangesetReader) throws(ListDiffError) -> Changeset) -> ListDiffError? {
+            do {
+                _ = try read(ChangesetReader()).apply(to: oldDocument)
+                return nil
+            } catch {
+                return error
+            }
         }
+        let whole = refusal { reader throws(ListDiffError) in try reader.read(Array(text.utf8), name: "c.json") }
+        // The read for apply refuses alike, at the same place.
+        let forApply = refusal { reader throws(ListDiffError) in try reader.readForApply(Array(text.utf8), name: "c.json") }
+        #expect(forApply?.description == whole?.description)
+        return whole
     }
 
     static func edited(_ from: String, _ to: String) -> String {
@@ -152,6 +159,41 @@ import ListDiffKitTestSupport
             try Self.refusal(Self.edited(#"{"op": "delete", "key": 4, "old": [0, 3]"#, #"{"op": "delete", "key": 4, "old": [0, 70]"#))?
                 .description
                 == "c.json:15:5: error: the delete names old position [0, 70], beyond the old file's 7 records")
+    }
+
+    @Test func readsForApplyWithoutWhatApplyDoesNotRead() throws {
+        let text = Array(Self.peopleChangeset.utf8)
+        let whole = try ChangesetReader().read(text, name: "c.json")
+        let quick = try #require(ChangesetReader().quickRead(text, name: "c.json"), "a changeset listdiff wrote is read quickly")
+        #expect(quick.changes.count == whole.changes.count)
+        #expect(whole.changes.contains { $0.operation == .delete } && whole.changes.contains { !$0.fields.isEmpty })
+        for (q, w) in zip(quick.changes, whole.changes) {
+            #expect(q.operation == w.operation && q.key == w.key && q.old == w.old && q.new == w.new)
+            // A delete's record and an update's fields are left out; the records apply places are kept.
+            #expect(try q.value() == (w.operation == .delete ? nil : w.value()))
+            #expect(q.fields.isEmpty)
+        }
+        #expect(quick.summary == whole.summary)
+        #expect(quick.fingerprints == whole.fingerprints)
+        #expect(quick.origin?.changeOffsets == whole.origin?.changeOffsets)
+    }
+
+    @Test func readsForApplyRefusingWhatItLeavesOutAsTheWholeReadDoes() throws {
+        let delete = #"{"op": "delete", "key": 4, "old": [0, 3], "value": "#
+        let update = #"{"op": "update", "key": 3, "old": [0, 2], "new": [0, 1], "fields": "#
+        for (from, to) in [
+            (delete, delete + #"{"id": 4, "a": [1,]}, "x": "#),  // a syntax error in a record left out
+            (delete, delete + #"{"id": 4, "a": 1, "a": 2}, "x": "#),  // a name given twice
+            (delete, delete + String(repeating: "[", count: 1100) + String(repeating: "]", count: 1100) + #", "x": "#),  // too deep
+            (update, update + #"{"path": "/a"}, "x": "#),  // fields not a list
+            (update, update + #"[{"old": 1}], "x": "#),  // a field without a path
+            (update, update + #"[{"path": 1}], "x": "#),  // a path not a string
+            (#""stages": ["#, #""stages": [{"stage": 1, "stage": 2}, "#),  // the stages, which apply does not read
+        ] {
+            let edited = Self.edited(from, to)
+            #expect(ChangesetReader().quickRead(Array(edited.utf8), name: "c.json") == nil)
+            #expect(try Self.refusal(edited) != nil)
+        }
     }
 
     @Test func refusesPositionsUsedTwiceOrOutOfPlace() throws {

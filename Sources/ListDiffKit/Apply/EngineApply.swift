@@ -11,7 +11,8 @@
 /// It writes what `Changeset.apply(to:)` and the writers give on the same document, which
 /// the tests check.
 public final class FileApplier: @unchecked Sendable {
-    /// The changes to apply.
+    /// The changes to apply. (Read from a file by the command, its deletes carry no record
+    /// and its updates no fields: apply reads neither.)
     public let changeset: Changeset
     /// OLD's path.
     public let name: String
@@ -81,7 +82,8 @@ public final class FileApplier: @unchecked Sendable {
             asked: ReadingRequest(format: format, csvInfersTypes: csvInfersTypes), force: force)
     }
 
-    /// Reads a changeset (as `ChangesetReader` does) and scans OLD at once, on two cores:
+    /// Reads a changeset (as `ChangesetReader.readForApply` does: without the values apply
+    /// does not read) and scans OLD at once, on two cores:
     /// the scan needs only the changeset's key, duplicates policy and layout, which a
     /// changeset that listdiff wrote gives before its changes. The changeset's errors come
     /// first, as when it is read before OLD.
@@ -92,12 +94,12 @@ public final class FileApplier: @unchecked Sendable {
         let reader = ChangesetReader()
         guard let header = reader.header(bytes, name: name) else {
             return try FileApplier(
-                changeset: reader.read(bytes, name: name), old: path, reader: base, asked: asked, force: force,
+                changeset: reader.readForApply(bytes, name: name), old: path, reader: base, asked: asked, force: force,
                 changesetName: name, progress: progress)
         }
         let early = Header(key: header.key, duplicates: header.duplicates, layout: header.layout)
         let (read, scanned) = Concurrently.both(
-            { () throws(ListDiffError) -> Changeset in try reader.read(bytes, name: name) },
+            { () throws(ListDiffError) -> Changeset in try reader.readForApply(bytes, name: name) },
             { () throws(ListDiffError) -> Scan in
                 // On one core less than the machine has: the changeset is read on the
                 // other meanwhile, and takes about as long as the scan on one core.

@@ -611,10 +611,10 @@ public struct Changeset: Sendable {
     /// Where the changeset was read from, so that errors about a change can name its place.
     package struct Origin: Sendable {
         package let source: SourceText
-        /// The pre-order index of each change's value in `source`.
-        let changePreorders: [Int]
+        /// The byte offset of each change's value in `source`.
+        let changeOffsets: [Int]
         /// The same for each section change.
-        var sectionPreorders: [Int] = []
+        var sectionOffsets: [Int] = []
     }
 
     /// The fingerprints of the old and new documents (see `Fingerprint`).
@@ -633,17 +633,17 @@ public struct Changeset: Sendable {
 
     /// An error about section change `n`, placed like `error(change:)`.
     func error(section n: Int, _ message: String) -> ListDiffError {
-        guard let origin, origin.sectionPreorders.indices.contains(n) else {
+        guard let origin, origin.sectionOffsets.indices.contains(n) else {
             return ListDiffError(.changeset, "section change \(n + 1): " + message)
         }
-        let offset = origin.source.offset(ofValueAt: origin.sectionPreorders[n])
-        return ListDiffError(.changeset, file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
+        let offset = origin.sectionOffsets[n]
+        return ListDiffError(.changeset, file: origin.source.name, location: origin.source.location(ofOffset: offset), message)
     }
 
     /// An error about change `n`, placed in the changeset's file when it was read from one.
     func error(change n: Int, _ message: String) -> ListDiffError {
         guard let origin else { return ListDiffError(.changeset, "change \(n + 1): " + message) }
-        let offset = origin.source.offset(ofValueAt: origin.changePreorders[n])
-        return ListDiffError(.changeset, file: origin.source.name, location: offset.map(origin.source.location(ofOffset:)), message)
+        let offset = origin.changeOffsets[n]
+        return ListDiffError(.changeset, file: origin.source.name, location: origin.source.location(ofOffset: offset), message)
     }
 }

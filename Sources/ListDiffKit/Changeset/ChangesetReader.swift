@@ -55,7 +55,10 @@ package struct ChangesetReader: Sendable {
     /// The cursor of a changeset's values: its errors are of the `.changeset` kind.
     typealias Cursor = ValueCursor
 
-    func decode(_ root: Value, at cursor: inout Cursor) throws(ListDiffError) -> Changeset {
+    /// The changeset of `root`. With `offsets` (a quick read's), the changes and section
+    /// changes start at those byte offsets, and errors are left unplaced: a quick read
+    /// gives up on any error, and the whole read places it.
+    func decode(_ root: Value, at cursor: inout Cursor, offsets: QuickRead.Offsets? = nil) throws(ListDiffError) -> Changeset {
         guard case .object(let object) = root else {
             throw cursor.error("a changeset is a JSON object (made by listdiff --format json); this is \(root.typeName.withArticle)")
         }
@@ -92,9 +95,15 @@ package struct ChangesetReader: Sendable {
         var sectionLocations: [Int] = []
         if let (value, at) = fields["sections"] {
             guard case .array(let items) = value else { throw at.error("\"sections\" must be an array") }
-            for (item, c) in at.elements(of: items) {
-                sectionChanges.append(try decodeSectionChange(item, at: c))
-                sectionLocations.append(c.preorder)
+            if let offsets {
+                let at = Cursor(source: cursor.source, preorder: 0, kind: .changeset)
+                for item in items { sectionChanges.append(try decodeSectionChange(item, at: at)) }
+                sectionLocations = offsets.sections
+            } else {
+                for (item, c) in at.elements(of: items) {
+                    sectionChanges.append(try decodeSectionChange(item, at: c))
+                    sectionLocations.append(c.offset)
+                }
             }
         }
         if !sectionChanges.isEmpty, !layout.isSectioned {
@@ -113,12 +122,12 @@ package struct ChangesetReader: Sendable {
         let (changesValue, changesAt) = try fields.required("changes")
         guard case .array(let items) = changesValue else { throw changesAt.error("\"changes\" must be an array") }
         var changes: [Change] = []
-        changes.reserveCapacity(items.count)
+        changes.reserveCapacity(offsets?.parts.count ?? items.count)
         var locations: [Int] = []
-        locations.reserveCapacity(items.count)
+        locations.reserveCapacity(offsets?.parts.count ?? items.count)
         var summary = Changeset.Summary()
-        for (item, at) in changesAt.elements(of: items) {
-            let change = try decodeChange(item, at: at, identity: key, map: layout.shape == .map)
+        let map = layout.shape == .map
+        func add(_ change: Change, at: Cursor) throws(ListDiffError) {
             if change.operation == .rename, n < 4 {
                 throw at.error("a rename needs changeset version 4; this changeset says version \(n)")
             }
@@ -130,7 +139,23 @@ package struct ChangesetReader: Sendable {
             case .rename: summary.renamed += 1
             }
             changes.append(change)
-            locations.append(at.preorder)
+        }
+        if let offsets {
+            // (The quick read's changes, as parts; its errors are not placed.)
+            for parts in offsets.parts {
+                if parts.op == .rename, parts.oldKey == nil { throw cursor.error("the rename has no \"old_key\"") }
+                if map, !Self.isMemberName(parts.key) || !(parts.oldKey.map(Self.isMemberName) ?? true) {
+                    throw cursor.error("in a map of records a key is a member name, a string")
+                }
+                if let problem = problem(parts, identity: key, map: map) { throw cursor.error(problem) }
+                try add(change(parts, identity: key, map: map), at: cursor)
+            }
+            locations = offsets.changes
+        } else {
+            for (item, at) in changesAt.elements(of: items) {
+                try add(try decodeChange(item, at: at, identity: key, map: map), at: at)
+                locations.append(at.offset)
+            }
         }
         // The records left as they were are not listed: their count comes from the summary.
         if let (value, _) = fields["summary"], case .object(let counts) = value, case .number(let n)? = counts["unchanged"],
@@ -160,7 +185,7 @@ package struct ChangesetReader: Sendable {
         if layout.isSectioned {
             (changeset.oldSections, changeset.newSections) = try decodeSectionNames(fields, changeset)
         }
-        changeset.origin = Changeset.Origin(source: cursor.source, changePreorders: locations, sectionPreorders: sectionLocations)
+        changeset.origin = Changeset.Origin(source: cursor.source, changeOffsets: locations, sectionOffsets: sectionLocations)
         if case .string(let old)? = fields["old"]?.0, case .string(let new)? = fields["new"]?.0 { changeset.inputNames = (old, new) }
         return changeset
     }
@@ -365,11 +390,11 @@ package struct ChangesetReader: Sendable {
                 "unknown op \(JSONWriter.compact(opValue)); expected \"delete\", \"insert\", \"move\", \"update\" or \"rename\"")
         }
         guard let (key, keyAt) = fields["key"] else { throw at.error("the \(opName) has no \"key\"") }
-        if map, key.typeName != "string" { throw keyAt.error("in a map of records a key is a member name, a string") }
+        if map, !Self.isMemberName(key) { throw keyAt.error("in a map of records a key is a member name, a string") }
         var oldKey: Value?
         if op == .rename {
             guard let (value, c) = fields["old_key"] else { throw at.error("the rename has no \"old_key\"") }
-            if map, value.typeName != "string" { throw c.error("in a map of records a key is a member name, a string") }
+            if map, !Self.isMemberName(value) { throw c.error("in a map of records a key is a member name, a string") }
             oldKey = value
         }
         func position(_ name: String) throws(ListDiffError) -> RecordPosition? {
@@ -382,41 +407,67 @@ package struct ChangesetReader: Sendable {
             }
             return RecordPosition(section: section, index: index)
         }
-        let old = try position("old")
-        let new = try position("new")
-        let needsOld = op != .insert, needsNew = op != .delete
-        if needsOld, old == nil { throw at.error("the \(opName) has no \"old\" position") }
-        if needsNew, new == nil { throw at.error("the \(opName) has no \"new\" position") }
-        let record = fields["value"]?.0
-        if op == .insert || op == .update || op == .rename, record == nil { throw at.error("the \(opName) has no \"value\"") }
-        // The record an insert or update brings must carry the change's key, as the record a
-        // delete, move or update names in OLD must (which apply checks against OLD).
-        // (A map's record carries no key: its member name is the change's key.)
-        if let record, op == .insert || op == .update || op == .rename, !map {
-            // (The key is spelled for a message only.)
-            func spelled() -> String {
-                KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
-            }
-            switch identity.identify(record) {
-            case .success(let (written, _)) where written == key: break
-            case .success(let (written, _)):
-                let found = KeyFormatter(identity).format(written, selfKeyed: record.isScalar)
-                throw at.error("the \(opName) of \(spelled()) brings a record keyed \(found): the changeset was edited or is inconsistent")
-            case .failure(let failure):
-                throw at.error(
-                    "the \(opName) of \(spelled()) brings a record without a usable key (\(failure.message(place: "its value")))")
-            }
-        }
-        var occurrence: Int?
+        var parts = ChangeParts(op: op, key: key, oldKey: oldKey, old: try position("old"), new: try position("new"))
+        parts.record = fields["value"]?.0
+        if let problem = problem(parts, identity: identity, map: map) { throw at.error(problem) }
         if let (value, c) = fields["occurrence"] {
             guard case .number(let n) = value, let k = Int(n.text), k >= 0 else {
                 throw c.error("\"occurrence\" must be a whole number ≥ 0")
             }
-            occurrence = k
+            parts.occurrence = k
         }
+        parts.fields = try decodeFields(fields)
+        return change(parts, identity: identity, map: map)
+    }
+
+    /// A change's members as read.
+    struct ChangeParts {
+        var op: Change.Operation
+        var key: Value
+        var oldKey: Value?
+        var old: RecordPosition?
+        var new: RecordPosition?
+        var record: Value? = nil
+        var occurrence: Int? = nil
+        var fields: [FieldChange] = []
+    }
+
+    /// Whether a key can stand in a map of records, as a member name.
+    static func isMemberName(_ key: Value) -> Bool { key.typeName == "string" }
+
+    /// What is wrong with a change's parts together, if anything: a position or a value
+    /// its op needs and it lacks, or a record it brings that does not carry its key.
+    func problem(_ parts: ChangeParts, identity: IdentityKey, map: Bool) -> String? {
+        let op = parts.op, opName = op.rawValue, key = parts.key
+        if op != .insert, parts.old == nil { return "the \(opName) has no \"old\" position" }
+        if op != .delete, parts.new == nil { return "the \(opName) has no \"new\" position" }
+        guard op == .insert || op == .update || op == .rename else { return nil }
+        guard let record = parts.record else { return "the \(opName) has no \"value\"" }
+        // The record an insert or update brings must carry the change's key, as the record a
+        // delete, move or update names in OLD must (which apply checks against OLD).
+        // (A map's record carries no key: its member name is the change's key.)
+        if map { return nil }
+        // (The key is spelled for a message only.)
+        func spelled() -> String {
+            KeyFormatter(identity).format(key, selfKeyed: identity.isWholeRecord || (key.isScalar && record.isScalar))
+        }
+        switch identity.identify(record) {
+        case .success(let (written, _)) where written == key: return nil
+        case .success(let (written, _)):
+            let found = KeyFormatter(identity).format(written, selfKeyed: record.isScalar)
+            return "the \(opName) of \(spelled()) brings a record keyed \(found): the changeset was edited or is inconsistent"
+        case .failure(let failure):
+            return "the \(opName) of \(spelled()) brings a record without a usable key (\(failure.message(place: "its value")))"
+        }
+    }
+
+    /// The change of parts that have no `problem`.
+    func change(_ parts: ChangeParts, identity: IdentityKey, map: Bool) -> Change {
+        let key = parts.key, record = parts.record
         return Change(
-            op, key: key, keyedBySelf: !map && (identity.isWholeRecord || (key.isScalar && record?.isScalar == true)), old: old,
-            new: new, fields: try decodeFields(fields), value: op == .move ? nil : record, occurrence: occurrence, oldKey: oldKey)
+            parts.op, key: key, keyedBySelf: !map && (identity.isWholeRecord || (key.isScalar && record?.isScalar == true)),
+            old: parts.old, new: parts.new, fields: parts.fields, value: parts.op == .move ? nil : record,
+            occurrence: parts.occurrence, oldKey: parts.oldKey)
     }
 
     /// The `fields` of an update, of a record or of a section (none when there is none).

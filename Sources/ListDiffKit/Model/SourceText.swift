@@ -60,6 +60,9 @@ package struct ValueCursor {
         self.kind = kind
     }
 
+    /// The byte offset of the value at this cursor (0 when unknown).
+    package var offset: Int { source.offset(ofValueAt: preorder) ?? 0 }
+
     /// The place of the value at this cursor, when known.
     package var location: ListDiffError.Location? { source.offset(ofValueAt: preorder).map(source.location(ofOffset:)) }
 

@@ -219,6 +219,22 @@ struct JSONParser {
         }
     }
 
+    /// Checks one value as `parseValue` reads it (the same failures, at the same places),
+    /// building nothing.
+    mutating func checkValue() throws(JSONParseFailure) {
+        guard index < bytes.count else { throw fail("expected a JSON value, found the end of the input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try walkObject { (_, _, parser) throws(JSONParseFailure) in try parser.checkValue() }
+        case UInt8(ascii: "["): try walkArray { (_, parser) throws(JSONParseFailure) in try parser.checkValue() }
+        case quote: _ = try scanString()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber()
+        default: throw fail("expected a JSON value, found \(describe(index))")
+        }
+    }
+
     mutating func literal(_ word: StaticString) throws(JSONParseFailure) {
         let start = index
         let count = word.utf8CodeUnitCount
