@@ -112,6 +112,10 @@ import ListDiffKitTestSupport
     }()
 
     static func refusal(_ text: String, old: Document? = nil) throws -> ListDiffError? {
+        try refusal(bytes: Array(text.utf8), old: old)
+    }
+
+    static func refusal(bytes text: [UInt8], old: Document? = nil) throws -> ListDiffError? {
         let oldDocument =
             try old
             ?? DocumentReader(key: key).parse(
@@ -124,9 +128,9 @@ import ListDiffKitTestSupport
                 return error
             }
         }
-        let whole = refusal { reader throws(ListDiffError) in try reader.read(Array(text.utf8), name: "c.json") }
+        let whole = refusal { reader throws(ListDiffError) in try reader.read(text, name: "c.json") }
         // The read for apply refuses alike, at the same place.
-        let forApply = refusal { reader throws(ListDiffError) in try reader.readForApply(Array(text.utf8), name: "c.json") }
+        let forApply = refusal { reader throws(ListDiffError) in try reader.readForApply(text, name: "c.json") }
         #expect(forApply?.description == whole?.description)
         return whole
     }
@@ -194,6 +198,27 @@ import ListDiffKitTestSupport
             #expect(ChangesetReader().quickRead(Array(edited.utf8), name: "c.json") == nil)
             #expect(try Self.refusal(edited) != nil)
         }
+    }
+
+    /// Bytes edited at random, each changeset read both ways: the same result or the same
+    /// error, at the same place.
+    @Test func readsForApplyAsTheWholeReadDoesAfterRandomEdits() throws {
+        let text = Array(Self.peopleChangeset.utf8)
+        let bytes = Array(#"{}[],:"0129-.e\u"#.utf8) + [0x20, 0x0A, 0x80, 0xFF]
+        var rng = SplitMix64(seed: 33)
+        var refused = 0
+        for _ in 0..<2000 {
+            var edited = text
+            let i = Int.random(in: 0..<edited.count, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: edited.remove(at: i)
+            case 1: edited.insert(bytes.randomElement(using: &rng)!, at: i)
+            default: edited[i] = bytes.randomElement(using: &rng)!
+            }
+            if try Self.refusal(bytes: edited) != nil { refused += 1 }
+        }
+        // (Most edits break the changeset; some leave it as good.)
+        #expect(refused > 1000 && refused < 2000)
     }
 
     @Test func refusesPositionsUsedTwiceOrOutOfPlace() throws {
