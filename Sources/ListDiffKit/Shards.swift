@@ -136,6 +136,42 @@ package struct ShardPart: Sendable {
         var header: Value?
     }
 
+    /// Puts in `keys` the key of each matched pair whose NEW position it holds.
+    func fillKeys(_ keys: inout [Int: Value]) {
+        for m in matched where keys[m.new] != nil { keys[m.new] = m.key ?? .null }
+    }
+
+    /// `fillKeys` from a shard's JSON, read before as a whole: only its matched pairs are
+    /// read (values are skipped, not built). False when the text is not as `render` writes
+    /// it; then the caller reads it whole.
+    static func fillKeys(_ keys: inout [Int: Value], fromJSON bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, maxDepth: ChangesetReader().maxDepth)
+            parser.recordsOffsets = false
+            parser.skipWhitespace()
+            let giveUp = JSONParseFailure(offset: 0, message: "")
+            do throws(JSONParseFailure) {
+                guard parser.at(UInt8(ascii: "{")) else { return false }
+                try parser.walkObject(checkingNames: false) { (name, _, parser) throws(JSONParseFailure) in
+                    guard name.elementsEqual("shard".utf8), parser.at(UInt8(ascii: "{")) else { return try parser.checkValue() }
+                    try parser.walkObject(checkingNames: false) { (name, _, parser) throws(JSONParseFailure) in
+                        guard name.elementsEqual("matched".utf8), parser.at(UInt8(ascii: "[")) else { return try parser.checkValue() }
+                        try parser.walkArray { (_, parser) throws(JSONParseFailure) in
+                            guard case .array(let pair) = try parser.parseValue(), pair.count >= 3, let j = integer(pair[1]) else {
+                                throw giveUp
+                            }
+                            if keys[j] != nil { keys[j] = pair[2] }
+                        }
+                    }
+                }
+                try parser.end()
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
     static func integer(_ value: Value) -> Int? {
         if case .number(let n) = value, let i = Int(n.text) { return i }
         return nil
@@ -545,15 +581,67 @@ extension Changeset {
     ///   the fingerprints they name are not those of their records.
     public static func joined(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> Changeset {
         let shards = try placed(shards)
-        guard let (first, firstName) = shards.first else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
-        var join = ShardJoin(first, name: firstName)
-        for (shard, name) in shards { try join.add(shard, name: name) }
-        return try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
+        return try joined(count: shards.count, { shards[$0] }, keys: { k, keys in shards[k].0.part.fillKeys(&keys) })
+    }
+
+    /// Joins the shards' changesets in the files at `paths` (`-` for standard input), as
+    /// `joined(_:)` does, holding one shard at a time: each file is read to be added, and
+    /// read again for the keys of the records the join finds moved. (Shards that carry no
+    /// positions are placed by those before them, and read all at once: they hold no
+    /// matched pairs.)
+    ///
+    /// - Throws: `joined(_:)`'s errors, and a file's read or syntax error.
+    public static func joined(files paths: [String]) throws(ListDiffError) -> Changeset {
+        var standardInput: ShardChangeset? = nil
+        func read(_ k: Int) throws(ListDiffError) -> (ShardChangeset, name: String) {
+            // (Standard input is read once, and kept.)
+            if paths[k] == "-", let standardInput { return (standardInput, paths[k]) }
+            let shard = try ShardChangeset(json: try InputFile.read(paths[k]), name: paths[k])
+            if paths[k] == "-" { standardInput = shard }
+            return (shard, paths[k])
+        }
+        guard !paths.isEmpty else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
+        var first: (ShardChangeset, name: String)? = try read(0)
+        if first!.0.part.unplaced { return try joined(try paths.indices.map { k throws(ListDiffError) in try read(k) }) }
+        return try joined(
+            count: paths.count,
+            { k throws(ListDiffError) in
+                if k == 0, let shard = first {
+                    first = nil
+                    return shard
+                }
+                return try read(k)
+            },
+            keys: { k, keys throws(ListDiffError) in
+                if paths[k] == "-", let standardInput {
+                    standardInput.part.fillKeys(&keys)
+                } else {
+                    let bytes = try InputFile.read(paths[k])
+                    // (Only the matched pairs are read, when the text is as listdiff writes it.)
+                    if !ShardPart.fillKeys(&keys, fromJSON: bytes) { try ShardChangeset(json: bytes, name: paths[k]).part.fillKeys(&keys) }
+                }
+            })
+    }
+
+    /// Joins `count` shards, each given by `shard(k)` to be added to the join; then
+    /// `keys(k, &keys)` gives the keys of shard k's records the join finds moved (by their
+    /// NEW position), when any moved.
+    static func joined(
+        count: Int, _ shard: (Int) throws(ListDiffError) -> (ShardChangeset, name: String),
+        keys shardKeys: (Int, inout [Int: Value]) throws(ListDiffError) -> Void
+    ) throws(ListDiffError) -> Changeset {
+        guard count > 0 else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
+        var join: ShardJoin? = nil
+        for k in 0..<count {
+            let (next, name) = try shard(k)
+            if join == nil { join = ShardJoin(next, name: name) }
+            try join!.add(next, name: name)
+        }
+        return try join!.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
+            guard !moved.isEmpty else { return [] }
             var keys: [Int: Value] = [:]
             for m in moved { keys[m.new] = .null }
-            for (shard, _) in shards {
-                for m in shard.part.matched where keys[m.new] != nil { keys[m.new] = m.key ?? .null }
-            }
+            for k in 0..<count { try shardKeys(k, &keys) }
             return moved.map { keys[$0.new] ?? .null }
         }
     }
@@ -563,11 +651,7 @@ extension Changeset {
     /// documents' counts the sums of theirs. Others as they are.
     static func placed(_ shards: [(ShardChangeset, name: String)]) throws(ListDiffError) -> [(ShardChangeset, name: String)] {
         guard let unplaced = shards.first(where: { $0.0.part.unplaced }) else { return shards }
-        if let placed = shards.first(where: { !$0.0.part.unplaced }) {
-            throw ListDiffError(
-                .changeset, file: unplaced.name,
-                "this shard carries no positions (--pre-split) and \(placed.name) does: the shards are not of one split")
-        }
+        if let placed = shards.first(where: { !$0.0.part.unplaced }) { throw mixedPlacing(unplaced: unplaced.name, placed: placed.name) }
         let ordered = shards.sorted { $0.0.shard.index < $1.0.shard.index }
         let oldTotal = ordered.reduce(0) { $0 + $1.0.changeset.oldCount }
         let newTotal = ordered.reduce(0) { $0 + $1.0.changeset.newCount }
@@ -596,6 +680,12 @@ extension Changeset {
         return out
     }
 
+    /// The error for shards that carry positions joined with shards that carry none.
+    static func mixedPlacing(unplaced: String, placed: String) -> ListDiffError {
+        ListDiffError(
+            .changeset, file: unplaced, "this shard carries no positions (--pre-split) and \(placed) does: the shards are not of one split")
+    }
+
     /// What differs between two shards' settings, or nil when they are of one diff.
     static func difference(_ a: Changeset, _ b: Changeset) -> String? {
         if a.key.spellings != b.key.spellings { return "key" }
@@ -619,6 +709,8 @@ extension Changeset {
 struct ShardJoin {
     private let first: Changeset
     private let firstName: String, firstShard: Shard
+    /// Whether the first shard carries no positions: every shard must agree.
+    private let unplaced: Bool
     private var byIndex: [String?]
     private let oldCount: Int, newCount: Int
     private var oldHashes: [Hash128], newHashes: [Hash128]
@@ -641,6 +733,7 @@ struct ShardJoin {
         self.first = first.changeset
         firstName = name
         firstShard = first.shard
+        unplaced = first.part.unplaced
         byIndex = [String?](repeating: nil, count: first.shard.count)
         oldCount = first.changeset.oldCount
         newCount = first.changeset.newCount
@@ -665,6 +758,10 @@ struct ShardJoin {
             throw refuse("shard \(shard.shard) is given twice (also as \(other))")
         }
         byIndex[shard.shard.index] = name
+        if shard.part.unplaced != unplaced {
+            throw unplaced
+                ? Changeset.mixedPlacing(unplaced: firstName, placed: name) : Changeset.mixedPlacing(unplaced: name, placed: firstName)
+        }
         if let difference = Changeset.difference(first, shard.changeset)
             ?? (shard.part.oldSections != oldSections || shard.part.newSections != newSections ? "list of sections" : nil)
         {

@@ -66,15 +66,12 @@ struct JoinCommand: ParsableCommand, Executable {
     func execute() throws(ListDiffError) -> (ExitStatus, retained: Any) {
         let progress = Timings.progress
         defer { Timings.report(progress) }
-        var read: [(ShardChangeset, name: String)] = []
-        for path in shards { read.append((try ShardChangeset(json: try InputFile.read(path), name: path), path)) }
-        progress?.lap("read shards")
-        let joined = try Changeset.joined(read)
-        progress?.lap("join")
+        let joined = try Changeset.joined(files: shards)
+        progress?.lap("read and join")
         let names = joined.inputNames ?? (old: "old", new: "new")
         try ChangesetOutput.write(joined, oldName: names.old, newName: names.new, to: output)
         progress?.lap("write")
-        return (.same, (read, joined))
+        return (.same, joined)
     }
 }
 

@@ -65,6 +65,11 @@ import Testing
             let joined = try Binary.run(["join"] + shards.reversed())
             #expect(joined.status == 0 && joined.stderr == "", "\(old): \(joined.stderr)")
             #expect(joined.stdout == whole.stdout, "\(old)")
+            // One shard on standard input, which is read once (the join reads the files
+            // twice when records moved: once to join, once for the moved records' keys).
+            let piped = try Binary.run(
+                ["join", shards[0], "-", shards[2]], stdin: try String(contentsOfFile: shards[1], encoding: .utf8))
+            #expect(piped.status == 0 && piped.stdout == whole.stdout, "\(old): \(piped.stderr)")
             // Each record's shard, one line each, as --partition chose them.
             let hashes = try Binary.run(["hash", "--shards", "3", old] + key)
             #expect(hashes.status == 0)
