@@ -24,4 +24,9 @@ void listdiff_guard_mapped_reads(void);
 long listdiff_mapped_faults(void);
 uintptr_t listdiff_last_mapped_fault(void);
 
+/// Asks for the cache line at `address` to be fetched, without waiting for it.
+static inline void listdiff_prefetch(const void *address) {
+    __builtin_prefetch(address);
+}
+
 #endif

@@ -79,6 +79,9 @@ struct OldKeys: @unchecked Sendable {
         for half in halves { half.discard() }
     }
 
+    /// Where lookups start, for a scan to fetch before it looks up.
+    var slots: KeySlots { KeySlots(low: low.baseAddress!, high: high.baseAddress!, mask: mask) }
+
     /// The OLD record with key hash `h`, or -1.
     @inline(__always)
     func lookup(_ h: UInt64) -> Int {
@@ -139,6 +142,19 @@ struct OldKeys: @unchecked Sendable {
     @inline(never)
     static func keep(_ sink: UInt64) {
         _ = sink
+    }
+}
+
+/// Where `OldKeys` looks a key hash up first: NEW's scan fetches that slot as soon as it
+/// has read a record's key, so that the lookup after the rest of the record need not wait
+/// for memory. Plain pointers, read without reference counting in the scan's loop.
+struct KeySlots {
+    let low: UnsafeMutablePointer<UInt64>, high: UnsafeMutablePointer<UInt64>
+    let mask: Int
+
+    @inline(__always)
+    func fetch(_ h: UInt64) {
+        SystemCalls.prefetch((h >> 63 == 0 ? low : high) + (Int(truncatingIfNeeded: h) & mask))
     }
 }
 

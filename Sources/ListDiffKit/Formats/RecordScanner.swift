@@ -92,6 +92,9 @@ final class ScanMemory {
     let keyParts = UnsafeMutablePointer<Hash128>.allocate(capacity: 64)
     /// Mixed into every key hash; another seed gives other hashes (see `KeyHashing`).
     let keyHashing: KeyHashing
+    /// NEW's scan: OLD's key index, whose slot for a key of one field is fetched as soon as
+    /// the key is read.
+    var keySlots: KeySlots?
 
     /// The hashes of the names of the record being scanned, in order, to find a name given
     /// twice.
@@ -306,7 +309,10 @@ extension JSONParser {
                 } else {
                     valueHash = try fastValueHash(p, at: &i, count: n)
                 }
-                if mask != 0 { finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: valueHash, memory: memory) }
+                if mask != 0 {
+                    finding.note(mask, scalar: JSONParser.startsScalarKey(first), hash: valueHash, memory: memory)
+                    if single, let slots = memory.keySlots { slots.fetch(memory.keyHashing.mix(valueHash)) }
+                }
             } else {
                 valueHash = try fastValueHash(p, at: &i, count: n)
             }

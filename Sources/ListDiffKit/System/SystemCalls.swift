@@ -312,6 +312,13 @@ package enum SystemCalls {
         memcmp(a, b, count)
     }
 
+    /// Asks for the cache line at `address` to be fetched, without waiting for it: a read
+    /// of it soon after then waits for less.
+    @inline(__always)
+    package static func prefetch(_ address: UnsafeRawPointer) {
+        listdiff_prefetch(address)
+    }
+
     // MARK: Process and terminal
 
     /// The value of an environment variable.

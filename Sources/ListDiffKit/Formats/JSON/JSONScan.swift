@@ -999,6 +999,7 @@ final class PartState {
         oldHashes = old?.table.hashes.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
         oldNames = old?.names?.buffer ?? UnsafeMutableBufferPointer(start: nil, count: 0)
         oldKeys = old?.keys
+        memory.keySlots = old?.keys.slots
     }
 
     /// The part is in a map of records: its records are members, keyed by their names.
