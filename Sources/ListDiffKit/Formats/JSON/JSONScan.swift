@@ -1118,14 +1118,14 @@ final class PartState {
         if scoped, status == .keyed { keyHash = memory.keyHashing.scoped(keyHash, in: sectionName) }
         if against, let oldKeys {
             let match = status == .keyed ? oldKeys.lookup(keyHash) : -1
-            // Its bytes may still be its match's (a record out of the order expected): seen
-            // while they are at hand, so that the compare need not read them again.
-            let copy =
-                match >= 0 && copyCheck && oldDepth == parser.depth && Int(oldLengths[match]) == length
-                && SystemCalls.compare(bytes.baseAddress! + start, oldBytes + oldStarts[match], length) == 0
             append(start: start, end: parser.index, hash: hash)
             table.matches.append(Int32(truncatingIfNeeded: match))
-            table.copies.append(copy)
+            table.copies.append(false)
+            // Its bytes may still be its match's (a record out of the order expected): seen
+            // while they are at hand, so that the compare need not read them again.
+            if match >= 0, copyCheck, oldDepth == parser.depth {
+                checkLater(record: table.starts.count - 1, match: match, bytes.baseAddress! + start, length)
+            }
             if match < 0 {
                 if status == .keyed { table.strangers.append(RecordTable.Stranger(record: table.starts.count - 1, keyHash: keyHash)) }
             } else {
@@ -1189,8 +1189,57 @@ final class PartState {
         if table.starts.count & 0xFFF == 0 { checkpoint(end) }
     }
 
-    /// Progress and pages handed back, every 4096 records.
+    /// The records looked up in OLD's index whose bytes are yet to be checked against their
+    /// match's, in a batch: each match is somewhere in OLD, and its bytes far from those
+    /// read last. Their places are fetched as they come, and the batch's bytes all at once
+    /// before any is compared, so that the waits for memory overlap instead of adding up.
+    struct Unchecked {
+        var record: Int
+        var match: Int
+        var bytes: UnsafePointer<UInt8>
+        var length: Int
+    }
+    static let batch = 16
+    let unchecked = UnsafeMutablePointer<Unchecked>.allocate(capacity: PartState.batch)
+    @exclusivity(unchecked) var uncheckedCount = 0
+
+    deinit { unchecked.deallocate() }
+
+    /// Notes record `record` (at `bytes`) for the check against OLD record `match`.
+    @inline(__always)
+    func checkLater(record: Int, match: Int, _ bytes: UnsafePointer<UInt8>, _ length: Int) {
+        SystemCalls.prefetch(oldStarts.baseAddress! + match)
+        SystemCalls.prefetch(oldLengths.baseAddress! + match)
+        unchecked[uncheckedCount] = Unchecked(record: record, match: match, bytes: bytes, length: length)
+        uncheckedCount &+= 1
+        if uncheckedCount == Self.batch { checkCopies() }
+    }
+
+    /// Checks the records noted by `checkLater`: `copies` says which are their match's bytes.
+    func checkCopies() {
+        let n = uncheckedCount
+        guard n > 0 else { return }
+        uncheckedCount = 0
+        for k in 0..<n where Int(oldLengths[unchecked[k].match]) == unchecked[k].length {
+            // Its first three lines: all of a short record.
+            let at = oldBytes + oldStarts[unchecked[k].match]
+            SystemCalls.prefetch(at)
+            SystemCalls.prefetch(at + min(64, unchecked[k].length - 1))
+            SystemCalls.prefetch(at + min(128, unchecked[k].length - 1))
+        }
+        let copies = table.copies.buffer
+        for k in 0..<n {
+            let entry = unchecked[k]
+            copies[entry.record] =
+                Int(oldLengths[entry.match]) == entry.length
+                && SystemCalls.compare(entry.bytes, oldBytes + oldStarts[entry.match], entry.length) == 0
+        }
+    }
+
+    /// Progress and pages handed back, every 4096 records (and the copies checked first:
+    /// the pages of those waiting go back too).
     func checkpoint(_ offset: Int) {
+        checkCopies()
         if scan.release {
             scan.file.release(released..<offset)
             released = offset
