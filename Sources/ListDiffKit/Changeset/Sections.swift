@@ -138,8 +138,10 @@ extension Changeset {
         // The changes are read in place (a copy of each would retain all it holds).
         let changes = self.changes
         var reinserted = Set<RecordPosition>()  // old positions
-        for k in changes.indices where changes[k].operation == .move {
-            if let o = changes[k].old, deletedSection[o.section] { reinserted.insert(o) }
+        if deletedSection.contains(true) {
+            for k in changes.indices where changes[k].operation == .move {
+                if let o = changes[k].old, deletedSection[o.section] { reinserted.insert(o) }
+            }
         }
         var updates = sections.filter { $0.operation == .update }
         updates.sort { ($0.old ?? 0) < ($1.old ?? 0) }
@@ -154,15 +156,20 @@ extension Changeset {
             StageEntry(change: Int32(truncatingIfNeeded: k), operation: operation, old: old, new: new)
         }
         let anyReinserted = !reinserted.isEmpty
+        // The old records that leave, by section (see `survivorsBefore`), found in the same
+        // pass over the changes.
+        var leaving = [[Int]](repeating: [], count: oldSectionCount)
         for k in changes.indices {
             switch changes[k].operation {
             case .update:
                 guard let o = changes[k].old, !anyReinserted || !reinserted.contains(o) else { continue }
                 stage1.append(entry(k, .update, old: o))
             case .delete, .rename:
+                guard let o = changes[k].old else { continue }
+                if o.section < oldSectionCount { leaving[o.section].append(o.index) }
                 // (A rename is a delete of the old key here and an insert of the new one in
                 // the last stage, as UIKit sees a record whose identity changed.)
-                guard let o = changes[k].old, !deletedSection[o.section] else { continue }
+                guard !deletedSection[o.section] else { continue }
                 stage2.append(entry(k, .delete, old: o))
             case .move:
                 guard anyReinserted, let o = changes[k].old, reinserted.contains(o) else { continue }
@@ -179,10 +186,6 @@ extension Changeset {
         // After stage 2 and 3: a surviving old record's index among its section's survivors is
         // its old index less the records before it that left (by binary search in each
         // section's sorted list of leaving indexes).
-        var leaving = [[Int]](repeating: [], count: oldSectionCount)
-        for k in changes.indices where changes[k].operation == .delete || changes[k].operation == .rename {
-            if let o = changes[k].old, o.section < oldSectionCount { leaving[o.section].append(o.index) }
-        }
         for o in reinserted where o.section < oldSectionCount { leaving[o.section].append(o.index) }
         for s in 0..<oldSectionCount { leaving[s].sort() }
         func survivorsBefore(_ o: RecordPosition) -> Int {
