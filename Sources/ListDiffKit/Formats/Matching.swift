@@ -52,6 +52,8 @@ struct OldKeys: @unchecked Sendable {
     /// The tables' and hashes' memory (the buffers above keep it).
     private let low: UnsafeMutableBufferPointer<UInt64>, high: UnsafeMutableBufferPointer<UInt64>
     private let keyHashes: UnsafeMutableBufferPointer<UInt64>
+    /// Whether no key hash is OLD's twice (so each has one record).
+    private(set) var unique = false
 
     init(halves: [PageBuffer<UInt64>], hashes: PageBuffer<UInt64>, mask: Int) {
         self.halves = halves
@@ -70,8 +72,10 @@ struct OldKeys: @unchecked Sendable {
         let halves = [PageBuffer<UInt64>(zeroed: size, huge: true), PageBuffer<UInt64>(zeroed: size, huge: true)]
         let keys = OldKeys(halves: halves, hashes: old.keyHashes, mask: size - 1)
         let (first, second) = Concurrently.both({ keys.fill(half: 0, chains: chains) }, { keys.fill(half: 1, chains: chains) })
-        guard let a = first, let b = second else { return (keys, first ?? second) }
-        return (keys, a.second <= b.second ? a : b)
+        var filled = keys
+        filled.unique = first == nil && second == nil
+        guard let a = first, let b = second else { return (filled, first ?? second) }
+        return (filled, a.second <= b.second ? a : b)
     }
 
     /// Lets the index's tables go (once NEW is matched, nothing looks keys up).
@@ -81,6 +85,14 @@ struct OldKeys: @unchecked Sendable {
 
     /// Where lookups start, for a scan to fetch before it looks up.
     var slots: KeySlots { KeySlots(low: low.baseAddress!, high: high.baseAddress!, mask: mask) }
+
+    /// Whether `lookup(h)` is OLD record `r`, told from `r`'s own key hash when no key hash
+    /// repeats: a record whose place in OLD is expected is checked there, in memory at hand,
+    /// instead of in the index, anywhere in memory.
+    @inline(__always)
+    func finds(_ r: Int, _ h: UInt64) -> Bool {
+        unique && keyHashes[r] == h
+    }
 
     /// The OLD record with key hash `h`, or -1.
     @inline(__always)

@@ -1117,7 +1117,18 @@ final class PartState {
         }
         if scoped, status == .keyed { keyHash = memory.keyHashing.scoped(keyHash, in: sectionName) }
         if against, let oldKeys {
-            let match = status == .keyed ? oldKeys.lookup(keyHash) : -1
+            // Where the cursor expected it, most often (an update in place, or after a
+            // record deleted), else anywhere.
+            let match: Int
+            if status != .keyed {
+                match = -1
+            } else if cursor >= 0, cursor < oldCount, oldKeys.finds(cursor, keyHash) {
+                match = cursor
+            } else if cursor >= 0, cursor + 1 < oldCount, oldKeys.finds(cursor + 1, keyHash) {
+                match = cursor + 1
+            } else {
+                match = oldKeys.lookup(keyHash)
+            }
             append(start: start, end: parser.index, hash: hash)
             table.matches.append(Int32(truncatingIfNeeded: match))
             table.copies.append(false)
