@@ -593,11 +593,15 @@ extension Changeset {
     /// - Throws: `joined(_:)`'s errors, and a file's read or syntax error.
     public static func joined(files paths: [String]) throws(ListDiffError) -> Changeset {
         var standardInput: ShardChangeset? = nil
+        // Each file's hash as first read: read again, it must be the same text.
+        var digests = [Hash128?](repeating: nil, count: paths.count)
+        func digest(_ bytes: [UInt8]) -> Hash128 { bytes.withUnsafeBytes { CanonicalHash.string($0) } }
         func read(_ k: Int) throws(ListDiffError) -> (ShardChangeset, name: String) {
             // (Standard input is read once, and kept.)
             if paths[k] == "-", let standardInput { return (standardInput, paths[k]) }
-            let shard = try ShardChangeset(json: try InputFile.read(paths[k]), name: paths[k])
-            if paths[k] == "-" { standardInput = shard }
+            let bytes = try InputFile.read(paths[k])
+            let shard = try ShardChangeset(json: bytes, name: paths[k])
+            if paths[k] == "-" { standardInput = shard } else { digests[k] = digest(bytes) }
             return (shard, paths[k])
         }
         guard !paths.isEmpty else { throw ListDiffError(.usage, "join needs the changeset of every shard") }
@@ -617,6 +621,9 @@ extension Changeset {
                     standardInput.part.fillKeys(&keys)
                 } else {
                     let bytes = try InputFile.read(paths[k])
+                    guard digest(bytes) == digests[k] else {
+                        throw ListDiffError(.io, file: paths[k], "the file changed while it was being read: join it again")
+                    }
                     // (Only the matched pairs are read, when the text is as listdiff writes it.)
                     if !ShardPart.fillKeys(&keys, fromJSON: bytes) { try ShardChangeset(json: bytes, name: paths[k]).part.fillKeys(&keys) }
                 }
