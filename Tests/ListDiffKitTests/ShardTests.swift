@@ -356,6 +356,51 @@ import ListDiffKitTestSupport
         #expect(refusal(swapped).contains("does not match the records' hashes"))
     }
 
+    /// `join` of files reads each twice when records moved: a file whose text changed
+    /// between the two reads (here a named pipe that gives other text the second time) is
+    /// refused, not read for other keys.
+    @Test func aShardFileThatChangesBetweenItsReadsIsRefused() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let records = (0..<20).map { "{\"id\": \($0)}" }
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
+        try ("[" + records.joined(separator: ",") + "]").write(to: old, atomically: true, encoding: .utf8)
+        try ("[" + records.reversed().joined(separator: ",") + "]").write(to: new, atomically: true, encoding: .utf8)
+        let files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"])))
+        var paths: [String] = []
+        var texts: [String] = []
+        for i in 0..<2 {
+            var bytes: [UInt8] = []
+            try files.diffShard(old: old.path, new: new.path, shard: try Shard(index: i, of: 2)).render(context: Self.context) {
+                bytes.append(contentsOf: $0)
+            }
+            let path = dir.appendingPathComponent("shard-\(i).json").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            texts.append(String(decoding: bytes, as: UTF8.self))
+        }
+        #expect(try Changeset.joined(files: paths).summary.moved > 0)
+        // Shard 1 again, through a pipe that gives its text, then that text with a space more.
+        let pipe = dir.appendingPathComponent("pipe.json").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let versions = [texts[1], texts[1] + " "]
+        let writer = Thread {
+            for text in versions {
+                guard let handle = FileHandle(forWritingAtPath: pipe) else { return }
+                handle.write(Data(text.utf8))
+                try? handle.close()
+            }
+        }
+        writer.start()
+        do throws(ListDiffError) {
+            _ = try Changeset.joined(files: [paths[0], pipe])
+            Issue.record("joined a file that changed")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.description.contains("the file changed while it was being read"), "\(error)")
+        }
+    }
+
     /// The key hash is the engine's first-attempt key hash, and is pinned: shards made on
     /// one machine join with shards made on another, by another version of listdiff.
     @Test func theKeyHashIsTheEnginesAndIsPinned() throws {
