@@ -385,7 +385,17 @@ import ListDiffKitTestSupport
         #expect(mkfifo(pipe, 0o600) == 0)
         let versions = [texts[1], texts[1] + " "]
         let writer = Thread {
-            for text in versions {
+            for (k, text) in versions.enumerated() {
+                if k > 0 {
+                    // Not until the first read has let go of the pipe: a writer that opens
+                    // it while a reader holds it adds to that read.
+                    while true {
+                        let fd = open(pipe, O_WRONLY | O_NONBLOCK)
+                        if fd < 0 { break }
+                        close(fd)
+                        usleep(1000)
+                    }
+                }
                 guard let handle = FileHandle(forWritingAtPath: pipe) else { return }
                 handle.write(Data(text.utf8))
                 try? handle.close()
