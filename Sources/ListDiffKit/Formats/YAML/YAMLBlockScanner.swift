@@ -372,10 +372,16 @@ struct YAMLBlockScanner {
             guard atDocumentEnd() else { throw outside() }
             let start = tokenMark()
             var end = start
-            while isMarker(pos, UInt8(ascii: ".")) {
+            if isMarker(pos, UInt8(ascii: ".")) {
                 pos += 3
                 end = mark(pos)
                 try restOfMarkerLine()
+                // libyaml's event ends at the first `...`: it skips any more before the next
+                // document.
+                while isMarker(pos, UInt8(ascii: ".")) {
+                    pos += 3
+                    try restOfMarkerLine()
+                }
             }
             if pos == lineStart, byte(pos) == UInt8(ascii: "%") { throw outside() }
             try emit(.documentEnd, start, end, into: &sink)
