@@ -8,7 +8,11 @@ moved. Then runs each way RUNS times, alternating, and prints the
 median time and peak memory (GNU time's maximum resident set), and whether the spilled
 changeset is byte for byte the one in memory.
 
-Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH]
+With --shape sections, the same records are a JSON object of 10 lists (records in
+sections; DIR/spill-sections-old-COUNT.json and -new-), each list a tenth of the records in
+that order, so that the moved and inserted records cross lists; sort(1) has no way in.
+
+Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH] [--shape list|sections]
 """
 import os
 import random
@@ -55,6 +59,19 @@ def write_ndjson(path, records):
             f.write("\n")
 
 
+def write_sections(path, records):
+    """An object of 10 lists, each a tenth of the records, one record a line."""
+    import json
+    tenth = max(1, -(-len(records) // 10))
+    with open(path, "w") as f:
+        f.write("{\n")
+        for k, start in enumerate(range(0, len(records), tenth)):
+            f.write(f'"s{k}": [\n' if k == 0 else f',\n"s{k}": [\n')
+            f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in records[start:start + tenth]))
+            f.write("\n]")
+        f.write("\n}\n")
+
+
 def measure(command, out):
     """Runs command with its standard output to `out`; (seconds, peak MiB, status)."""
     env = dict(os.environ, LC_ALL="C")
@@ -69,23 +86,24 @@ def main():
     limit = option("--limit", "1G")
     runs = int(option("--runs", "3"))
     binary = option("--binary", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "listdiff"))
+    sections = option("--shape", "list") == "sections"
     os.makedirs(folder, exist_ok=True)
-    old_path = os.path.join(folder, f"spill-old-{count}.ndjson")
-    new_path = os.path.join(folder, f"spill-new-{count}.ndjson")
+    stem, ext, write = ("spill-sections", "json", write_sections) if sections else ("spill", "ndjson", write_ndjson)
+    old_path = os.path.join(folder, f"{stem}-old-{count}.{ext}")
+    new_path = os.path.join(folder, f"{stem}-new-{count}.{ext}")
     if not (os.path.exists(old_path) and os.path.exists(new_path)):
         rng = random.Random(count + 7)
         old = [record(rng, i) for i in range(count)]
         rng.shuffle(old)
         new = edit(rng, old, count)
-        write_ndjson(old_path, old)
-        write_ndjson(new_path, new)
+        write(old_path, old)
+        write(new_path, new)
         del old, new
     scratch = tempfile.mkdtemp(prefix="listdiff-spill-bench-")
     sorted_old, sorted_new = os.path.join(scratch, "old.ndjson"), os.path.join(scratch, "new.ndjson")
-    ways = {
-        "spill": [binary, "--memory-limit", limit, "-f", "json", old_path, new_path],
-        "sort + --sorted": None,
-    }
+    ways = {"spill": [binary, "--memory-limit", limit, "-f", "json", old_path, new_path]}
+    if not sections:
+        ways["sort + --sorted"] = None
     if "--no-memory" not in sys.argv:
         ways = {"in memory": [binary, "--memory-limit", "1T", "-f", "json", old_path, new_path], **ways}
     times = {name: [] for name in ways}
@@ -112,7 +130,8 @@ def main():
     if "in memory" in outputs:
         with open(outputs["in memory"], "rb") as a, open(outputs["spill"], "rb") as b:
             same = a.read() == b.read()
-    print(f"{count} records, unsorted NDJSON ({os.path.getsize(old_path) >> 20} MiB + {os.path.getsize(new_path) >> 20} MiB), "
+    what = "an object of 10 lists" if sections else "unsorted NDJSON"
+    print(f"{count} records, {what} ({os.path.getsize(old_path) >> 20} MiB + {os.path.getsize(new_path) >> 20} MiB), "
           f"--memory-limit {limit}, median of {runs}")
     print("| way | time | peak memory |")
     print("| --- | ---: | ---: |")

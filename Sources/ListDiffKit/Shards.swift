@@ -430,8 +430,12 @@ extension FileDiffer {
 
     /// The shard's changeset from a diff run for it (`forShard`), as `diffShard` describes.
     /// `keys`: whether its matched pairs carry their keys (a spill reads them again).
+    /// `sections`: a spill's partition of records in sections, which holds the records
+    /// alone: the whole documents' sections, which `positions` (counted over each whole
+    /// document) fall in.
     func shardChangeset(
-        _ result: Result, shard: Shard, positions: ShardPositions?, names: (old: String, new: String), keys: Bool = true
+        _ result: Result, shard: Shard, positions: ShardPositions?, names: (old: String, new: String), keys: Bool = true,
+        sections spilled: SpilledSections? = nil
     ) throws(ListDiffError) -> ShardChangeset {
         let (old, new) = names
         guard let (oldSide, _) = result.old, let newSide = result.new else {
@@ -440,8 +444,8 @@ extension FileDiffer {
         // Records in sections are placed by the sections of the whole documents, which a
         // pre-split input does not hold. (Two empty objects hold no section: nothing to place.)
         let layout = result.changeset.layout
-        let sectioned = layout.isSectioned
-        guard positions == nil || !sectioned || oldSide.sections.isEmpty && newSide.sections.isEmpty else {
+        let sectioned = layout.isSectioned || spilled != nil
+        guard positions == nil || !layout.isSectioned || oldSide.sections.isEmpty && newSide.sections.isEmpty else {
             throw ListDiffError(
                 .usage,
                 "shard positions place the records of one list; records in sections (\(layout)) are split from the whole inputs (leave out --shard-positions and --pre-split)"
@@ -519,6 +523,10 @@ extension FileDiffer {
             }
             if let p = change.old { change.old = RecordPosition(section: p.section, index: oldAt(p.index)) }
             if let p = change.new { change.new = RecordPosition(section: p.section, index: newAt(p.index)) }
+            if let spilled {
+                change.old = change.old.map { RecordPosition.of($0.index, starts: spilled.oldStarts) }
+                change.new = change.new.map { RecordPosition.of($0.index, starts: spilled.newStarts) }
+            }
             changes.append(change)
         }
         var part = ShardPart(shard: shard)
@@ -544,8 +552,9 @@ extension FileDiffer {
         } else {
             part.oldHashes = oldPick.map { oldHashes[$0] }
             if sectioned {
-                part.oldSections = oldSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
-                part.newSections = newSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+                let old = spilled?.old ?? oldSide.sections, new = spilled?.new ?? newSide.sections
+                part.oldSections = old.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+                part.newSections = new.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
             }
             // (Under `--unordered` a record that changes section moves: sections need the pairs.)
             if differ.comparison.unorderedRecords, !sectioned {
@@ -564,6 +573,12 @@ extension FileDiffer {
         }
         changeset.changes = changes
         changeset.summary = summary
+        if let spilled {
+            changeset.layout = spilled.layout
+            changeset.sections = spilled.changes
+            changeset.oldSections = SectionOutline(names: spilled.old.map(\.name), sizes: spilled.old.map(\.records.count))
+            changeset.newSections = SectionOutline(names: spilled.new.map(\.name), sizes: spilled.new.map(\.records.count))
+        }
         return ShardChangeset(changeset: changeset, part: part)
     }
 }
@@ -734,9 +749,13 @@ struct ShardJoin {
     /// shard must give), and where each starts in the whole document's records.
     private let oldSections: [ShardPart.SectionFrame], newSections: [ShardPart.SectionFrame]
     private let oldStarts: [Int], newStarts: [Int]
+    /// Whether the shards are a spill's partitions, made in this run: they hold the records
+    /// alone, so they name no fingerprints.
+    private let spilled: Bool
 
     /// A join whose first shard (named `name` in errors) is `first`.
-    init(_ first: ShardChangeset, name: String) {
+    init(_ first: ShardChangeset, name: String, spilled: Bool = false) {
+        self.spilled = spilled
         self.first = first.changeset
         firstName = name
         firstShard = first.shard
@@ -859,7 +878,7 @@ struct ShardJoin {
             throw ListDiffError(.changeset, "no shard holds NEW's record \(p): the shards are not of one diff")
         }
         // A shard of sections reads the whole inputs, so it names their fingerprints.
-        if first.layout.isSectioned, first.fingerprints == nil {
+        if first.layout.isSectioned, first.fingerprints == nil, !spilled {
             throw ListDiffError(
                 .changeset, file: firstName,
                 "this shard of records in sections names no fingerprints: it is not a shard that --partition wrote")

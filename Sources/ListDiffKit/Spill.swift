@@ -94,6 +94,13 @@ final class SpillFolder {
         return SpillWriter(path: file, folder: path, buffer: buffer)
     }
 
+    /// Empties a file made in the folder.
+    func empty(_ file: String) throws(ListDiffError) {
+        SystemCalls.remove(file)
+        let fd = SystemCalls.createForWriting(file)
+        guard fd >= 0, SystemCalls.close(fd) else { throw SpillWriter.failure(file, folder: path) }
+    }
+
     /// Removes every file and the folder (once: the diff's end and `deinit` both ask).
     func remove() {
         guard !entries.isEmpty else { return }
@@ -265,6 +272,47 @@ extension FileDiffer {
         /// The first record without a usable key: its error, thrown once the whole input
         /// has been read (a malformed text later in it comes first, as in memory).
         var unkeyed: ListDiffError?
+        /// Records in sections (an object of lists): each list's name and record count, in
+        /// order, over the whole input; nil for a list or a map.
+        var sections: [Section]? = nil
+        /// A list's name given twice, in two chunks: its error, thrown once the whole input
+        /// has been read, as the reader throws it once it has read the whole object.
+        var repeatedSection: ListDiffError?
+
+        /// Where each section starts among the records, and its name.
+        var places: (starts: [Int], names: [Value?])? {
+            sections.map { (RecordPosition.starts($0.map(\.records.count)), $0.map(\.name)) }
+        }
+
+        /// Takes in a chunk's sections: its first goes on from the last one taken when the
+        /// cut fell inside that list. Finds a name given in an earlier chunk again.
+        mutating func add(_ side: Engine.Side, _ chunk: RecordChunks.Chunk, seen: inout [String: SourceLocation]) {
+            var list = sections ?? []
+            var start = list.last?.records.upperBound ?? 0
+            var named: [String: SourceLocation] = [:]
+            for (s, section) in side.sections.enumerated() {
+                let count = section.records.count
+                if s == 0, chunk.continuesSection, let last = list.popLast() {
+                    list.append(Section(name: last.name, header: nil, records: last.records.lowerBound..<start + count, offset: 0))
+                    start += count
+                    continue
+                }
+                list.append(Section(name: section.name, header: nil, records: start..<start + count, offset: 0))
+                start += count
+                let id = Fingerprint.of(section.name ?? .null)
+                let at =
+                    RecordChunks.nameStart(beforeList: section.offset, in: side.file.bytes)
+                    .flatMap { side.file.locations(of: [$0])[0] }.map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
+                if repeatedSection == nil, let first = seen[id], case .string(let text)? = section.name {
+                    repeatedSection = ListDiffError(
+                        .syntax, file: side.file.name, location: at, "\(JSONParser.repeatedName(text)) \(ListDiffError.firstAt(first))")
+                }
+                named[id] = at
+            }
+            // (Names within a chunk are the reader's to check.)
+            seen.merge(named) { first, _ in first }
+            sections = list
+        }
     }
 
     /// The error for inputs that do not spill: under the default budget, the diff runs in
@@ -292,6 +340,8 @@ extension FileDiffer {
         }
         let engine = engine(key: reader.key, duplicates: reader.duplicates)
         var chunkCount = 0
+        // An object of lists: where each list's name was first given.
+        var names: [String: SourceLocation] = [:]
         while let chunk = try chunks.next() {
             let file = MappedFile(name: path, owning: chunk.text)
             file.origin = RecordOrigin(first: out.count - chunk.leading)
@@ -300,16 +350,23 @@ extension FileDiffer {
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
                 // (An empty object is an empty map, as it is beside a map in memory.)
                 let map = side.layout.shape == .map || side.layout.shape == .objectOfLists && side.sections.isEmpty
+                let sectioned = side.layout.shape == .objectOfLists && !side.sections.isEmpty
                 // (An object read as a list is one record, which holds the key: it is not cut.)
-                guard side.layout.path == reader.layout.path, side.layout.shape == .list || map, side.sections.count <= 1,
-                    !map || side.count == 0 || side.layout.shape == .map, map || !chunks.cutsAnObject || chunk.isWhole,
-                    chunkCount == 0 || map == out.map
+                guard side.layout.path == reader.layout.path, side.layout.shape == .list || map || sectioned,
+                    sectioned || side.sections.count <= 1, !map || side.count == 0 || side.layout.shape == .map,
+                    map || !chunks.cutsAnObject || chunk.isWhole || sectioned && chunks.cutsSections,
+                    chunkCount == 0 || map == out.map && sectioned == (out.sections != nil)
                 else {
-                    throw Self.refusal("the records are not one list or one map of records (\(side.layout))", file: path)
+                    throw Self.refusal(
+                        "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)
                 }
                 if map, out.format == .yaml { throw Self.refusal("a YAML map of records does not spill", file: path) }
                 out.map = map
                 chunkCount += 1
+                if sectioned {
+                    out.add(side, chunk, seen: &names)
+                    side.file.origin?.sections = out.places
+                }
                 if out.unkeyed == nil {
                     // (Up to the first record without its key: a key repeated before it is
                     // the error, as in memory.)
@@ -444,28 +501,53 @@ extension FileDiffer {
         files.differ.renames = nil
         // As in memory, a side's record without its key and its repeated keys come in
         // record order (the records before the first without a key are in the partitions).
-        func earliest(_ error: ListDiffError, side: String, name: String) throws(ListDiffError) -> ListDiffError {
-            guard let repeated = try files.firstKeyError(in: folder, side: side, name: name),
+        func earliest(_ error: ListDiffError, _ split: SplitSide, side: String, name: String) throws(ListDiffError) -> ListDiffError {
+            guard let repeated = try files.firstKeyError(in: folder, side: side, name: name, sections: split.places),
                 Self.rank(repeated, old: old).lexicographicallyPrecedes(Self.rank(error, old: old))
             else { return error }
             return repeated
         }
-        let oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
-        if let error = oldSplit.unkeyed { throw try earliest(error, side: "old", name: old) }
+        var oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
+        // (A list named twice is the reader's error, which comes before the keys'.)
+        if let error = oldSplit.repeatedSection { throw error }
+        if let error = oldSplit.unkeyed { throw try earliest(error, oldSplit, side: "old", name: old) }
         progress?.lap("split OLD")
         files.reader.format = oldSplit.partitionFormat
-        let newSplit: SplitSide
+        var newSplit: SplitSide
         do throws(ListDiffError) {
             newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
-            if let error = newSplit.unkeyed { throw try earliest(error, side: "new", name: new) }
+            if let error = newSplit.repeatedSection { throw error }
+            if let error = newSplit.unkeyed { throw try earliest(error, newSplit, side: "new", name: new) }
         } catch {
             // As in memory, a key OLD repeats comes before NEW's errors.
-            if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old) { throw earlier }
+            if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old, sections: oldSplit.places) {
+                throw earlier
+            }
             throw error
         }
         progress?.lap("split NEW")
+        // An empty object beside an object of lists holds no list, as in memory: its
+        // partitions hold no record.
+        for (side, other) in [("old", newSplit), ("new", oldSplit)] where other.sections != nil {
+            var split = side == "old" ? oldSplit : newSplit
+            guard split.map, split.count == 0 else { continue }
+            (split.map, split.sections) = (false, [])
+            for p in 0..<count { try folder.empty(folder.file(p, side, "records")) }
+            if side == "old" { oldSplit = split } else { newSplit = split }
+        }
         if oldSplit.map != newSplit.map {
             throw Self.refusal("one input is a map of records and the other a list")
+        }
+        if (oldSplit.sections == nil) != (newSplit.sections == nil) {
+            throw Self.refusal("one input holds its records in sections and the other does not")
+        }
+        // Records in sections: the sections are diffed here, once, and each partition's
+        // records are placed in them.
+        var sections: SpilledSections? = nil
+        if let oldSections = oldSplit.sections, let newSections = newSplit.sections {
+            sections = SpilledSections(
+                old: oldSections, new: newSections, changes: try differ.diffSections(old: oldSections, new: newSections).0,
+                layout: Layout(path: reader.layout.path, shape: .objectOfLists))
         }
         let partitionFormat = oldSplit.partitionFormat
         var join: ShardJoin? = nil
@@ -487,13 +569,16 @@ extension FileDiffer {
             let newFile = try MappedFile(folder.file(p, "new", "records"), name: new)
             oldFile.origin = try Self.readIndex(folder.file(p, "old", "index"))
             newFile.origin = try Self.readIndex(folder.file(p, "new", "index"))
+            oldFile.origin?.sections = oldSplit.places
+            newFile.origin?.sections = newSplit.places
             let positions = ShardPositions(
                 oldCount: oldSplit.count, newCount: newSplit.count, old: oldFile.origin!.numbers, new: newFile.origin!.numbers)
             do throws(ListDiffError) {
                 let result = try files.diffOpened(oldFile, partitionFormat, newFile, partitionFormat)
                 let shard = try files.shardChangeset(
-                    result, shard: try Shard(index: p, of: count), positions: positions, names: (old, new), keys: false)
-                if join == nil { join = ShardJoin(shard, name: old) }
+                    result, shard: try Shard(index: p, of: count), positions: positions, names: (old, new), keys: false,
+                    sections: sections)
+                if join == nil { join = ShardJoin(shard, name: old, spilled: true) }
                 try join!.add(shard, name: old)
             } catch {
                 // As in memory: OLD's errors before NEW's, each side's earliest first.
@@ -514,20 +599,23 @@ extension FileDiffer {
         changeset.layout.note(yaml: reader.yaml.version, formats: [oldSplit.format, newSplit.format])
         if let rule = differ.renames { changeset = try changeset.pairingRenames(rule) }
         var result = Result(changeset: changeset)
-        result.locator = try Self.recordPlaces(of: changeset, in: folder)
+        result.locator = try Self.recordPlaces(of: changeset, in: folder, sections: sections)
         return result
     }
 
     /// Where the changed records are in the inputs, read from the partitions' indexes
     /// before the folder goes: a place in a record is its record's start (the spill keeps
     /// no text to find a field in).
-    static func recordPlaces(of changeset: Changeset, in folder: SpillFolder) throws(ListDiffError)
+    static func recordPlaces(of changeset: Changeset, in folder: SpillFolder, sections: SpilledSections?) throws(ListDiffError)
         -> @Sendable ([RecordPlace], _ new: Bool) -> [SourceLocation?]
     {
+        // (Records are numbered over the whole document, sections or not.)
+        let starts = [sections?.oldStarts ?? [0], sections?.newStarts ?? [0]]
+        @Sendable func number(_ p: RecordPosition, _ side: Int) -> Int { starts[side][p.section] + p.index }
         var wanted: [Set<Int>] = [[], []]
         for change in changeset.changes {
-            if let p = change.old { wanted[0].insert(p.index) }
-            if let p = change.new { wanted[1].insert(p.index) }
+            if let p = change.old { wanted[0].insert(number(p, 0)) }
+            if let p = change.new { wanted[1].insert(number(p, 1)) }
         }
         var found: [[Int: SourceLocation]] = [[:], [:]]
         for (s, side) in ["old", "new"].enumerated() where !wanted[s].isEmpty {
@@ -539,7 +627,17 @@ extension FileDiffer {
             }
         }
         let old = found[0], new = found[1]
-        return { places, isNew in places.map { (isNew ? new : old)[$0.position.index] } }
+        return { places, isNew in places.map { (isNew ? new : old)[number($0.position, isNew ? 1 : 0)] } }
+    }
+
+    /// Records in sections, spilled: each side's sections (their names, and their records
+    /// counted over the whole document), the changes between them, and the layout.
+    struct SpilledSections: Sendable {
+        var old: [Section], new: [Section]
+        var changes: [SectionChange]
+        var layout: Layout
+        var oldStarts: [Int] { old.map(\.records.lowerBound) }
+        var newStarts: [Int] { new.map(\.records.lowerBound) }
     }
 
     /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.
@@ -549,11 +647,14 @@ extension FileDiffer {
 
     /// The earliest key error (a key repeated) of one side's partitions, each read as a
     /// diff reads an input; nil when there is none.
-    func firstKeyError(in folder: SpillFolder, side: String, name: String) throws(ListDiffError) -> ListDiffError? {
+    func firstKeyError(in folder: SpillFolder, side: String, name: String, sections: (starts: [Int], names: [Value?])?)
+        throws(ListDiffError) -> ListDiffError?
+    {
         var first: (rank: [Int], error: ListDiffError)? = nil
         for p in 0..<folder.count {
             let file = try MappedFile(folder.file(p, side, "records"), name: name)
             file.origin = try Self.readIndex(folder.file(p, side, "index"))
+            file.origin?.sections = sections
             do {
                 _ = try checkedSide(file, name)
             } catch {

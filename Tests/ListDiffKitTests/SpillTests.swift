@@ -20,6 +20,29 @@ import ListDiffKitTestSupport
         ShardTests.rendered { () throws(ListDiffError) in try files.diff(old: old.path, new: new.path).changeset }
     }
 
+    /// A folder for a test's inputs, and one inside it for the spill's folders.
+    static func workspace() throws -> (dir: URL, parent: URL) {
+        let dir = try FastPathTests.directory()
+        let parent = dir.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        return (dir, parent)
+    }
+
+    /// One random round: the diff of `c`'s pair in memory, and spilled under a budget that
+    /// grows with the round, which must agree; the diff in memory, and whether it spilled.
+    static func compare(
+        round: Int, _ c: DocumentPairs.Case, _ old: URL, _ new: URL, differ: Differ, parent: URL
+    ) throws -> (whole: String, spilled: Bool) {
+        let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
+        let files = FileDiffer(reader: reader, differ: differ)
+        let whole = Self.rendered(files, old, new)
+        let spilling = Self.spilling(files, parent: parent, budget: 16 << (round % 6))
+        let spilled = (try? spilling.spillPartitions(old: old.path, new: new.path)) != nil
+        #expect(Self.rendered(spilling, old, new) == whole, "round \(round) \(c)")
+        #expect(Self.leftovers(parent).isEmpty, "round \(round)")
+        return (whole, spilled)
+    }
+
     /// What the spill folder's parent holds once a diff is done: nothing.
     static func leftovers(_ parent: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
@@ -29,10 +52,8 @@ import ListDiffKitTestSupport
     /// larger document), NDJSON and YAML, with every key kind, both duplicates policies and
     /// the comparison rules: spilled is in memory.
     @Test func spilledIsTheDiffInMemory() throws {
-        let dir = try FastPathTests.directory()
+        let (dir, parent) = try Self.workspace()
         defer { try? FileManager.default.removeAtPath(dir) }
-        let parent = dir.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         var pairs = DocumentPairs(seed: 91)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 9), pretty: false)
         var spilled = 0, moved = 0, errors = 0
@@ -47,16 +68,10 @@ import ListDiffKitTestSupport
             let (old, new) = try EngineTests.write(
                 oldValue, newValue, in: dir, round: round, lines: !atPath && round % 3 == 1, yaml: !atPath && round % 3 == 2,
                 &spelling)
-            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
             var differ = try ShardTests.differ(round)
             if round % 7 == 5 { differ.renames = try RenameRule() }
-            let files = FileDiffer(reader: reader, differ: differ)
-            let whole = Self.rendered(files, old, new)
-            let spilling = Self.spilling(files, parent: parent, budget: 16 << (round % 6))
-            if (try? spilling.spillPartitions(old: old.path, new: new.path)) != nil { spilled += 1 }
-            let result = Self.rendered(spilling, old, new)
-            #expect(result == whole, "round \(round) \(c)")
-            #expect(Self.leftovers(parent).isEmpty, "round \(round)")
+            let (whole, spills) = try Self.compare(round: round, c, old, new, differ: differ, parent: parent)
+            if spills { spilled += 1 }
             if whole.contains("\"op\": \"move\"") { moved += 1 }
             if whole.hasPrefix("error") { errors += 1 }
         }
@@ -170,15 +185,15 @@ import ListDiffKitTestSupport
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
         let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
-        try #"{"a": [{"id": 1}], "b": [{"id": 2}]}"#.write(to: old, atomically: true, encoding: .utf8)
-        try #"{"a": [{"id": 1}], "b": [{"id": 3}]}"#.write(to: new, atomically: true, encoding: .utf8)
+        try #"[{"name": "a", "items": [{"id": 1}]}, {"name": "b", "items": [{"id": 2}]}]"#.write(to: old, atomically: true, encoding: .utf8)
+        try #"[{"name": "a", "items": [{"id": 1}]}, {"name": "b", "items": [{"id": 3}]}]"#.write(to: new, atomically: true, encoding: .utf8)
         let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
         let whole = Self.rendered(files, old, new)
         #expect(!whole.hasPrefix("error"))
         #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), old, new) == whole)
         let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), old, new)
         #expect(refused.contains("do not spill"), "\(refused)")
-        #expect(refused.contains("not one list or one map of records"), "\(refused)")
+        #expect(refused.contains("not one list, one map of records or one object of lists"), "\(refused)")
         var myers = files
         myers.differ.algorithm = MyersDiff()
         try "[{\"id\": 1}]".write(to: old, atomically: true, encoding: .utf8)
@@ -425,10 +440,8 @@ import ListDiffKitTestSupport
     /// errors of a map (a member that is not a record, a name given twice, the first name
     /// given again) as in memory.
     @Test func mapsOfRecordsSpill() throws {
-        let dir = try FastPathTests.directory()
+        let (dir, parent) = try Self.workspace()
         defer { try? FileManager.default.removeAtPath(dir) }
-        let parent = dir.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         var pairs = DocumentPairs(seed: 93)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 11), pretty: false)
         var changed = 0
@@ -438,11 +451,7 @@ import ListDiffKitTestSupport
             let (oldValue, newValue) = pairs.next(c)
             spelling.pretty = round % 4 < 2
             let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, &spelling)
-            let reader = DocumentReader(key: try IdentityKey(parsing: c.key), duplicates: c.duplicates, layout: c.options)
-            let files = FileDiffer(reader: reader, differ: try ShardTests.differ(round))
-            let whole = Self.rendered(files, old, new)
-            let result = Self.rendered(Self.spilling(files, parent: parent, budget: 16 << (round % 6)), old, new)
-            #expect(result == whole, "round \(round) \(c)")
+            let (whole, _) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
             if !whole.hasPrefix("error"), whole.contains("\"op\": ") { changed += 1 }
         }
         #expect(changed > 40, "\(changed) rounds with changes")
@@ -496,6 +505,81 @@ import ListDiffKitTestSupport
         let itself = Self.rendered(files, a, a)
         #expect(itself.contains("duplicate member name"), "\(itself)")
         #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 512), a, a) == itself)
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// Random objects of lists (records in sections), in JSON on one line and pretty, at the
+    /// top and at a --path, with every key kind, both duplicates policies and the rules: the
+    /// spill cuts them inside lists and between them, and is the diff in memory.
+    @Test func objectsOfListsSpill() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        var pairs = DocumentPairs(seed: 95)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: 13), pretty: false)
+        var spilled = 0, moved = 0, sectionChanges = 0, errors = 0
+        for round in 0..<160 {
+            let c = DocumentPairs.Case(
+                shape: .objectOfLists, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 5 == 3 ? .match : .error, atPath: round % 2 == 1)
+            let (oldValue, newValue) = pairs.next(c)
+            spelling.pretty = round % 4 < 2
+            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, &spelling)
+            let (whole, spills) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
+            if spills { spilled += 1 }
+            if whole.contains("\"op\": \"move\"") { moved += 1 }
+            if whole.contains("\"sections\": [\n") { sectionChanges += 1 }
+            if whole.hasPrefix("error") { errors += 1 }
+        }
+        #expect(spilled > 120, "\(spilled) rounds spilled")
+        #expect(moved > 20, "\(moved) rounds with moves")
+        #expect(sectionChanges > 20, "\(sectionChanges) rounds with section changes")
+        #expect(errors < 40, "\(errors) rounds with errors")
+        #expect(Self.leftovers(parent).isEmpty)
+        // Errors, each in OLD then in NEW, where chunks cut: a list's name in two chunks, a
+        // key in two lists, a record without its key, and these before later malformed text.
+        func list(_ ids: Range<Int>) -> String { "[" + ids.map { "{\"id\": \($0), \"s\": \"a,]{\\\"b\"}" }.joined(separator: ", ") + "]" }
+        let lists = (0..<30).map { "  \"l\($0)\": " + list($0 * 10..<$0 * 10 + 10) }
+        func object(_ lines: [String]) -> String { "{\n" + lines.joined(separator: ",\n") + "\n}\n" }
+        var twice = lists
+        twice[26] = "  \"l3\": []"
+        var keyTwice = lists
+        keyTwice[27] = "  \"l27\": [{\"id\": 35}, {\"id\": 271}]"
+        var unkeyed = lists
+        unkeyed[28] = "  \"l28\": [{\"id\": 280}, {\"name\": 1}]"
+        var malformedLate = twice
+        malformedLate[29] = "  \"l29\": [{\"id\": }]"
+        let cases = [
+            ("a list named twice", object(twice)), ("a key in two lists", object(keyTwice)),
+            ("a record without its key", object(unkeyed)), ("a list named twice, then malformed text", object(malformedLate)),
+            ("a list beside sections", "[" + (0..<300).map { "{\"id\": \($0)}" }.joined(separator: ",\n") + "]"),
+            ("a map beside sections", object((0..<300).map { "  \"m\($0)\": {\"id\": \($0)}" })),
+        ]
+        let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
+        for (name, text) in cases {
+            try object(lists).write(to: a, atomically: true, encoding: .utf8)
+            try text.write(to: b, atomically: true, encoding: .utf8)
+            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+            for (x, y) in [(a, b), (b, a)] {
+                let whole = Self.rendered(files, x, y)
+                #expect(whole.hasPrefix("error"), "\(name): \(whole)")
+                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 512), x, y) == whole, "\(name)")
+                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 512), x, y)
+                if name.hasSuffix("beside sections") {
+                    #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
+                } else {
+                    #expect(spilled == whole, "\(name)")
+                }
+            }
+        }
+        // Cut between lists and inside them, with empty lists between: the sections and
+        // their changes are the whole diff's.
+        try object(lists.enumerated().map { $0 % 3 == 0 ? "  \"e\($0)\": []" : $1 }).write(to: a, atomically: true, encoding: .utf8)
+        try object(lists.reversed().enumerated().map { $0 % 4 == 0 ? "  \"f\($0)\": []" : $1 }).write(
+            to: b, atomically: true, encoding: .utf8)
+        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        let whole = Self.rendered(files, a, b)
+        #expect(whole.contains("\"op\": \"move\""), "\(whole)")
+        #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 512), a, b) == whole)
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 

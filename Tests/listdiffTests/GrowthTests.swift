@@ -77,9 +77,9 @@ import Glibc
         case renamesCommon
         /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
         /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
-        /// chunk holds the text before it), and a map of records (each chunk led by its
-        /// first member).
-        case spillOneLine, spillNDJSON, spillPath, spillMap
+        /// chunk holds the text before it), a map of records (each chunk led by its
+        /// first member), and an object of lists (each chunk led by its list's name).
+        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -111,7 +111,7 @@ import Glibc
                 return try sections.enumerated().map { k, s in
                     "s\(k):\n" + (try s.map { try block($0, indent: "  ") }.joined(separator: "\n"))
                 }.joined(separator: "\n") + "\n"
-            case .objectOfLists, .partitionSections, .joinSections:
+            case .objectOfLists, .partitionSections, .joinSections, .spillSections:
                 return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
             case .sectionList, .htmlSections:
                 return "[\n"
@@ -178,7 +178,7 @@ import Glibc
         case .nested: options = ["--key", "user.id"]
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
-        case .spillOneLine, .spillNDJSON, .spillMap: options = ["--memory-limit", "1M"]
+        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections: options = ["--memory-limit", "1M"]
         case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]

@@ -24,6 +24,20 @@ import Testing
         return (oldURL.path, newURL.path)
     }
 
+    /// `inputs`' records placed in a JSON document by `text` (given the side and the
+    /// records), written as old.json and new.json.
+    static func documents(_ count: Int, in dir: URL, _ text: (String, [Substring]) -> String) throws -> [String] {
+        let (oldLines, newLines) = try inputs(count, in: dir)
+        var paths: [String] = []
+        for (side, lines) in [("old", oldLines), ("new", newLines)] {
+            let records = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
+            let url = dir.appendingPathComponent("\(side).json")
+            try text(side, records).write(to: url, atomically: true, encoding: .utf8)
+            paths.append(url.path)
+        }
+        return paths
+    }
+
     static func folder(_ dir: URL, _ name: String) throws -> URL {
         let url = dir.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -74,22 +88,22 @@ import Testing
     @Test func aListAtAPathSpills() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (oldLines, newLines) = try Self.inputs(60_000, in: dir)
-        var paths: [String] = []
-        for (side, lines) in [("old", oldLines), ("new", newLines)] {
-            let records = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
-            let text =
-                "{\"apiVersion\": \"v1\", \"items\": [\n" + records.joined(separator: ",\n")
+        let paths = try Self.documents(60_000, in: dir) { side, records in
+            "{\"apiVersion\": \"v1\", \"items\": [\n" + records.joined(separator: ",\n")
                 + "\n], \"kind\": \"List\", \"metadata\": {\"side\": \"\(side)\"}}\n"
-            let url = dir.appendingPathComponent("\(side).json")
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            paths.append(url.path)
         }
+        _ = try Self.spillsAsInMemory(paths, ["--path", "/items", "--key", "id"], in: dir)
+    }
+
+    /// The diff of `paths` with `options`, spilled under 8M: its JSON changeset and patch
+    /// are those in memory, the changeset applies to OLD to give NEW, and the spill folder
+    /// is gone. Returns the changeset.
+    static func spillsAsInMemory(_ paths: [String], _ options: [String], in dir: URL) throws -> String {
         let spill = try Self.folder(dir, "tmp")
         for format in ["json", "patch"] {
-            let memory = try Binary.run(["-f", format, "--path", "/items", "--key", "id"] + paths, in: dir)
+            let memory = try Binary.run(["-f", format] + options + paths, in: dir)
             let spilled = try Binary.run(
-                ["--memory-limit", "8M", "-f", format, "--path", "/items", "--key", "id"] + paths,
+                ["--memory-limit", "8M", "-f", format] + options + paths,
                 environment: ["TMPDIR": spill.path, "LISTDIFF_TIMINGS": "1"], in: dir)
             #expect(memory.status == 1)
             #expect(spilled.status == 1, "\(spilled.stderr)")
@@ -97,15 +111,33 @@ import Testing
             #expect(spilled.stdout == memory.stdout, "\(format)")
         }
         let changeset = dir.appendingPathComponent("changes.json").path
-        let made = try Binary.run(
-            ["--memory-limit", "8M", "-f", "json", "--path", "/items", "--key", "id", "-o", changeset] + paths, in: dir)
+        let made = try Binary.run(["--memory-limit", "8M", "-f", "json", "-o", changeset] + options + paths, in: dir)
         #expect(made.status == 1, "\(made.stderr)")
         let result = dir.appendingPathComponent("result.json").path
         let applied = try Binary.run(["apply", "-o", result, paths[0], changeset], in: dir)
         #expect(applied.status == 0, "\(applied.stderr)")
-        let same = try Binary.run(["--path", "/items", "--key", "id", result, paths[1]], in: dir)
+        let same = try Binary.run(options + [result, paths[1]], in: dir)
         #expect(same.status == 0, "\(same.stdout.prefix(300))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
+        return try String(contentsOfFile: changeset, encoding: .utf8)
+    }
+
+    /// Records in sections: an object of lists, whose records move between lists.
+    @Test func anObjectOfListsSpills() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Ten lists in OLD; nine in NEW, one of them new, so that records cross lists.
+        let paths = try Self.documents(60_000, in: dir) { side, records in
+            let size = (records.count + (side == "old" ? 9 : 8)) / (side == "old" ? 10 : 9)
+            return "{\n"
+                + stride(from: 0, to: records.count, by: size).map {
+                    "\"\(side == "new" && $0 == 0 ? "fresh" : "s\($0 / size)")\": [\n"
+                        + records[$0..<min(records.count, $0 + size)].joined(separator: ",\n") + "\n]"
+                }.joined(separator: ",\n") + "\n}\n"
+        }
+        let text = try Self.spillsAsInMemory(paths, ["--key", "id"], in: dir)
+        #expect(text.contains("\"op\": \"move\""))
+        #expect(text.contains("\"name\": \"fresh\""))
     }
 
     @Test func anInterruptLeavesNoSpillFolder() throws {

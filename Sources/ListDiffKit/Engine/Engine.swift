@@ -759,9 +759,14 @@ struct Engine: Sendable {
     /// The error for a record without a usable key, worded by `IdentityKey` on its value.
     func unkeyedError(_ side: Side, _ r: Int) throws(ListDiffError) -> ListDiffError {
         let value = try side.records.value(r)
-        let position = side.position(r)
-        let name = side.sections[position.section].name
-        let number = side.file.origin == nil ? position.index : side.file.recordNumber(r)
+        var position = side.position(r)
+        var name = side.sections[position.section].name
+        var number = side.file.origin == nil ? position.index : side.file.recordNumber(r)
+        if let sections = side.file.origin?.sections {
+            // (A part of a spill: the whole document's sections name the record.)
+            position = RecordPosition.of(number, starts: sections.starts)
+            (number, name) = (position.index, sections.names[position.section])
+        }
         let place = name.map { "record \(number) of section \(JSONWriter.compact($0))" } ?? "record \(number)"
         guard case .failure(let failure) = key.identify(value) else { return side.error(at: r, "\(place) has no usable key") }
         var error = side.error(at: r, failure.message(place: place))
@@ -772,10 +777,16 @@ struct Engine: Sendable {
     func duplicateError(_ side: Side, _ first: Int, _ second: Int) throws(ListDiffError) -> ListDiffError {
         let value = try side.records.value(second)
         let written = (try? key.identify(value).get().written) ?? .null
-        let places =
-            side.layout.isSectioned
-            ? "records \(side.position(first)) and \(side.position(second))"
-            : "records \(side.file.recordNumber(first)) and \(side.file.recordNumber(second))"
+        let places: String
+        if let starts = side.file.origin?.sections?.starts {
+            // (A part of a spill: the whole document's sections place the records.)
+            let (a, b) = (side.file.recordNumber(first), side.file.recordNumber(second))
+            places = "records \(RecordPosition.of(a, starts: starts)) and \(RecordPosition.of(b, starts: starts))"
+        } else if side.layout.isSectioned {
+            places = "records \(side.position(first)) and \(side.position(second))"
+        } else {
+            places = "records \(side.file.recordNumber(first)) and \(side.file.recordNumber(second))"
+        }
         return side.error(
             at: second,
             KeyFormatter(key).duplicate(

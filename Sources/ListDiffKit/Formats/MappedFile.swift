@@ -238,6 +238,11 @@ package struct RecordOrigin: Sendable {
     /// A chunk whose first record is number `first`.
     package init(first: Int) { self.first = first }
 
+    /// Records in sections, counted over the whole document: where each section starts and
+    /// its name. A record is then named by its place in its section, as the whole input's
+    /// reader names it.
+    package var sections: (starts: [Int], names: [Value?])? = nil
+
     /// A spill file's records.
     package init(numbers: [Int], locations: [SourceLocation]) {
         self.numbers = numbers

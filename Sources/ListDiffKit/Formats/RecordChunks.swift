@@ -8,7 +8,9 @@
 ///   right by the characters before them, so that every place keeps its column. A list at
 ///   a `--path` inside a larger document is cut the same way: every chunk holds the text
 ///   before the list (read and checked whole in the first chunk, which must hold it), and
-///   the chunks before the last close what that text opened.
+///   the chunks before the last close what that text opened. An object of lists (records
+///   in sections) is cut between two records of a list, or between two lists: a later
+///   chunk that starts inside a list is led by `{`, the list's name and `[`.
 /// - CSV and TSV: whole rows, each chunk after the first led by the header.
 /// - YAML: a block sequence's items at the left margin, or a stream's documents.
 ///
@@ -34,6 +36,9 @@ package struct RecordChunks {
         package var leading = 0
         /// Whether the chunk is the whole input: it reads as the whole input reads.
         package var isWhole = false
+        /// An object of lists: whether the chunk's first list goes on from the one the
+        /// chunk before ended with (the cut fell between two of its records).
+        package var continuesSection = false
 
         /// An error found in the chunk, placed in the input.
         package func placed(_ error: ListDiffError) -> ListDiffError {
@@ -132,6 +137,12 @@ package struct RecordChunks {
     private var objectAtTop = false
     /// JSON: records that lead every later chunk (a map's first member).
     private var leading = 0
+    /// JSON: whether the records' container is an object of lists (records in sections).
+    package private(set) var cutsSections = false
+    /// An object of lists: the name (as written, quotes included) of the list the last cut
+    /// fell in, nil when it fell between two lists; and that of the cut the buffer ends.
+    private var cutSection: [UInt8]? = nil
+    private var pendingSection: [UInt8]? = nil
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
@@ -206,9 +217,15 @@ package struct RecordChunks {
         let first = chunks == 0
         let startColumn = column
         chunks += 1
+        let section = cutSection
         switch format {
         case .json:
-            if !first { prefix = path == nil && !objectAtTop ? Array("[\n".utf8) : opening + Array("\n".utf8) }
+            if !first {
+                prefix = path == nil && !objectAtTop ? Array("[\n".utf8) : opening
+                // (A list cut in two goes on under its name.)
+                if let section { prefix += section + Array(": [".utf8) }
+                prefix += Array("\n".utf8)
+            }
         case .csv, .tsv:
             if !first { prefix = header }
         case .yaml:
@@ -217,7 +234,10 @@ package struct RecordChunks {
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
-        if format == .json, !last { suffix = Array("\n".utf8) + [closer] + closing }
+        if format == .json, !last {
+            suffix = Array("\n".utf8) + (pendingSection != nil ? [UInt8(ascii: "]")] : []) + [closer] + closing
+            cutSection = pendingSection
+        }
         // The chunk in one buffer of its own, copied once.
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
         var at = 0
@@ -245,6 +265,7 @@ package struct RecordChunks {
             out.columns = startColumn
             out.firstLine = prefixLines + 1
             out.leading = leading
+            out.continuesSection = section != nil
         }
         return out
     }
@@ -328,8 +349,17 @@ package struct RecordChunks {
         var strings = JSONStrings()
         var pendingComma: Int? = nil, cut: Int? = nil
         var from = 0
+        // An object of lists: the name of the list open (depth 2), where the last name at
+        // depth 1 starts, and where its colon is.
+        var section: [UInt8]? = nil
+        var nameStart = 0, colon = 0
+        pendingSection = nil
         if chunks > 0 {
             depth = 1
+            if let cutSection {
+                depth = 2
+                section = cutSection
+            }
         } else if objectAtTop, atEnd, buffer.count <= chunkBytes {
             // (An object at the top that fits in a chunk is not cut: it may be one record.)
             return nil
@@ -339,6 +369,9 @@ package struct RecordChunks {
             depth = 1
             from = start + 1
         }
+        // (The depth of the comma pending: 1 between records or lists, 2 between the records
+        // of an object's list.)
+        var commaDepth = 0
         for k in from..<buffer.count {
             let byte = buffer[k]
             // (A chunk is about `chunkBytes`, however much is read.)
@@ -349,6 +382,12 @@ package struct RecordChunks {
                 continue
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
+                if cutsSections, depth == 2 {
+                    // A list opens under the name before it (less the space before the colon).
+                    var end = colon
+                    while end > nameStart, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[end - 1]) { end -= 1 }
+                    section = Array(buffer[nameStart..<end])
+                }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
                 depth -= 1
                 if depth <= 0 {
@@ -357,17 +396,50 @@ package struct RecordChunks {
                     return cut
                 }
             case UInt8(ascii: ","):
-                if depth == 1 { pendingComma = k }
+                if depth == 1 || cutsSections && depth == 2 {
+                    pendingComma = k
+                    commaDepth = depth
+                }
                 continue
+            case UInt8(ascii: ":"):
+                if depth == 1 { colon = k }
+            case UInt8(ascii: "\""):
+                if depth == 1 { nameStart = k }
             default: break
             }
-            // A value starts after the comma: the comma is between two records.
+            // A value starts after the comma: the comma is between two records (or lists).
             if let comma = pendingComma, depth >= 1 {
-                if depth > 1 || byte != UInt8(ascii: "]") { cut = comma }
+                if depth > commaDepth || byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}") {
+                    cut = comma
+                    pendingSection = commaDepth == 2 ? section : nil
+                }
                 pendingComma = nil
             }
         }
         return cut
+    }
+
+    /// An object of lists: where the name of the list at `list` starts (its opening quote),
+    /// read back over the colon and the name; nil where the text is not so.
+    package static func nameStart(beforeList list: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var k = list - 1
+        func space() { while k >= 0, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[k]) { k -= 1 } }
+        space()
+        guard k >= 0, bytes[k] == UInt8(ascii: ":") else { return nil }
+        k -= 1
+        space()
+        guard k >= 0, bytes[k] == UInt8(ascii: "\"") else { return nil }
+        k -= 1
+        // The opening quote: the first one back that no odd run of backslashes escapes.
+        while k >= 0 {
+            if bytes[k] == UInt8(ascii: "\"") {
+                var slashes = 0
+                while k - 1 - slashes >= 0, bytes[k - 1 - slashes] == UInt8(ascii: "\\") { slashes += 1 }
+                if slashes % 2 == 0 { return k }
+            }
+            k -= 1
+        }
+        return nil
     }
 
     /// JSON: whether the records' container is an object (a map of records), once the
@@ -394,9 +466,16 @@ package struct RecordChunks {
         if case .found(let start, let closers) = outcome {
             opening = Array(buffer[...start])
             if buffer[start] == UInt8(ascii: "{") {
-                // A map of records: its first member leads every later chunk.
                 closer = UInt8(ascii: "}")
-                switch walk.memberEnd(from: start + 1) {
+                // An object whose first member is a list is an object of lists, as the
+                // reader judges it.
+                // (Where its value is not read yet, neither is the member's end: more is read.)
+                var first = JSONPathWalk(bytes: buffer)
+                if case .end(let value) = first.memberValue(from: start + 1), buffer[value] == UInt8(ascii: "[") {
+                    cutsSections = true
+                }
+                // A map of records: its first member leads every later chunk.
+                switch cutsSections ? .empty : walk.memberEnd(from: start + 1) {
                 case .end(let end):
                     opening = Array(buffer[..<end]) + [UInt8(ascii: ",")]
                     leading = 1
@@ -646,8 +725,8 @@ struct JSONPathWalk {
         case malformed
     }
 
-    /// Where an object's first member ends, the object open before `start`.
-    mutating func memberEnd(from start: Int) -> Member {
+    /// Where an object's first member's value starts (`.end`), the object open before `start`.
+    mutating func memberValue(from start: Int) -> Member {
         k = start
         guard space() else { return .more }
         if bytes[k] == UInt8(ascii: "}") { return .empty }
@@ -656,6 +735,13 @@ struct JSONPathWalk {
         guard bytes[k] == UInt8(ascii: ":") else { return .malformed }
         k += 1
         guard space() else { return .more }
+        return .end(k)
+    }
+
+    /// Where an object's first member ends, the object open before `start`.
+    mutating func memberEnd(from start: Int) -> Member {
+        let value = memberValue(from: start)
+        guard case .end = value else { return value }
         if let outcome = skipValue() { return outcome == .more ? .more : .malformed }
         // (A value at the text's end may go on.)
         return k < bytes.count ? .end(k) : .more

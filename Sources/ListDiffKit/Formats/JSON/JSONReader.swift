@@ -374,6 +374,11 @@ struct JSONParser {
         return false
     }
 
+    /// The message for a member name given twice in one object.
+    static func repeatedName(_ name: String) -> String {
+        "duplicate member name \"\(SafeText.escape(name))\" in one object"
+    }
+
     /// Reads the names of the object at `start` again, exactly, and throws at the second of
     /// a name given twice; returns when the hashes only collided.
     static func refuseRepeatedName(in bytes: UnsafeBufferPointer<UInt8>, objectAt start: Int, maxDepth: Int) throws(JSONParseFailure) {
@@ -387,8 +392,7 @@ struct JSONParser {
             let at = parser.index
             let name = try parser.scanString().map { Array(bytes[$0]) } ?? parser.scratch
             if let first = seen[name] {
-                let text = SafeText.escape(String(decoding: name, as: UTF8.self))
-                throw JSONParseFailure(offset: at, message: "duplicate member name \"\(text)\" in one object", first: first)
+                throw JSONParseFailure(offset: at, message: repeatedName(String(decoding: name, as: UTF8.self)), first: first)
             }
             seen[name] = at
             try parser.colon()
