@@ -354,13 +354,12 @@ extension FileDiffer {
                 // (An object read as a list is one record, which holds the key: it is not cut.)
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map || sectioned,
                     sectioned || side.sections.count <= 1, !map || side.count == 0 || side.layout.shape == .map,
-                    map || !chunks.cutsAnObject || chunk.isWhole || sectioned && chunks.cutsSections,
+                    map || !chunks.cutsAnObject && !chunks.cutsAMapping || chunk.isWhole || sectioned && chunks.cutsSections,
                     chunkCount == 0 || map == out.map && sectioned == (out.sections != nil)
                 else {
                     throw Self.refusal(
                         "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)
                 }
-                if map, out.format == .yaml { throw Self.refusal("a YAML map of records does not spill", file: path) }
                 out.map = map
                 chunkCount += 1
                 if sectioned {
@@ -388,7 +387,7 @@ extension FileDiffer {
                 if out.format == .yaml, out.count > 0, error.message.hasSuffix(YAMLRules.noAnchor) {
                     // (Its anchor may be in an earlier record, which this chunk does not hold.)
                     placed = Self.refusal(
-                        "\(placed.message) in its own records; a spill reads a YAML sequence's records apart, so an alias cannot reach another record",
+                        "\(placed.message) in its own records; a spill reads YAML records apart, so an alias cannot reach another record",
                         file: path, at: placed.location)
                 }
                 throw placed
@@ -409,11 +408,14 @@ extension FileDiffer {
         _ index: [SpillWriter]
     ) throws(ListDiffError) {
         let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
-        // A map's record is its member: its name, from its opening quote, to its value's end.
-        let names = side.records.names.map { names in (0..<end).map { names.starts[$0] } }
+        let asText = side.format != .yaml
+        // A map's record is its member: its name, from its opening quote, to its value's end
+        // (in YAML, from its key's line).
+        let names = side.records.names.map { names in
+            (0..<end).map { asText ? names.starts[$0] : RecordChunks.keyLine(before: side.records.starts[$0], in: side.records.file.bytes) }
+        }
         // (The places of all the chunk's records in one pass over its text.)
         let places = side.records.file.locations(of: names ?? (0..<end).map { side.records.starts[$0] })
-        let asText = side.format != .yaml
         for r in start..<end {
             let hash = documented ? side.table.keyHashes[r] : KeyHash.of(try side.records.key(r, reader.key))
             let p = KeyHash.shard(hash, of: records.count)
@@ -434,17 +436,8 @@ extension FileDiffer {
                 try spaced(text)
                 try out.append(0x0A)
             }
-            defer { out.lines += 1 }
-            if let names, asText {
-                // `{` before the partition's first member, `,` before each other; the
-                // name, its colon and its value, as written.
-                try out.append(UInt8(ascii: out.lines == 0 ? "{" : ","))
-                let bytes = side.records.file.bytes
-                try spaced(UnsafeBufferPointer(rebasing: bytes[names[r]..<side.records.starts[r]]))
-                try line(side.records.bytes(r))
-            } else if asText {
-                try line(side.records.bytes(r))
-            } else {
+            // A record read from YAML, written as one line of JSON.
+            func json(_ r: Int) throws(ListDiffError) {
                 let value = try side.records.value(r)
                 if value.firstNonFiniteNumber != nil {
                     throw chunk.placed(
@@ -455,6 +448,24 @@ extension FileDiffer {
                 }
                 let text = Array(JSONWriter.compact(value).utf8)
                 try text.withUnsafeBufferPointer { b throws(ListDiffError) in try line(b) }
+            }
+            defer { out.lines += 1 }
+            if let names, asText {
+                // `{` before the partition's first member, `,` before each other; the
+                // name, its colon and its value, as written.
+                try out.append(UInt8(ascii: out.lines == 0 ? "{" : ","))
+                let bytes = side.records.file.bytes
+                try spaced(UnsafeBufferPointer(rebasing: bytes[names[r]..<side.records.starts[r]]))
+                try line(side.records.bytes(r))
+            } else if asText {
+                try line(side.records.bytes(r))
+            } else if names != nil {
+                // A YAML map's member: its name as a JSON string, and its record as JSON.
+                try out.append(UInt8(ascii: out.lines == 0 ? "{" : ","))
+                try out.append(contentsOf: JSONWriter.compact(.string(try side.records.memberName(r))) + ":")
+                try json(r)
+            } else {
+                try json(r)
             }
             let at = places[r].map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
             try index[p].append(integer: Int64(first + r))
@@ -502,7 +513,7 @@ extension FileDiffer {
         // As in memory, a side's record without its key and its repeated keys come in
         // record order (the records before the first without a key are in the partitions).
         func earliest(_ error: ListDiffError, _ split: SplitSide, side: String, name: String) throws(ListDiffError) -> ListDiffError {
-            guard let repeated = try files.firstKeyError(in: folder, side: side, name: name, sections: split.places),
+            guard let repeated = try files.firstKeyError(in: folder, side: side, name: name, split),
                 Self.rank(repeated, old: old).lexicographicallyPrecedes(Self.rank(error, old: old))
             else { return error }
             return repeated
@@ -520,7 +531,7 @@ extension FileDiffer {
             if let error = newSplit.unkeyed { throw try earliest(error, newSplit, side: "new", name: new) }
         } catch {
             // As in memory, a key OLD repeats comes before NEW's errors.
-            if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old, sections: oldSplit.places) {
+            if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old, oldSplit) {
                 throw earlier
             }
             throw error
@@ -581,6 +592,7 @@ extension FileDiffer {
                 if join == nil { join = ShardJoin(shard, name: old, spilled: true) }
                 try join!.add(shard, name: old)
             } catch {
+                let error = try Self.worded(error, error.file == old ? oldSplit : newSplit, folder, p, error.file == old ? "old" : "new")
                 // As in memory: OLD's errors before NEW's, each side's earliest first.
                 let rank = Self.rank(error, old: old)
                 if firstError.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { firstError = (rank, error) }
@@ -640,6 +652,37 @@ extension FileDiffer {
         var newStarts: [Int] { new.map(\.records.lowerBound) }
     }
 
+    /// An error of partition `p` of a side, worded as the diff in memory words it: a YAML
+    /// map's name given twice lands in one partition, a JSON object, whose reader finds
+    /// it; the YAML reader's error is made again from the names there, at both places in
+    /// the input.
+    static func worded(_ error: ListDiffError, _ split: SplitSide, _ folder: SpillFolder, _ p: Int, _ side: String)
+        throws(ListDiffError) -> ListDiffError
+    {
+        guard error.kind == .syntax, split.map, split.format == .yaml else { return error }
+        let file = try MappedFile(folder.file(p, side, "records"), name: error.file ?? "")
+        let places = try readIndex(folder.file(p, side, "index")).locations
+        var seen: [String: Int] = [:]
+        var start = 0, line = 0
+        let bytes = file.bytes
+        while start < bytes.count, line < places.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            // Each member a line, after its `{` or `,`.
+            var parser = JSONParser(bytes: bytes, maxDepth: 1)
+            parser.index = start + 1
+            if let name = try? parser.parseString() {
+                if let first = seen[name] {
+                    return ListDiffError(
+                        .syntax, file: error.file, location: places[line], YAMLRules.duplicateKey(name, first: places[first]))
+                }
+                seen[name] = line
+            }
+            start = end + 1
+            line += 1
+        }
+        return error
+    }
+
     /// Where an error stands among a spill's errors: OLD's before NEW's, then by place.
     static func rank(_ error: ListDiffError, old: String) -> [Int] {
         [error.file == old ? 0 : 1, error.location?.line ?? 0, error.location?.column ?? 0]
@@ -647,17 +690,16 @@ extension FileDiffer {
 
     /// The earliest key error (a key repeated) of one side's partitions, each read as a
     /// diff reads an input; nil when there is none.
-    func firstKeyError(in folder: SpillFolder, side: String, name: String, sections: (starts: [Int], names: [Value?])?)
-        throws(ListDiffError) -> ListDiffError?
-    {
+    func firstKeyError(in folder: SpillFolder, side: String, name: String, _ split: SplitSide) throws(ListDiffError) -> ListDiffError? {
         var first: (rank: [Int], error: ListDiffError)? = nil
         for p in 0..<folder.count {
             let file = try MappedFile(folder.file(p, side, "records"), name: name)
             file.origin = try Self.readIndex(folder.file(p, side, "index"))
-            file.origin?.sections = sections
+            file.origin?.sections = split.places
             do {
                 _ = try checkedSide(file, name)
             } catch {
+                let error = try Self.worded(error, split, folder, p, side)
                 let rank = Self.rank(error, old: name)
                 if first.map({ rank.lexicographicallyPrecedes($0.rank) }) ?? true { first = (rank, error) }
             }

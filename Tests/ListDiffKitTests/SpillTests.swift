@@ -43,6 +43,42 @@ import ListDiffKitTestSupport
         return (whole, spilled)
     }
 
+    /// Each case's text beside `base` (as NEW, then as OLD), keyed by `id`, in files named
+    /// `.ext` in `dir`: the diff under the default budget is the diff in memory; under a
+    /// budget asked for, it is too, but for the cases named in `refused`, which do not
+    /// spill. Each case spills that is not refused; with `errors`, each is an error.
+    static func checkCases(
+        _ cases: [(String, String)], beside base: String, ext: String, in dir: URL, refused: Set<String>, errors: Bool = false
+    ) throws {
+        let a = dir.appendingPathComponent("old.\(ext)"), b = dir.appendingPathComponent("new.\(ext)")
+        for (name, text) in cases {
+            try base.write(to: a, atomically: true, encoding: .utf8)
+            try text.write(to: b, atomically: true, encoding: .utf8)
+            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+            for (x, y) in [(a, b), (b, a)] {
+                let whole = Self.rendered(files, x, y)
+                if errors { #expect(whole.hasPrefix("error"), "\(name): \(whole)") }
+                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 512), x, y) == whole, "\(name)")
+                let spilling = Self.spilling(files, parent: dir, budget: 512)
+                let spilled = Self.rendered(spilling, x, y)
+                if refused.contains(name) {
+                    #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
+                } else {
+                    #expect(try spilling.spillPartitions(old: x.path, new: y.path) != nil, "\(name)")
+                    #expect(spilled == whole, "\(name)")
+                }
+            }
+        }
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// `lines` with some replaced.
+    static func edited(_ lines: [String], _ edits: [Int: String]) -> [String] {
+        var out = lines
+        for (k, line) in edits { out[k] = line }
+        return out
+    }
+
     /// What the spill folder's parent holds once a diff is done: nothing.
     static func leftovers(_ parent: URL) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
@@ -436,37 +472,36 @@ import ListDiffKitTestSupport
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 
-    /// Maps of records in JSON, at the top and at a --path, spill: random rounds, and the
-    /// errors of a map (a member that is not a record, a name given twice, the first name
-    /// given again) as in memory.
+    /// Maps of records in JSON, at the top and at a --path, and in YAML at the top, spill:
+    /// random rounds, and the errors of a map (a member that is not a record, a name given
+    /// twice, the first name given again) as in memory.
     @Test func mapsOfRecordsSpill() throws {
         let (dir, parent) = try Self.workspace()
         defer { try? FileManager.default.removeAtPath(dir) }
         var pairs = DocumentPairs(seed: 93)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 11), pretty: false)
-        var changed = 0
-        for round in 0..<80 {
+        var changed = 0, yamlSpilled = 0
+        for round in 0..<120 {
             let c = DocumentPairs.Case(
                 shape: .map, keyKind: DocumentPairs.KeyKind.allCases[round % 3], duplicates: .error, atPath: round % 2 == 1)
             let (oldValue, newValue) = pairs.next(c)
             spelling.pretty = round % 4 < 2
-            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, &spelling)
-            let (whole, _) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
+            let yaml = round % 4 == 2
+            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, yaml: yaml, &spelling)
+            let (whole, spilled) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
             if !whole.hasPrefix("error"), whole.contains("\"op\": ") { changed += 1 }
+            if yaml, spilled { yamlSpilled += 1 }
         }
-        #expect(changed > 40, "\(changed) rounds with changes")
+        #expect(changed > 60, "\(changed) rounds with changes")
+        #expect(yamlSpilled > 20, "\(yamlSpilled) YAML rounds spilled")
         #expect(Self.leftovers(parent).isEmpty)
         // Errors, each in OLD then in NEW.
         let members = (0..<300).map { #"  "m\#($0)": {"v": \#($0 % 7), "s": "a,}{\"b"}"# }
         func map(_ lines: [String]) -> String { "{\n" + lines.joined(separator: ",\n") + "\n}\n" }
-        var notRecord = members
-        notRecord[250] = #"  "m250": [1, 2]"#
-        var twice = members
-        twice[260] = members[40]
-        var firstAgain = members
-        firstAgain[280] = members[0]
-        var malformedLate = twice
-        malformedLate[290] = "  \"m290\": {\"v\": }"
+        let notRecord = Self.edited(members, [250: #"  "m250": [1, 2]"#])
+        let twice = Self.edited(members, [260: members[40]])
+        let firstAgain = Self.edited(members, [280: members[0]])
+        let malformedLate = Self.edited(twice, [290: "  \"m290\": {\"v\": }"])
         let cases = [
             ("a member that is not a record", map(notRecord)), ("a name given twice", map(twice)),
             ("the first name again", map(firstAgain)), ("a name twice, then malformed text", map(malformedLate)),
@@ -474,24 +509,11 @@ import ListDiffKitTestSupport
             ("one record at the top", "{\"id\": 1,\n" + members.joined(separator: ",\n") + "\n}\n"),
             ("empty", "{}"),
         ]
-        for (name, text) in cases {
-            let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
-            try map(members).write(to: a, atomically: true, encoding: .utf8)
-            try text.write(to: b, atomically: true, encoding: .utf8)
-            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
-            for (x, y) in [(a, b), (b, a)] {
-                let whole = Self.rendered(files, x, y)
-                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 512), x, y) == whole, "\(name)")
-                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 512), x, y)
-                // (At the top, a part of an object that is not a map may be of one record:
-                // refused under a budget asked for, diffed in memory under the default.)
-                if ["a list beside a map", "one record at the top", "a member that is not a record"].contains(name) {
-                    #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
-                } else {
-                    #expect(spilled == whole, "\(name)")
-                }
-            }
-        }
+        // (At the top, a part of an object that is not a map may be of one record: refused
+        // under a budget asked for, diffed in memory under the default.)
+        try Self.checkCases(
+            cases, beside: map(members), ext: "json", in: dir,
+            refused: ["a list beside a map", "one record at the top", "a member that is not a record"])
         // One record at the top, smaller than a chunk: read whole, as in memory. A map that
         // holds a name twice, diffed against itself: the error placed in the input.
         let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
@@ -506,6 +528,31 @@ import ListDiffKitTestSupport
         #expect(itself.contains("duplicate member name"), "\(itself)")
         #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 512), a, a) == itself)
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A YAML map of records is cut before a key at the left margin; its errors are those
+    /// in memory: a name given twice (found in one partition, worded as the YAML reader
+    /// words it), a member that is not a record. An alias to another record's anchor, and
+    /// a mapping that is one record, do not spill.
+    @Test func yamlMapsOfRecordsSpill() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let members = (0..<300).map { "m\($0):\n  v: \($0 % 7)\n  # a comment\n  s: \"a: b\"\n  l:\n  - x\n" }
+        func map(_ members: [String]) -> String { "%YAML 1.2\n---\n# the map\n" + members.joined() }
+        let twice = Self.edited(members, [260: members[40]])
+        let firstAgain = Self.edited(members, [280: members[0]])
+        let notRecord = Self.edited(members, [250: "m250: 4\n"])
+        let aliased = Self.edited(members, [10: "m10:\n  v: &anchor 1\n", 200: "m200:\n  v: *anchor\n"])
+        var quoted = members
+        for k in stride(from: 0, to: 300, by: 7) { quoted[k] = "\"q \(k)\": {v: \(k)}\n" }
+        let cases = [
+            ("changed", map(members.reversed().map { $0.replacingOccurrences(of: "v: 3", with: "v: 4") })),
+            ("quoted keys and flow records", map(quoted)), ("a name given twice", map(twice)),
+            ("the first name again", map(firstAgain)), ("a member that is not a record", map(notRecord)),
+            ("an alias to another record", map(aliased)), ("one record at the top", "id: 1\n" + map(members).dropFirst(13)),
+        ]
+        try Self.checkCases(
+            cases, beside: map(members), ext: "yaml", in: parent, refused: ["an alias to another record", "one record at the top"])
     }
 
     /// Random objects of lists (records in sections), in JSON on one line and pretty, at the
@@ -540,37 +587,20 @@ import ListDiffKitTestSupport
         func list(_ ids: Range<Int>) -> String { "[" + ids.map { "{\"id\": \($0), \"s\": \"a,]{\\\"b\"}" }.joined(separator: ", ") + "]" }
         let lists = (0..<30).map { "  \"l\($0)\": " + list($0 * 10..<$0 * 10 + 10) }
         func object(_ lines: [String]) -> String { "{\n" + lines.joined(separator: ",\n") + "\n}\n" }
-        var twice = lists
-        twice[26] = "  \"l3\": []"
-        var keyTwice = lists
-        keyTwice[27] = "  \"l27\": [{\"id\": 35}, {\"id\": 271}]"
-        var unkeyed = lists
-        unkeyed[28] = "  \"l28\": [{\"id\": 280}, {\"name\": 1}]"
-        var malformedLate = twice
-        malformedLate[29] = "  \"l29\": [{\"id\": }]"
+        let twice = Self.edited(lists, [26: "  \"l3\": []"])
+        let keyTwice = Self.edited(lists, [27: "  \"l27\": [{\"id\": 35}, {\"id\": 271}]"])
+        let unkeyed = Self.edited(lists, [28: "  \"l28\": [{\"id\": 280}, {\"name\": 1}]"])
+        let malformedLate = Self.edited(twice, [29: "  \"l29\": [{\"id\": }]"])
         let cases = [
             ("a list named twice", object(twice)), ("a key in two lists", object(keyTwice)),
             ("a record without its key", object(unkeyed)), ("a list named twice, then malformed text", object(malformedLate)),
             ("a list beside sections", "[" + (0..<300).map { "{\"id\": \($0)}" }.joined(separator: ",\n") + "]"),
             ("a map beside sections", object((0..<300).map { "  \"m\($0)\": {\"id\": \($0)}" })),
         ]
+        try Self.checkCases(
+            cases, beside: object(lists), ext: "json", in: dir, refused: ["a list beside sections", "a map beside sections"],
+            errors: true)
         let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
-        for (name, text) in cases {
-            try object(lists).write(to: a, atomically: true, encoding: .utf8)
-            try text.write(to: b, atomically: true, encoding: .utf8)
-            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
-            for (x, y) in [(a, b), (b, a)] {
-                let whole = Self.rendered(files, x, y)
-                #expect(whole.hasPrefix("error"), "\(name): \(whole)")
-                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 512), x, y) == whole, "\(name)")
-                let spilled = Self.rendered(Self.spilling(files, parent: dir, budget: 512), x, y)
-                if name.hasSuffix("beside sections") {
-                    #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
-                } else {
-                    #expect(spilled == whole, "\(name)")
-                }
-            }
-        }
         // Cut between lists and inside them, with empty lists between: the sections and
         // their changes are the whole diff's.
         try object(lists.enumerated().map { $0 % 3 == 0 ? "  \"e\($0)\": []" : $1 }).write(to: a, atomically: true, encoding: .utf8)

@@ -78,8 +78,9 @@ import Glibc
         /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
         /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
         /// chunk holds the text before it), a map of records (each chunk led by its
-        /// first member), and an object of lists (each chunk led by its list's name).
-        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections
+        /// first member), an object of lists (each chunk led by its list's name), and a
+        /// YAML map of records (each chunk led by the text up to its first member's end).
+        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillYAMLMap
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -137,7 +138,7 @@ import Glibc
                         .joined(separator: ",\n")) + "}}\n"
             case .map, .mergePatchMap, .spillMap:
                 return "{\n" + (try records.map { "\"m\($0["id"]!)\": " + (try line($0)) }.joined(separator: ",\n")) + "\n}\n"
-            case .yamlMap:
+            case .yamlMap, .spillYAMLMap:
                 return try records.map { r in
                     "m\(r["id"]!):\n" + (try block(r, indent: "  ")).replacingOccurrences(of: "  - ", with: "    ")
                 }.joined(separator: "\n") + "\n"
@@ -169,7 +170,8 @@ import Glibc
         }
         let ext =
             shape == .ndjson || shape == .spillNDJSON
-            ? "ndjson" : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML].contains(shape) ? "yaml" : "json"
+            ? "ndjson"
+            : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap].contains(shape) ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)
@@ -178,7 +180,7 @@ import Glibc
         case .nested: options = ["--key", "user.id"]
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
-        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections: options = ["--memory-limit", "1M"]
+        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillYAMLMap: options = ["--memory-limit", "1M"]
         case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]

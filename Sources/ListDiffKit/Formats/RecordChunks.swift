@@ -12,7 +12,10 @@
 ///   in sections) is cut between two records of a list, or between two lists: a later
 ///   chunk that starts inside a list is led by `{`, the list's name and `[`.
 /// - CSV and TSV: whole rows, each chunk after the first led by the header.
-/// - YAML: a block sequence's items at the left margin, or a stream's documents.
+/// - YAML: a block sequence's items at the left margin, a stream's documents, or a block
+///   mapping's members at the left margin (a map of records). A later chunk of a mapping is
+///   led by the input's text up to the end of its first member, whose lines keep their
+///   numbers, so that its reader reads a map as the whole input's reader does.
 ///
 /// Cutting looks only at the bytes that mark a record's end (quotes, brackets, line
 /// starts); the reader of each chunk checks everything else. A chunk reads as the same
@@ -77,9 +80,10 @@ package struct RecordChunks {
                 let end = head[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? head.count
                 let first = head[lineStart..<end].first
                 if let first, first != UInt8(ascii: "#"), first != UInt8(ascii: "%"), first != UInt8(ascii: "\r") {
-                    // (An empty list is written `[]`: one chunk, as small as it gets.)
+                    // (An empty list or map is written `[]` or `{}`: one chunk, as small as it gets.)
                     let line = head[lineStart..<end].filter { $0 != 0x20 && $0 != 0x0D }
-                    return startsDocument(head, lineStart) || startsItem(head, lineStart) || line.elementsEqual("[]".utf8)
+                    return startsDocument(head, lineStart) || startsItem(head, lineStart) || startsKey(head, lineStart)
+                        || line.elementsEqual("[]".utf8) || line.elementsEqual("{}".utf8)
                 }
                 lineStart = end + 1
             }
@@ -118,6 +122,8 @@ package struct RecordChunks {
     private var listEnded = false
     /// YAML: whether the records are a stream's documents (else a block sequence's items).
     private var documents = false
+    /// YAML: whether the records are a block mapping's members (a map of records).
+    package private(set) var cutsAMapping = false
     /// YAML: a block sequence's directives (`%TAG`, `%YAML`) and its `---`, which lead every
     /// chunk after the first.
     private var directives: [UInt8] = []
@@ -229,8 +235,8 @@ package struct RecordChunks {
         case .csv, .tsv:
             if !first { prefix = header }
         case .yaml:
-            if first, !documents { directives = Self.directives(buffer) }
-            if !first { prefix = directives }
+            if first, !documents, !cutsAMapping { directives = Self.directives(buffer) }
+            if !first { prefix = cutsAMapping ? opening : directives }
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
@@ -267,6 +273,11 @@ package struct RecordChunks {
             out.leading = leading
             out.continuesSection = section != nil
         }
+        if format == .yaml, cutsAMapping, !first {
+            // (The lines before the chunk's own are the input's first lines, as they are.)
+            out.firstLine = prefixLines + 1
+            out.leading = 1
+        }
         return out
     }
 
@@ -285,7 +296,7 @@ package struct RecordChunks {
         case .json:
             return try jsonCut()
         case .yaml:
-            return yamlCut()
+            return try yamlCut()
         }
     }
 
@@ -541,18 +552,48 @@ package struct RecordChunks {
 
     /// YAML: before the last line at the left margin that starts a record: `- ` of a
     /// top-level block sequence, or `---` of a stream's next document.
-    private mutating func yamlCut() -> Int? {
+    /// In a block mapping, the first chunk holds at least the first member, which leads every
+    /// later chunk.
+    ///
+    /// - Throws: a refusal (`notSpillable`) when a mapping's first member is longer than
+    ///   `aroundLimit`.
+    private mutating func yamlCut() throws(ListDiffError) -> Int? {
+        var from = 0
         if chunks == 0 && buffer.count > 0 {
             documents = Self.isStream(buffer)
+            if !documents, let first = Self.firstContentLine(buffer), Self.startsKey(buffer, first) {
+                // The first member ends where the next key at the margin starts.
+                cutsAMapping = true
+                var k = first
+                var second: Int? = nil
+                while let end = buffer[k...].firstIndex(of: UInt8(ascii: "\n")), end + 1 < buffer.count {
+                    k = end + 1
+                    if Self.startsKey(buffer, k) {
+                        second = k
+                        break
+                    }
+                }
+                guard let second else {
+                    if !atEnd, buffer.count > aroundLimit {
+                        throw Self.refusal("the first member at the top is longer than \(aroundLimit >> 10) KiB", file: name)
+                    }
+                    return nil
+                }
+                opening = Array(buffer[..<second])
+                from = second
+            }
         }
         var last: Int? = nil
-        var k = 0
+        var k = from
         var lineStart = true
         while k < buffer.count {
             // (A chunk is about `chunkBytes`, however much is read.)
             if k >= chunkBytes, last != nil { break }
             if lineStart {
-                if documents ? Self.startsDocument(buffer, k) : Self.startsItem(buffer, k) {
+                let starts =
+                    documents
+                    ? Self.startsDocument(buffer, k) : cutsAMapping ? Self.startsKey(buffer, k) : Self.startsItem(buffer, k)
+                if starts {
                     // (A record ends where the next begins; the first does not end one. A
                     // document's directives and the comments before its `---` go with it.)
                     var start = k
@@ -623,6 +664,66 @@ package struct RecordChunks {
     static func startsDocument(_ b: [UInt8], _ k: Int) -> Bool {
         k + 3 <= b.count && b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: "-")
             && (k + 3 == b.count || [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 3]))
+    }
+
+    /// In a block mapping at the left margin: where the line of the key of the value at
+    /// `offset` starts, the last line at or before it that starts at the margin with
+    /// content.
+    package static func keyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+        var k = offset
+        while k > 0, b[k - 1] != 0x0A { k -= 1 }
+        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(b[k]) {
+            k -= 1
+            while k > 0, b[k - 1] != 0x0A { k -= 1 }
+        }
+        return k
+    }
+
+    /// Where the first line with content starts: past blank lines, comments, directives
+    /// and a `---` line.
+    static func firstContentLine(_ b: [UInt8]) -> Int? {
+        var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while k < b.count {
+            let first = b[k]
+            guard [UInt8(ascii: "#"), UInt8(ascii: "%"), 0x0A, 0x0D, 0x20].contains(first) || startsDocument(b, k) else { return k }
+            guard let end = b[k...].firstIndex(of: 0x0A) else { return nil }
+            k = end + 1
+        }
+        return nil
+    }
+
+    /// Whether the line at `k` starts a block mapping's member at the left margin: a plain
+    /// key (no indicator first) or a quoted one on one line, then `:` and a space or the
+    /// line's end. Other lines at the margin (comments, `- ` items of an indentless
+    /// sequence, markers, a continued scalar) do not.
+    static func startsKey(_ b: [UInt8], _ k: Int) -> Bool {
+        guard k < b.count else { return false }
+        let first = b[k]
+        let indicators = Array("-?:,[]{}#&*!|>%@`. \t\r\n".utf8)
+        var j = k
+        if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
+            // The closing quote on the same line (a backslash escapes in double quotes;
+            // a doubled quote in single quotes is read as two).
+            j += 1
+            while j < b.count, b[j] != first, b[j] != 0x0A {
+                if first == UInt8(ascii: "\""), b[j] == UInt8(ascii: "\\") { j += 1 }
+                j += 1
+            }
+            guard j < b.count, b[j] == first else { return false }
+            j += 1
+            while j < b.count, b[j] == 0x20 { j += 1 }
+            guard j < b.count, b[j] == UInt8(ascii: ":") else { return false }
+        } else {
+            guard !indicators.contains(first) else { return false }
+            // A colon followed by a space or the line's end, before a comment.
+            while j < b.count, b[j] != 0x0A {
+                if b[j] == UInt8(ascii: ":"), j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1]) { break }
+                if b[j] == UInt8(ascii: "#"), b[j - 1] == 0x20 { return false }
+                j += 1
+            }
+            guard j < b.count, b[j] == UInt8(ascii: ":") else { return false }
+        }
+        return j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1])
     }
 
     static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {

@@ -43,7 +43,12 @@ struct YAMLRules {
 
     /// A mapping key met a second time in one mapping, first at `first`.
     func duplicateKey(_ text: String, first: SourceLocation, at: SourceLocation) -> ListDiffError {
-        error(.syntax, at, "duplicate mapping key '\(text)' \(ListDiffError.firstAt(first))")
+        error(.syntax, at, Self.duplicateKey(text, first: first))
+    }
+
+    /// The message for a mapping key met a second time, first at `first`.
+    static func duplicateKey(_ text: String, first: SourceLocation) -> String {
+        "duplicate mapping key '\(text)' \(ListDiffError.firstAt(first))"
     }
 
     /// A mapping key that is a list or a mapping (`typeName`).
