@@ -551,10 +551,11 @@ extension FileDiffer {
             part.newSum = b.sum
         } else {
             part.oldHashes = oldPick.map { oldHashes[$0] }
-            if sectioned {
-                let old = spilled?.old ?? oldSide.sections, new = spilled?.new ?? newSide.sections
-                part.oldSections = old.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
-                part.newSections = new.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+            if let spilled {
+                (part.oldSections, part.newSections) = (spilled.oldFrames, spilled.newFrames)
+            } else if sectioned {
+                part.oldSections = oldSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+                part.newSections = newSide.sections.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
             }
             // (Under `--unordered` a record that changes section moves: sections need the pairs.)
             if differ.comparison.unorderedRecords, !sectioned {
@@ -576,8 +577,7 @@ extension FileDiffer {
         if let spilled {
             changeset.layout = spilled.layout
             changeset.sections = spilled.changes
-            changeset.oldSections = SectionOutline(names: spilled.old.map(\.name), sizes: spilled.old.map(\.records.count))
-            changeset.newSections = SectionOutline(names: spilled.new.map(\.name), sizes: spilled.new.map(\.records.count))
+            (changeset.oldSections, changeset.newSections) = (spilled.oldOutline, spilled.newOutline)
         }
         return ShardChangeset(changeset: changeset, part: part)
     }

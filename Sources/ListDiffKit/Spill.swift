@@ -279,39 +279,49 @@ extension FileDiffer {
         /// has been read, as the reader throws it once it has read the whole object.
         var repeatedSection: ListDiffError?
 
-        /// Where each section starts among the records, and its name.
-        var places: (starts: [Int], names: [Value?])? {
-            sections.map { (RecordPosition.starts($0.map(\.records.count)), $0.map(\.name)) }
-        }
+        /// Where each section starts among the records, and its name (kept as sections are
+        /// taken in, for each chunk's errors to name its records).
+        var places: (starts: [Int], names: [Value?])? = nil
 
         /// Takes in a chunk's sections: its first goes on from the last one taken when the
         /// cut fell inside that list. Finds a name given in an earlier chunk again.
         mutating func add(_ side: Engine.Side, _ chunk: RecordChunks.Chunk, seen: inout [String: SourceLocation]) {
             var list = sections ?? []
+            sections = nil
+            var (starts, names) = places ?? ([], [])
+            places = nil
             var start = list.last?.records.upperBound ?? 0
+            let continues = chunk.continuesSection && !list.isEmpty
+            // (Where each new list's name is, in one pass over the chunk's text.)
+            let offsets = side.sections.dropFirst(continues ? 1 : 0).map {
+                RecordChunks.nameStart(beforeList: $0.offset, in: side.file.bytes)
+            }
+            let at = side.file.locations(of: offsets)
             var named: [String: SourceLocation] = [:]
             for (s, section) in side.sections.enumerated() {
                 let count = section.records.count
-                if s == 0, chunk.continuesSection, let last = list.popLast() {
+                if s == 0, continues, let last = list.popLast() {
                     list.append(Section(name: last.name, header: nil, records: last.records.lowerBound..<start + count, offset: 0))
                     start += count
                     continue
                 }
                 list.append(Section(name: section.name, header: nil, records: start..<start + count, offset: 0))
+                starts.append(start)
+                names.append(section.name)
                 start += count
                 let id = Fingerprint.of(section.name ?? .null)
-                let at =
-                    RecordChunks.nameStart(beforeList: section.offset, in: side.file.bytes)
-                    .flatMap { side.file.locations(of: [$0])[0] }.map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
+                let place = at[s - (continues ? 1 : 0)].map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
                 if repeatedSection == nil, let first = seen[id], case .string(let text)? = section.name {
                     repeatedSection = ListDiffError(
-                        .syntax, file: side.file.name, location: at, "\(JSONParser.repeatedName(text)) \(ListDiffError.firstAt(first))")
+                        .syntax, file: side.file.name, location: place,
+                        "\(JSONParser.repeatedName(text)) \(ListDiffError.firstAt(first))")
                 }
-                named[id] = at
+                named[id] = place
             }
             // (Names within a chunk are the reader's to check.)
             seen.merge(named) { first, _ in first }
             sections = list
+            places = (starts, names)
         }
     }
 
@@ -542,7 +552,7 @@ extension FileDiffer {
         for (side, other) in [("old", newSplit), ("new", oldSplit)] where other.sections != nil {
             var split = side == "old" ? oldSplit : newSplit
             guard split.map, split.count == 0 else { continue }
-            (split.map, split.sections) = (false, [])
+            (split.map, split.sections, split.places) = (false, [], ([], []))
             for p in 0..<count { try folder.empty(folder.file(p, side, "records")) }
             if side == "old" { oldSplit = split } else { newSplit = split }
         }
@@ -645,11 +655,23 @@ extension FileDiffer {
     /// Records in sections, spilled: each side's sections (their names, and their records
     /// counted over the whole document), the changes between them, and the layout.
     struct SpilledSections: Sendable {
-        var old: [Section], new: [Section]
-        var changes: [SectionChange]
-        var layout: Layout
-        var oldStarts: [Int] { old.map(\.records.lowerBound) }
-        var newStarts: [Int] { new.map(\.records.lowerBound) }
+        let old: [Section], new: [Section]
+        let changes: [SectionChange]
+        let layout: Layout
+        let oldStarts: [Int], newStarts: [Int]
+        /// Each side's sections as a shard gives them to the join, and as a changeset names them.
+        let oldFrames: [ShardPart.SectionFrame], newFrames: [ShardPart.SectionFrame]
+        let oldOutline: SectionOutline, newOutline: SectionOutline
+
+        init(old: [Section], new: [Section], changes: [SectionChange], layout: Layout) {
+            (self.old, self.new, self.changes, self.layout) = (old, new, changes, layout)
+            oldStarts = old.map(\.records.lowerBound)
+            newStarts = new.map(\.records.lowerBound)
+            oldFrames = old.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+            newFrames = new.map { ShardPart.SectionFrame(records: $0.records.count, header: $0.header) }
+            oldOutline = SectionOutline(names: old.map(\.name), sizes: old.map(\.records.count))
+            newOutline = SectionOutline(names: new.map(\.name), sizes: new.map(\.records.count))
+        }
     }
 
     /// An error of partition `p` of a side, worded as the diff in memory words it: a YAML

@@ -78,9 +78,10 @@ import Glibc
         /// `--memory-limit 1M`, which spills both inputs: a JSON list on one line (each chunk
         /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
         /// chunk holds the text before it), a map of records (each chunk led by its
-        /// first member), an object of lists (each chunk led by its list's name), and a
-        /// YAML map of records (each chunk led by the text up to its first member's end).
-        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillYAMLMap
+        /// first member), an object of lists (each chunk led by its list's name), the same
+        /// with a list every five records, and a YAML map of records (each chunk led by the
+        /// text up to its first member's end).
+        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -114,6 +115,9 @@ import Glibc
                 }.joined(separator: "\n") + "\n"
             case .objectOfLists, .partitionSections, .joinSections, .spillSections:
                 return "{\n" + (try sections.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
+            case .spillSmallSections:
+                let fives = stride(from: 0, to: records.count, by: 5).map { records[$0..<min(records.count, $0 + 5)] }
+                return "{\n" + (try fives.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
             case .sectionList, .htmlSections:
                 return "[\n"
                     + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
@@ -180,7 +184,8 @@ import Glibc
         case .nested: options = ["--key", "user.id"]
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
-        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillYAMLMap: options = ["--memory-limit", "1M"]
+        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap:
+            options = ["--memory-limit", "1M"]
         case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
