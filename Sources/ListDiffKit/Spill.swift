@@ -367,6 +367,7 @@ extension FileDiffer {
                     map || !chunks.cutsAnObject && !chunks.cutsAMapping || chunk.isWhole || sectioned && chunks.cutsSections,
                     chunkCount == 0 || map == out.map && sectioned == (out.sections != nil)
                 else {
+                    if sectioned, out.format != .json { throw Self.refusal("records in sections spill in JSON only", file: path) }
                     throw Self.refusal(
                         "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)
                 }

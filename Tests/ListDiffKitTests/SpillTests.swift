@@ -543,16 +543,22 @@ import ListDiffKitTestSupport
         let firstAgain = Self.edited(members, [280: members[0]])
         let notRecord = Self.edited(members, [250: "m250: 4\n"])
         let aliased = Self.edited(members, [10: "m10:\n  v: &anchor 1\n", 200: "m200:\n  v: *anchor\n"])
+        // (Each later chunk is led by the first key with an empty record, not by the first
+        // member, whose anchor a later one of the same name would hide.)
+        let anchorAgain = Self.edited(members, [0: "m0:\n  v: &a 1\n", 150: "m150:\n  v: &a 2\n", 280: "m280:\n  v: *a\n"])
+        let firstGoesOn = Self.edited(members, [0: "m0: {v: 1,\nw: 2}\n"])
         var quoted = members
         for k in stride(from: 0, to: 300, by: 7) { quoted[k] = "\"q \(k)\": {v: \(k)}\n" }
         let cases = [
             ("changed", map(members.reversed().map { $0.replacingOccurrences(of: "v: 3", with: "v: 4") })),
             ("quoted keys and flow records", map(quoted)), ("a name given twice", map(twice)),
             ("the first name again", map(firstAgain)), ("a member that is not a record", map(notRecord)),
-            ("an alias to another record", map(aliased)), ("one record at the top", "id: 1\n" + map(members).dropFirst(13)),
+            ("an alias to another record", map(aliased)), ("an anchor named again", map(anchorAgain)),
+            ("the first member goes on at the margin", map(firstGoesOn)), ("one record at the top", "id: 1\n" + map(members).dropFirst(13)),
         ]
         try Self.checkCases(
-            cases, beside: map(members), ext: "yaml", in: parent, refused: ["an alias to another record", "one record at the top"])
+            cases, beside: map(members), ext: "yaml", in: parent,
+            refused: ["an alias to another record", "an anchor named again", "one record at the top"])
     }
 
     /// Random objects of lists (records in sections), in JSON on one line and pretty, at the

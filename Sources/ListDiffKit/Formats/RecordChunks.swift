@@ -14,8 +14,8 @@
 /// - CSV and TSV: whole rows, each chunk after the first led by the header.
 /// - YAML: a block sequence's items at the left margin, a stream's documents, or a block
 ///   mapping's members at the left margin (a map of records). A later chunk of a mapping is
-///   led by the input's text up to the end of its first member, whose lines keep their
-///   numbers, so that its reader reads a map as the whole input's reader does.
+///   led by the input's text before its first key, then that key with an empty record, whose
+///   lines keep their numbers, so that its reader reads a map as the whole input's does.
 ///
 /// Cutting looks only at the bytes that mark a record's end (quotes, brackets, line
 /// starts); the reader of each chunk checks everything else. A chunk reads as the same
@@ -561,26 +561,17 @@ package struct RecordChunks {
         var from = 0
         if chunks == 0 && buffer.count > 0 {
             documents = Self.isStream(buffer)
-            if !documents, let first = Self.firstContentLine(buffer), Self.startsKey(buffer, first) {
-                // The first member ends where the next key at the margin starts.
+            if !documents, let first = Self.firstContentLine(buffer), let colon = Self.keyColon(buffer, first) {
+                // Later chunks are led by the text before the first key and that key with an
+                // empty record, on its own line: it makes them read as a map, and holds no
+                // anchor that a later one of the same name would hide.
                 cutsAMapping = true
-                var k = first
-                var second: Int? = nil
-                while let end = buffer[k...].firstIndex(of: UInt8(ascii: "\n")), end + 1 < buffer.count {
-                    k = end + 1
-                    if Self.startsKey(buffer, k) {
-                        second = k
-                        break
-                    }
+                if first > Self.headBytes {
+                    throw Self.refusal("the text before the first member at the top is longer than \(Self.headBytes >> 10) KiB", file: name)
                 }
-                guard let second else {
-                    if !atEnd, buffer.count > aroundLimit {
-                        throw Self.refusal("the first member at the top is longer than \(aroundLimit >> 10) KiB", file: name)
-                    }
-                    return nil
-                }
-                opening = Array(buffer[..<second])
-                from = second
+                opening = Array(buffer[...colon]) + Array(" {}\n".utf8)
+                // (Cuts come after the first key's line.)
+                from = (buffer[first...].firstIndex(of: UInt8(ascii: "\n")) ?? buffer.count - 1) + 1
             }
         }
         var last: Int? = nil
@@ -696,8 +687,11 @@ package struct RecordChunks {
     /// key (no indicator first) or a quoted one on one line, then `:` and a space or the
     /// line's end. Other lines at the margin (comments, `- ` items of an indentless
     /// sequence, markers, a continued scalar) do not.
-    static func startsKey(_ b: [UInt8], _ k: Int) -> Bool {
-        guard k < b.count else { return false }
+    static func startsKey(_ b: [UInt8], _ k: Int) -> Bool { keyColon(b, k) != nil }
+
+    /// Where the colon after the key that starts the line at `k` is (`startsKey`), or nil.
+    static func keyColon(_ b: [UInt8], _ k: Int) -> Int? {
+        guard k < b.count else { return nil }
         let first = b[k]
         let indicators = Array("-?:,[]{}#&*!|>%@`. \t\r\n".utf8)
         var j = k
@@ -709,21 +703,21 @@ package struct RecordChunks {
                 if first == UInt8(ascii: "\""), b[j] == UInt8(ascii: "\\") { j += 1 }
                 j += 1
             }
-            guard j < b.count, b[j] == first else { return false }
+            guard j < b.count, b[j] == first else { return nil }
             j += 1
             while j < b.count, b[j] == 0x20 { j += 1 }
-            guard j < b.count, b[j] == UInt8(ascii: ":") else { return false }
+            guard j < b.count, b[j] == UInt8(ascii: ":") else { return nil }
         } else {
-            guard !indicators.contains(first) else { return false }
+            guard !indicators.contains(first) else { return nil }
             // A colon followed by a space or the line's end, before a comment.
             while j < b.count, b[j] != 0x0A {
                 if b[j] == UInt8(ascii: ":"), j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1]) { break }
-                if b[j] == UInt8(ascii: "#"), b[j - 1] == 0x20 { return false }
+                if b[j] == UInt8(ascii: "#"), b[j - 1] == 0x20 { return nil }
                 j += 1
             }
-            guard j < b.count, b[j] == UInt8(ascii: ":") else { return false }
+            guard j < b.count, b[j] == UInt8(ascii: ":") else { return nil }
         }
-        return j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1])
+        return j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1]) ? j : nil
     }
 
     static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {
