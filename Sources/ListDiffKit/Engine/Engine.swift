@@ -863,10 +863,11 @@ struct Engine: Sendable {
         // More parts than cores, taken in order: each hands back its ranges of both inputs
         // when done, so that OLD's pages go as the compare goes.
         let count = max(1, min(parts * 8, (new.count + old.count) / 65536 + 1))
-        // OLD's pages, all still there from its scan, go now: the compare reads back only the
-        // records that changed, and a part hands back what it read when it is done. Kept,
-        // they would stay until their part came, on top of the changes being built.
-        old.file.release(0..<old.file.bytes.count)
+        // OLD's pages, all still there from its scan, stay until their part is done: the
+        // records that changed are spread over all of OLD, so handed back first they would
+        // nearly all be mapped again, a fault for each block. (The peak memory is NEW's
+        // scan's, with OLD's pages and index; the tables and index let go since then make
+        // room for the changes.)
         let results = UnsafeMutableBufferPointer<Result<ChangeBuilder?, ListDiffError>>.allocate(capacity: count)
         results.initialize(repeating: .success(nil))
         defer { results.deinitialize(); results.deallocate() }
