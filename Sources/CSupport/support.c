@@ -37,6 +37,17 @@ void listdiff_start_writeback(int fd, int64_t offset, int64_t count) {
 #endif
 }
 
+int listdiff_move_pages(void *from, size_t count, void *to) {
+#ifdef __linux__
+    return mremap(from, count, count, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED ? -1 : 0;
+#else
+    (void)from;
+    (void)count;
+    (void)to;
+    return -1;
+#endif
+}
+
 void listdiff_fix_mmap_threshold(int bytes) {
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, bytes);

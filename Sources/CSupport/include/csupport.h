@@ -9,6 +9,7 @@ int listdiff_cpu_count(void);
 /// nothing elsewhere.
 void listdiff_fix_mmap_threshold(int bytes);
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Starts writing a file's range to its disk without waiting for it (Linux's
@@ -23,6 +24,12 @@ void listdiff_guard_mapped_reads(void);
 /// How many such faults there were, and the address of the last.
 long listdiff_mapped_faults(void);
 uintptr_t listdiff_last_mapped_fault(void);
+
+/// Moves the pages of the `count` bytes at `from` (a page-aligned anonymous mapping) to
+/// `to` (page-aligned, inside a mapping of this process), replacing what was there, without
+/// copying them (Linux's mremap). Returns 0 when done; -1 when not (elsewhere, always),
+/// and then nothing moved.
+int listdiff_move_pages(void *from, size_t count, void *to);
 
 /// Asks for the cache line at `address` to be fetched, without waiting for it.
 static inline void listdiff_prefetch(const void *address) {

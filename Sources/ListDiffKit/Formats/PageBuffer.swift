@@ -86,6 +86,62 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
         count += other.count
     }
 
+    /// Appends all of `other`'s elements, leaving `other` empty: a large one's pages are
+    /// moved rather than copied (`take`).
+    func append(moving other: PageBuffer<Element>) {
+        if take(other) { return }
+        append(contentsOf: other)
+        other.discard()
+    }
+
+    /// From this many bytes on, `append(moving:)` moves pages rather than copy them.
+    private static var movedBytes: Int { 1 << 20 }
+
+    /// Appends all of `other`'s elements by moving its pages to the end of this buffer's,
+    /// where both are mappings and this one has room: a copy would write every byte again
+    /// into fresh pages, each one a fault. `other` is left empty. False when it cannot be
+    /// done (nothing changed then).
+    ///
+    /// The pages move whole, so `other`'s elements are first shifted within its own pages
+    /// to where they fall in a page of this buffer, and the elements of this buffer's last,
+    /// partial page copied in front of them; that page is then replaced with `other`'s
+    /// first.
+    private func take(_ other: PageBuffer<Element>) -> Bool {
+        let stride = MemoryLayout<Element>.stride, page = SystemCalls.pageSize
+        let bytes = other.count * stride
+        guard mappedBytes > 0, other.mappedBytes > 0, bytes >= Self.movedBytes else { return false }
+        let end = count * stride
+        let partial = end % page
+        // Whole pages, from this buffer's last partial page on: all inside its mapping.
+        let moved = (partial + bytes + page - 1) / page * page
+        guard partial + bytes <= other.mappedBytes, end - partial + moved <= mappedBytes else { return false }
+        let source = UnsafeMutableRawPointer(other.base), target = UnsafeMutableRawPointer(base) + (end - partial)
+        if partial > 0 {
+            source.advanced(by: partial).copyMemory(from: source, byteCount: bytes)
+            source.copyMemory(from: target, byteCount: partial)
+        }
+        guard SystemCalls.movePages(source, count: moved, to: target) else {
+            // (Nothing moved: the elements are copied from where they now are.)
+            target.advanced(by: partial).copyMemory(from: source.advanced(by: partial), byteCount: bytes)
+            count += other.count
+            other.discard()
+            return true
+        }
+        count += other.count
+        other.lose(movedBytes: moved)
+        return true
+    }
+
+    /// Lets go of the mapping but its first `movedBytes`, which `take` moved away, leaving
+    /// the buffer empty.
+    private func lose(movedBytes: Int) {
+        let rest = (mappedBytes + SystemCalls.pageSize - 1) / SystemCalls.pageSize * SystemCalls.pageSize - movedBytes
+        if rest > 0 { SystemCalls.unmap(UnsafeRawPointer(base) + movedBytes, count: rest) }
+        (base, mappedBytes) = Self.map(1, huge: false)
+        capacity = 1
+        count = 0
+    }
+
     /// Room for `room` elements in all, in one step (for a buffer whose size is known late).
     func reserve(_ room: Int) {
         guard room > capacity else { return }

@@ -57,15 +57,16 @@ extension RecordTable {
         keyHashes = PageBuffer(capacity: 1)
     }
 
-    /// Appends the records of `next`, the table of the part of the input that follows.
+    /// Appends the records of `next`, the table of the part of the input that follows,
+    /// taking its tables' pages: `next` is left empty but for its strangers.
     mutating func appendRecords(of next: RecordTable) {
         let offset = count
-        if keepsHashes { hashes.append(contentsOf: next.hashes) }
-        starts.append(contentsOf: next.starts)
-        lengths.append(contentsOf: next.lengths)
-        keyHashes.append(contentsOf: next.keyHashes)
-        matches.append(contentsOf: next.matches)
-        copies.append(contentsOf: next.copies)
+        if keepsHashes { hashes.append(moving: next.hashes) }
+        starts.append(moving: next.starts)
+        lengths.append(moving: next.lengths)
+        keyHashes.append(moving: next.keyHashes)
+        matches.append(moving: next.matches)
+        copies.append(moving: next.copies)
         for k in 0..<next.strangers.count {
             strangers.append(Stranger(record: next.strangers[k].record + offset, keyHash: next.strangers[k].keyHash))
         }

@@ -244,6 +244,14 @@ package enum SystemCalls {
         return base
     }
 
+    /// Moves the pages of `count` bytes at `from` (page-aligned, made by `mapZeroed`) to `to`
+    /// (page-aligned, inside another such mapping), without copying them: what was at `to`
+    /// is replaced, and `from` is left unmapped. False when the system cannot (then nothing
+    /// moved).
+    package static func movePages(_ from: UnsafeMutableRawPointer, count: Int, to: UnsafeMutableRawPointer) -> Bool {
+        listdiff_move_pages(from, count, to) == 0
+    }
+
     /// Ends a mapping made by `mapForReading` or `mapZeroed`.
     package static func unmap(_ base: UnsafeRawPointer, count: Int) {
         _ = munmap(UnsafeMutableRawPointer(mutating: base), count)
