@@ -54,3 +54,26 @@ import Testing
         Self.check({ $0 }, heads: [10, 200_000], tail: 300_000, capacity: 200_000)
     }
 }
+
+/// `discard(keeping:)` and `SpareMappings`: a buffer made on a mapping let go holds zeros, as
+/// a fresh mapping does, whatever the buffer before it wrote.
+@Suite struct SpareMappingTests {
+    @Test func bufferOnASpareMappingIsZeroed() {
+        for (size, wanted) in [(1 << 18, 200_000), (1 << 18, 1 << 18), (300_000, 150_000)] {
+            let dirty = PageBuffer<UInt64>(capacity: size)
+            for i in 0..<size { dirty.append(~UInt64(i)) }
+            dirty.discard(keeping: true)
+            #expect(dirty.count == 0)
+            let fresh = PageBuffer<UInt64>(zeroed: wanted)
+            var nonzero = 0
+            for i in 0..<wanted where fresh[i] != 0 { nonzero += 1 }
+            #expect(nonzero == 0, "\(nonzero) of \(wanted) elements not zero")
+            for i in 0..<wanted { fresh[i] = UInt64(i) }
+            #expect(fresh[wanted - 1] == UInt64(wanted - 1))
+            // The table grows on as any other.
+            fresh.append(7)
+            #expect(fresh.count == wanted + 1 && fresh[wanted] == 7)
+            SpareMappings.handBack()
+        }
+    }
+}

@@ -269,9 +269,11 @@ struct Engine: Sendable {
     ) throws(ListDiffError) -> (Changeset, Side, Side)? {
         let newSide = try newSide(new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat), keys, hashing)
         progress?.lap("scan NEW")
-        // (Under rules, NEW's fingerprint is made of both sides' record hashes.)
+        // (Under rules, NEW's fingerprint is made of both sides' record hashes.) OLD's key
+        // hashes and index are read no more: their pages serve the matching's tables.
+        defer { SpareMappings.handBack() }
         if releasing {
-            if !differ.comparison.hasRules, !forShard { oldSide.table.dropHashes() }
+            if !differ.comparison.hasRules, !forShard { oldSide.table.dropHashes(keeping: true) }
             keys.discard()
         }
         let claims = Claims(new: newSide.table, oldCount: oldSide.count)
@@ -311,6 +313,7 @@ struct Engine: Sendable {
             new, newFormat, pending, against: oldRecords(oldSide, keys: keys, newFormat),
             keys, hashing)
         progress?.lap("scan NEW")
+        defer { SpareMappings.handBack() }
         if releasing { keys.discard() }
         if let collision = try keyedErrors(newSide, repeated: nil), collision { return nil }
         try sameShape(oldSide, newSide)
@@ -863,6 +866,8 @@ struct Engine: Sendable {
         // More parts than cores, taken in order: each hands back its ranges of both inputs
         // when done, so that OLD's pages go as the compare goes.
         let count = max(1, min(parts * 8, (new.count + old.count) / 65536 + 1))
+        // (The spare mappings the matching did not take go back before the changes are built.)
+        SpareMappings.handBack()
         // OLD's pages, all still there from its scan, stay until their part is done: the
         // records that changed are spread over all of OLD, so handed back first they would
         // nearly all be mapped again, a fault for each block. (The peak memory is NEW's

@@ -78,9 +78,10 @@ struct OldKeys: @unchecked Sendable {
         return (filled, a.second <= b.second ? a : b)
     }
 
-    /// Lets the index's tables go (once NEW is matched, nothing looks keys up).
+    /// Lets the index's tables go (once NEW is matched, nothing looks keys up), their
+    /// mappings kept for the next large buffers (`SpareMappings`).
     func discard() {
-        for half in halves { half.discard() }
+        for half in halves { half.discard(keeping: true) }
     }
 
     /// Where lookups start, for a scan to fetch before it looks up.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A growable array of plain values in a memory mapping of its own, for the fast path's
 /// tables of one entry per record (millions of them).
 ///
@@ -42,6 +44,11 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     private static func map(_ capacity: Int, huge: Bool) -> (UnsafeMutablePointer<Element>, Int) {
         let (product, overflow) = capacity.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
         let bytes = overflow ? Int.max : product
+        if !overflow, bytes >= SpareMappings.smallest, let spare = SpareMappings.take(bytes) {
+            // Its pages are in memory already; they are zeroed here, as a fresh mapping's are.
+            spare.address.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+            return (spare.address.bindMemory(to: Element.self, capacity: capacity), spare.bytes)
+        }
         // A small buffer comes from the heap: a mapping of its own costs a system call to
         // make and one to undo, and the undoing stops every core to flush its address cache.
         if !overflow, bytes >= smallBytes, let raw = SystemCalls.mapZeroed(count: bytes) {
@@ -64,9 +71,14 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// Lets the memory go now, leaving the buffer empty (for a large table no longer read,
-    /// while other values still hold the buffer).
-    func discard() {
-        Self.unmap(base, mappedBytes, capacity)
+    /// while other values still hold the buffer). `keeping`: a large mapping is kept for the
+    /// next large buffers made, until `SpareMappings.handBack()`.
+    func discard(keeping: Bool = false) {
+        if keeping, mappedBytes >= SpareMappings.smallest {
+            SpareMappings.keep(UnsafeMutableRawPointer(base), bytes: mappedBytes)
+        } else {
+            Self.unmap(base, mappedBytes, capacity)
+        }
         (base, mappedBytes) = Self.map(1, huge: false)
         capacity = 1
         count = 0
@@ -167,4 +179,47 @@ final class PageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// The elements, for reading (or for writing disjoint entries from several threads).
     var buffer: UnsafeMutableBufferPointer<Element> { UnsafeMutableBufferPointer(start: base, count: count) }
+}
+
+/// Mappings of tables let go (`PageBuffer.discard(keeping:)`), kept for the next large
+/// buffers: their pages are in memory, where a fresh mapping's pages each cost a fault when
+/// first written. The diff keeps OLD's hashes and index once NEW is matched, for the
+/// matching's tables, and hands back what is left when the compare begins.
+enum SpareMappings {
+    struct Spare: Sendable {
+        /// Where the mapping starts (as an address, to be held behind the lock).
+        var start: UInt
+        var bytes: Int
+
+        var address: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: start)! }
+    }
+
+    /// Mappings smaller than this are let go at once.
+    static var smallest: Int { 1 << 20 }
+
+    private static let spares = Mutex<[Spare]>([])
+
+    static func keep(_ address: UnsafeMutableRawPointer, bytes: Int) {
+        let spare = Spare(start: UInt(bitPattern: address), bytes: bytes)
+        spares.withLock { $0.append(spare) }
+    }
+
+    /// The smallest spare mapping of at least `bytes`, taken; nil when there is none.
+    static func take(_ bytes: Int) -> Spare? {
+        spares.withLock { list in
+            var best = -1
+            for k in list.indices where list[k].bytes >= bytes && (best < 0 || list[k].bytes < list[best].bytes) { best = k }
+            return best < 0 ? nil : list.remove(at: best)
+        }
+    }
+
+    /// Lets go of every spare mapping.
+    static func handBack() {
+        let all = spares.withLock { list in
+            let taken = list
+            list.removeAll()
+            return taken
+        }
+        for spare in all { SystemCalls.unmap(spare.address, count: spare.bytes) }
+    }
 }

@@ -51,10 +51,14 @@ extension RecordTable {
 
     var count: Int { starts.count }
 
-    /// Lets the hashes and key hashes go once they are no longer read.
-    mutating func dropHashes() {
+    /// Lets the hashes and key hashes go once they are no longer read. `keeping`: the key
+    /// hashes' mapping is kept for the next large buffers (`SpareMappings`), so nothing may
+    /// read them any more, through another copy of the table or OLD's index either.
+    mutating func dropHashes(keeping: Bool = false) {
+        let dropped = keyHashes
         hashes = PageBuffer(capacity: 1)
         keyHashes = PageBuffer(capacity: 1)
+        if keeping { dropped.discard(keeping: true) }
     }
 
     /// Appends the records of `next`, the table of the part of the input that follows,
