@@ -659,12 +659,13 @@ extension Changeset {
             if join == nil { join = ShardJoin(next, name: name) }
             try join!.add(next, name: name)
         }
-        return try join!.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
+        return try join!.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [ShardJoin.MovedKey] in
             guard !moved.isEmpty else { return [] }
             var keys: [Int: Value] = [:]
             for m in moved { keys[m.new] = .null }
             for k in 0..<count { try shardKeys(k, &keys) }
-            return moved.map { keys[$0.new] ?? .null }
+            // (A shard's matched pair carries its key, not whether its record is a scalar.)
+            return moved.map { ShardJoin.MovedKey(key: keys[$0.new] ?? .null, bySelf: false) }
         }
     }
 
@@ -862,12 +863,19 @@ struct ShardJoin {
         }
     }
 
+    /// A moved record's key, and whether the record is a scalar keyed by itself (which
+    /// the patch then names by its value alone).
+    struct MovedKey {
+        var key: Value
+        var bySelf: Bool
+    }
+
     /// The whole diff's changeset. `keys` gives the key of each moved record (OLD and NEW
     /// positions, in NEW's order).
     ///
     /// - Throws: a `.changeset` error when a shard is missing, when the shards' records do
     ///   not cover the documents once, or do not give the fingerprints they name.
-    func finish(keys: ([(old: Int, new: Int)]) throws(ListDiffError) -> [Value]) throws(ListDiffError) -> Changeset {
+    func finish(keys: ([(old: Int, new: Int)]) throws(ListDiffError) -> [MovedKey]) throws(ListDiffError) -> Changeset {
         if let missing = byIndex.firstIndex(of: nil) {
             throw ListDiffError(.changeset, "shard \(missing)/\(byIndex.count) is missing: join needs all \(byIndex.count) shards")
         }
@@ -912,7 +920,7 @@ struct ShardJoin {
         var others = self.others
         for (k, m) in moved.enumerated() {
             let change = Change(
-                .move, key: movedKeys[k], old: RecordPosition.of(m.old, starts: oldStarts),
+                .move, key: movedKeys[k].key, keyedBySelf: movedKeys[k].bySelf, old: RecordPosition.of(m.old, starts: oldStarts),
                 new: RecordPosition.of(m.new, starts: newStarts), occurrence: occurrences[Int32(m.new)])
             others.append((m.new, 0, change))
             summary.moved += 1

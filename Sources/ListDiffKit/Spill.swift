@@ -613,7 +613,7 @@ extension FileDiffer {
         guard var join else { throw ListDiffError(.usage, "the spill made no partition") }
         for p in empty { join.addEmpty(p) }
         progress?.lap("diff \(count) partitions")
-        var changeset = try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [Value] in
+        var changeset = try join.finish { (moved: [(old: Int, new: Int)]) throws(ListDiffError) -> [ShardJoin.MovedKey] in
             try Self.keys(of: moved, in: folder, reader.key, name: new)
         }
         progress?.lap("join")
@@ -733,13 +733,13 @@ extension FileDiffer {
     /// The keys of moved records, read again from NEW's partition files: each partition's
     /// records in order, each moved one's line read as JSON.
     static func keys(of moved: [(old: Int, new: Int)], in folder: SpillFolder, _ key: IdentityKey, name: String) throws(ListDiffError)
-        -> [Value]
+        -> [ShardJoin.MovedKey]
     {
         guard !moved.isEmpty else { return [] }
         var slot: [Int: Int] = [:]
         slot.reserveCapacity(moved.count)
         for (k, m) in moved.enumerated() { slot[m.new] = k }
-        var keys = [Value](repeating: .null, count: moved.count)
+        var keys = [ShardJoin.MovedKey](repeating: ShardJoin.MovedKey(key: .null, bySelf: false), count: moved.count)
         let reader = JSONReader()
         for p in 0..<folder.count {
             let numbers = try readIndex(folder.file(p, "new", "index")).numbers
@@ -750,7 +750,8 @@ extension FileDiffer {
                 let end = file.bytes[start...].firstIndex(of: 0x0A) ?? file.bytes.count
                 if let k = slot[number] {
                     let (value, _) = try reader.read(Array(file.bytes[start..<end]), name: name)
-                    keys[k] = key.written(in: value) ?? .null
+                    // (A scalar record is keyed by itself, as the diff in memory names it.)
+                    keys[k] = ShardJoin.MovedKey(key: key.written(in: value) ?? .null, bySelf: value.isScalar)
                 }
                 start = end + 1
             }

@@ -140,6 +140,23 @@ import Testing
         #expect(text.contains("\"name\": \"fresh\""))
     }
 
+    /// A record that becomes a scalar and moves is named by the scalar, as in memory.
+    @Test func aScalarThatMovesIsNamedByItself() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (old, new) = try Self.inputs(60_000, in: dir)
+        var lines = try String(contentsOfFile: new, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines.removeAll { $0.hasPrefix("{\"id\":7,") }
+        lines.append("7")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: new, atomically: true, encoding: .utf8)
+        let spill = try Self.folder(dir, "tmp")
+        let memory = try Binary.run(["--key", "id", old, new], in: dir)
+        let spilled = try Binary.run(["--memory-limit", "8M", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
+        #expect(memory.stdout.contains("> 7 #"), "\(memory.stdout.prefix(300))")
+        #expect(spilled.status == memory.status, "\(spilled.stderr)")
+        #expect(spilled.stdout == memory.stdout)
+    }
+
     @Test func anInterruptLeavesNoSpillFolder() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
