@@ -272,26 +272,32 @@ extension FileDiffer {
         /// The first record without a usable key: its error, thrown once the whole input
         /// has been read (a malformed text later in it comes first, as in memory).
         var unkeyed: ListDiffError?
-        /// Records in sections (an object of lists): each list's name and record count, in
-        /// order, over the whole input; nil for a list or a map.
-        var sections: [Section]? = nil
+        /// Records in sections (an object of lists): where each list starts among the
+        /// records, and its name, in order, over the whole input; nil for a list or a map.
+        /// (Each chunk's errors name its records by them.)
+        var sections: (starts: [Int], names: [Value?])? = nil
         /// A list's name given twice, in two chunks: its error, thrown once the whole input
         /// has been read, as the reader throws it once it has read the whole object.
         var repeatedSection: ListDiffError?
 
-        /// Where each section starts among the records, and its name (kept as sections are
-        /// taken in, for each chunk's errors to name its records).
-        var places: (starts: [Int], names: [Value?])? = nil
+        /// The sections as the engine holds them, once the side is read.
+        var sectionList: [Section]? {
+            sections.map { sections in
+                sections.starts.indices.map { s in
+                    let end = s + 1 < sections.starts.count ? sections.starts[s + 1] : count
+                    return Section(name: sections.names[s], header: nil, records: sections.starts[s]..<end, offset: 0)
+                }
+            }
+        }
 
         /// Takes in a chunk's sections: its first goes on from the last one taken when the
         /// cut fell inside that list. Finds a name given in an earlier chunk again.
         mutating func add(_ side: Engine.Side, _ chunk: RecordChunks.Chunk, seen: inout [String: SourceLocation]) {
-            var list = sections ?? []
+            // (One copy of the lists while they grow.)
+            var (starts, names) = sections ?? ([], [])
             sections = nil
-            var (starts, names) = places ?? ([], [])
-            places = nil
-            var start = list.last?.records.upperBound ?? 0
-            let continues = chunk.continuesSection && !list.isEmpty
+            var start = self.count
+            let continues = chunk.continuesSection && !starts.isEmpty
             // (Where each new list's name is, in one pass over the chunk's text.)
             let offsets = side.sections.dropFirst(continues ? 1 : 0).map {
                 RecordChunks.nameStart(beforeList: $0.offset, in: side.file.bytes)
@@ -299,16 +305,10 @@ extension FileDiffer {
             let at = side.file.locations(of: offsets)
             var named: [String: SourceLocation] = [:]
             for (s, section) in side.sections.enumerated() {
-                let count = section.records.count
-                if s == 0, continues, let last = list.popLast() {
-                    list.append(Section(name: last.name, header: nil, records: last.records.lowerBound..<start + count, offset: 0))
-                    start += count
-                    continue
-                }
-                list.append(Section(name: section.name, header: nil, records: start..<start + count, offset: 0))
+                defer { start += section.records.count }
+                if s == 0, continues { continue }
                 starts.append(start)
                 names.append(section.name)
-                start += count
                 let id = Fingerprint.of(section.name ?? .null)
                 let place = at[s - (continues ? 1 : 0)].map(chunk.placed) ?? SourceLocation(line: 0, column: 0)
                 if repeatedSection == nil, let first = seen[id], case .string(let text)? = section.name {
@@ -320,8 +320,7 @@ extension FileDiffer {
             }
             // (Names within a chunk are the reader's to check.)
             seen.merge(named) { first, _ in first }
-            sections = list
-            places = (starts, names)
+            sections = (starts, names)
         }
     }
 
@@ -375,7 +374,7 @@ extension FileDiffer {
                 chunkCount += 1
                 if sectioned {
                     out.add(side, chunk, seen: &names)
-                    side.file.origin?.sections = out.places
+                    side.file.origin?.sections = out.sections
                 }
                 if out.unkeyed == nil {
                     // (Up to the first record without its key: a key repeated before it is
@@ -553,7 +552,7 @@ extension FileDiffer {
         for (side, other) in [("old", newSplit), ("new", oldSplit)] where other.sections != nil {
             var split = side == "old" ? oldSplit : newSplit
             guard split.map, split.count == 0 else { continue }
-            (split.map, split.sections, split.places) = (false, [], ([], []))
+            (split.map, split.sections) = (false, ([], []))
             for p in 0..<count { try folder.empty(folder.file(p, side, "records")) }
             if side == "old" { oldSplit = split } else { newSplit = split }
         }
@@ -566,7 +565,7 @@ extension FileDiffer {
         // Records in sections: the sections are diffed here, once, and each partition's
         // records are placed in them.
         var sections: SpilledSections? = nil
-        if let oldSections = oldSplit.sections, let newSections = newSplit.sections {
+        if let oldSections = oldSplit.sectionList, let newSections = newSplit.sectionList {
             sections = SpilledSections(
                 old: oldSections, new: newSections, changes: try differ.diffSections(old: oldSections, new: newSections).0,
                 layout: Layout(path: reader.layout.path, shape: .objectOfLists))
@@ -591,8 +590,8 @@ extension FileDiffer {
             let newFile = try MappedFile(folder.file(p, "new", "records"), name: new)
             oldFile.origin = try Self.readIndex(folder.file(p, "old", "index"))
             newFile.origin = try Self.readIndex(folder.file(p, "new", "index"))
-            oldFile.origin?.sections = oldSplit.places
-            newFile.origin?.sections = newSplit.places
+            oldFile.origin?.sections = oldSplit.sections
+            newFile.origin?.sections = newSplit.sections
             let positions = ShardPositions(
                 oldCount: oldSplit.count, newCount: newSplit.count, old: oldFile.origin!.numbers, new: newFile.origin!.numbers)
             do throws(ListDiffError) {
@@ -718,7 +717,7 @@ extension FileDiffer {
         for p in 0..<folder.count {
             let file = try MappedFile(folder.file(p, side, "records"), name: name)
             file.origin = try Self.readIndex(folder.file(p, side, "index"))
-            file.origin?.sections = split.places
+            file.origin?.sections = split.sections
             do {
                 _ = try checkedSide(file, name)
             } catch {
