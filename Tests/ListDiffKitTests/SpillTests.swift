@@ -547,6 +547,14 @@ import ListDiffKitTestSupport
         // member, whose anchor a later one of the same name would hide.)
         let anchorAgain = Self.edited(members, [0: "m0:\n  v: &a 1\n", 150: "m150:\n  v: &a 2\n", 280: "m280:\n  v: *a\n"])
         let firstGoesOn = Self.edited(members, [0: "m0: {v: 1,\nw: 2}\n"])
+        // (Text that goes on at the margin, in lines that look like members, is not cut.)
+        let goesOn = Self.edited(
+            members,
+            [
+                20: "m20:\n  v: \"one\nm21: not a key\"\n", 100: "m100: {v: [1,\nm101: 2], w: 'it''s\nm102: x'}\n",
+                180: "m180:\n  v: |\n    \"open [\n  s: 'a\n# not a comment\nm181: b'\n",
+                240: "m240:\n  v: plain \"text [\n  w: \"x\\\"\nm241: y\"\n",
+            ])
         var quoted = members
         for k in stride(from: 0, to: 300, by: 7) { quoted[k] = "\"q \(k)\": {v: \(k)}\n" }
         let cases = [
@@ -554,11 +562,30 @@ import ListDiffKitTestSupport
             ("quoted keys and flow records", map(quoted)), ("a name given twice", map(twice)),
             ("the first name again", map(firstAgain)), ("a member that is not a record", map(notRecord)),
             ("an alias to another record", map(aliased)), ("an anchor named again", map(anchorAgain)),
-            ("the first member goes on at the margin", map(firstGoesOn)), ("one record at the top", "id: 1\n" + map(members).dropFirst(13)),
+            ("the first member goes on at the margin", map(firstGoesOn)), ("members go on at the margin", map(goesOn)),
+            ("one record at the top", "id: 1\n" + map(members).dropFirst(13)),
         ]
         try Self.checkCases(
             cases, beside: map(members), ext: "yaml", in: parent,
             refused: ["an alias to another record", "an anchor named again", "one record at the top"])
+    }
+
+    /// A YAML list whose records' text goes on at the margin, in lines that look like
+    /// items: the spill cuts it between records only, as in memory.
+    @Test func yamlTextAtTheMarginSpills() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let items = (0..<300).map { "- id: \($0)\n  v: \($0 % 7)\n" }
+        let goesOn = Self.edited(
+            items,
+            [
+                30: "- id: 30\n  v: \"one\n- id: 31\n  v: 0\"\n", 90: "- id: 90\n  v: 'it''s\n- x'\n",
+                150: "- id: 150\n  v: [1, \"a\n- b\"]\n", 210: "- {id: 210, v: \"x\n- id: 211\"}\n",
+                270: "- id: 270\n  v: >\n    \"open\n  w: 'q\n-  y'\n",
+            ])
+        try Self.checkCases(
+            [("changed", (items.reversed()).joined()), ("items go on at the margin", goesOn.joined())], beside: items.joined(), ext: "yaml",
+            in: parent, refused: [])
     }
 
     /// Random objects of lists (records in sections), in JSON on one line and pretty, at the

@@ -575,33 +575,71 @@ package struct RecordChunks {
             }
         }
         var last: Int? = nil
-        var k = from
-        var lineStart = true
-        while k < buffer.count {
+        Self.yamlRecordStarts(in: buffer, from: from, documents: documents, mapping: cutsAMapping) { start in
             // (A chunk is about `chunkBytes`, however much is read.)
-            if k >= chunkBytes, last != nil { break }
-            if lineStart {
-                let starts =
-                    documents
-                    ? Self.startsDocument(buffer, k) : cutsAMapping ? Self.startsKey(buffer, k) : Self.startsItem(buffer, k)
-                if starts {
-                    // (A record ends where the next begins; the first does not end one. A
-                    // document's directives and the comments before its `---` go with it.)
-                    var start = k
-                    if documents {
-                        while start > 0, let previous = Self.lineStart(before: start, in: buffer),
-                            [UInt8(ascii: "%"), UInt8(ascii: "#")].contains(buffer[previous])
+            if start >= chunkBytes, last != nil { return false }
+            last = start
+            return true
+        }
+        return last
+    }
+
+    /// Calls `found` with where each record of a YAML text starts, after the first and at or
+    /// past `from`, until it returns false: a document's `---` line (with the directives
+    /// and comments before it), or a line at the left margin that starts a mapping's key
+    /// (`mapping`) or a sequence's `- ` item. Such a line must be outside every scalar and
+    /// collection, which the tracker follows from the text's start; a `---` line ends them.
+    static func yamlRecordStarts(in b: [UInt8], from: Int, documents: Bool, mapping: Bool, _ found: (Int) -> Bool) {
+        var tracker = YAMLLineTracker()
+        // (The first record does not end one, though comments come before it.)
+        var first = true
+        b.withUnsafeBufferPointer { text in
+            guard let base = text.baseAddress else { return }
+            var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while k < text.count {
+                let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
+                if documents {
+                    if k >= from, startsDocument(b, k) {
+                        // (A document's directives and the comments before its `---` go with it.)
+                        var start = k
+                        while start > 0, let previous = lineStart(before: start, in: b),
+                            [UInt8(ascii: "%"), UInt8(ascii: "#")].contains(b[previous])
                         {
                             start = previous
                         }
+                        if start > 0, !found(start) { return }
                     }
-                    if start > 0 { last = start }
+                } else {
+                    // (A line with a token at the margin, past comments, directives, markers
+                    // and the anchor or tag of the collection on a line of its own.)
+                    let token =
+                        k < end && tracker.outsideAtMargin && !startsDocument(b, k)
+                        && ![0x0D, 0x20, 0x09, UInt8(ascii: "#"), UInt8(ascii: "%")].contains(b[k]) && !onlyProperties(b, k, end)
+                    if token, !first, k >= from, mapping ? startsKey(b, k) : startsItem(b, k), !found(k) { return }
+                    if token { first = false }
+                    tracker.line(text, k, end)
                 }
+                k = end + 1
             }
-            lineStart = buffer[k] == UInt8(ascii: "\n")
-            k += 1
         }
-        return last
+    }
+
+    /// Whether the line `b[k..<end]` holds only anchors and tags (and a comment).
+    static func onlyProperties(_ b: [UInt8], _ k: Int, _ end: Int) -> Bool {
+        var i = k
+        while i < end {
+            switch b[i] {
+            case 0x20, 0x09, 0x0D:
+                i += 1
+            case UInt8(ascii: "&"), UInt8(ascii: "!"):
+                while i < end, ![0x20, 0x09, 0x0D].contains(b[i]) { i += 1 }
+            case UInt8(ascii: "#"):
+                return i > k
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// Where the line before the one that starts at `k` starts.
