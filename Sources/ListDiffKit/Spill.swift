@@ -195,8 +195,8 @@ extension FileDiffer {
         }
         if let path = layout.path {
             if path.isPattern { return "a `*` in --path names many lists, sections the spill does not cut out" }
-            for (name, format, _) in heads where format != .json {
-                return "'\(SafeText.escape(name))' is not JSON: a list at --path spills in JSON only"
+            for (name, format, _) in heads where format != .json && format != .yaml {
+                return "'\(SafeText.escape(name))' is not JSON or YAML: a list at --path spills in JSON and YAML only"
             }
         }
         if reader.key.isWholeRecord { return "--key . diffs a sequence, which needs both lists whole" }
@@ -204,7 +204,9 @@ extension FileDiffer {
             return "the spill pairs records as Heckel's algorithm does; --algorithm \(differ.algorithm.name) needs both lists whole"
         }
         for (name, format, head) in heads where !RecordChunks.cuts(format, head: head, path: layout.path != nil) {
-            if layout.path != nil { return "'\(SafeText.escape(name))' is not a JSON object or list, where --path could lead" }
+            if layout.path != nil {
+                return "'\(SafeText.escape(name))' is not a JSON object or list, or a YAML block collection, where --path could lead"
+            }
             return
                 "'\(SafeText.escape(name))' is not a list or a map of records at the top (a JSON array or object, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
         }

@@ -416,17 +416,116 @@ import ListDiffKitTestSupport
                 }
             }
         }
-        // YAML at a path is refused, and diffed in memory under the default.
-        let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
-        try ("data:\n  users:\n" + ids.map { "  - id: \($0)\n" }.joined()).write(to: old, atomically: true, encoding: .utf8)
-        try ("data:\n  users:\n" + changed.map { "  - id: \($0)\n" }.joined()).write(to: new, atomically: true, encoding: .utf8)
-        let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/data/users")))
-        let files = FileDiffer(reader: reader, differ: Differ())
-        let whole = Self.rendered(files, old, new)
-        #expect(!whole.hasPrefix("error"), "\(whole)")
-        #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 256), old, new) == whole)
-        #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 256), old, new).contains("spills in JSON only"))
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// Cases of `(name, path, old, new, spills)`: the spilled diff is the diff in memory,
+    /// each way and under each budget, or (not `spills`) is refused with the reason.
+    static func checkPathCases(_ cases: [(String, String, String, String, Bool)], ext: String, budgets: [Int]) throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        for (name, path, oldText, newText, spills) in cases {
+            let old = dir.appendingPathComponent("old.\(ext)"), new = dir.appendingPathComponent("new.\(ext)")
+            try oldText.write(to: old, atomically: true, encoding: .utf8)
+            try newText.write(to: new, atomically: true, encoding: .utf8)
+            let reader = DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath(path)))
+            let files = FileDiffer(reader: reader, differ: Differ())
+            for (a, b) in [(old, new), (new, old)] {
+                let whole = Self.rendered(files, a, b)
+                #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: budgets[0]), a, b) == whole, "\(name)")
+                for budget in budgets {
+                    let spilling = Self.spilling(files, parent: dir, budget: budget)
+                    let spilled = Self.rendered(spilling, a, b)
+                    if spills {
+                        #expect(try spilling.spillPartitions(old: a.path, new: b.path) != nil, "\(name)")
+                        #expect(spilled == whole, "\(name), \(budget)")
+                    } else {
+                        #expect(spilled.contains("do not spill"), "\(name): \(spilled)")
+                    }
+                }
+            }
+        }
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A YAML block sequence at a --path (`kubectl get -o yaml`'s `items`, indentless or
+    /// indented, at any depth) spills: the text before it leads every chunk, the text after
+    /// it ends the last, and errors anywhere are those in memory.
+    @Test func yamlListsAtAPathSpill() throws {
+        func item(_ k: Int, _ pad: String) -> String {
+            "\(pad)- id: \(k)\n\(pad)  s: \"é,]}[\\\"\(k % 9)\"\n\(pad)  l:\n\(pad)  - x\n\(pad)  t: |\n\(pad)    - not an item\n"
+        }
+        func list(_ ids: [Int], _ pad: String = "") -> String { ids.map { item($0, pad) }.joined() }
+        let ids = Array(0..<150)
+        var changed = ids.filter { $0 % 11 != 3 }
+        changed.swapAt(4, 90)
+        let before = "# kubectl\napiVersion: v1\nmeta: {note: \"a [list]\", n: [1, {x: \"]\"}]}\nitems:\n"
+        let after = "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+        let cases: [(String, String, String, String, Bool)] = [
+            ("around", "/items", before + list(ids) + after, before + list(changed), true),
+            (
+                "indented", "/data/users", "data:\n  x: 1\n  users:\n" + list(ids, "    ") + "  y: 2\n",
+                "data:\n  users:\n" + list(changed, "  "), true
+            ),
+            ("an index", "/1/users", "- 0\n- users:\n" + list(ids, "  ") + "- 2\n", "- []\n- users:\n" + list(changed, "  "), true),
+            (
+                "text at the margin", "/items", before + list(ids).replacingOccurrences(of: "- x\n", with: "- \"x\n- id: 1\"\n") + after,
+                before + list(changed), true
+            ),
+            ("a stream", "/items", "---\n" + before + list(ids) + "---\nitems: []\n", before + list(changed), true),
+            ("empty", "/items", before + "[]\n" + after, before + list(changed), true),
+            ("member twice around", "/items", before + list(ids) + "items: 2\n", before + list(changed), true),
+            ("twice in the text before", "/items", "a: 1\na: 2\nitems:\n" + list(ids), before + list(changed), true),
+            ("malformed before", "/items", "meta: [1,, 2]\nitems:\n" + list(ids), before + list(changed), true),
+            ("malformed after", "/items", before + list(ids) + "kind: [List\n", before + list(changed), true),
+            (
+                "malformed record", "/items", before + list(ids).replacingOccurrences(of: "- id: 120\n", with: "- id: 120\n  q: [\n"),
+                before + list(changed), true
+            ),
+            (
+                "no key", "/items", before + list(ids).replacingOccurrences(of: "- id: 130\n", with: "- idx: 130\n"),
+                before + list(changed), true
+            ),
+            ("key twice", "/items", before + list(ids + [77]), before + list(changed), true),
+            (
+                "an alias to another record", "/items",
+                before
+                    + list(ids).replacingOccurrences(of: "- id: 10\n", with: "- id: 10\n  a: &x 1\n").replacingOccurrences(
+                        of: "- id: 140\n", with: "- id: 140\n  a: *x\n"), before + list(changed), true
+            ),
+            ("not there", "/people", before + list(ids), before + list(changed), true),
+            ("not a list", "/apiVersion", before + list(ids), before + list(changed), true),
+        ]
+        // Beyond the first read (64 KiB): where the path leads astray, the reader's error
+        // as in memory, or a refusal with the reason.
+        let long = list(Array(0..<1500))
+        let pad = "pad: \"" + String(repeating: "x", count: 70_000) + "\"\n"
+        let beyond: [(String, String, String, String, Bool)] = [
+            // (Many reads, some of which end inside a line: such a line is not the list's end.)
+            ("a long list", "/items", before + list(Array(0..<5000)) + after, before + list(changed), true),
+            ("a step given twice, first not the list", "/items", "items: 5\n" + long + "items:\n" + long, before + list(changed), true),
+            (
+                "a step given twice, higher up", "/a/items", "a:\n  x: 1\na:\n  items:\n" + list(ids, "  ") + long, before + list(changed),
+                true
+            ),
+            ("malformed before the list", "/items", "a: [1,,\n" + pad + "items:\n" + long, before + list(changed), true),
+            ("malformed on the way", "/items", "a: 1\n b: 2\n" + long + "items:\n" + long, before + list(changed), true),
+            ("a long text before the list", "/items", pad + "items:\n" + long, before + list(changed), false),
+            (
+                "a long text after the list", "/items", "items:\n" + long + (0..<8).map { "p\($0)" + pad }.joined(), before + list(changed),
+                false
+            ),
+            ("no such member", "/items", "a: 1\nb:\n" + long, before + list(changed), false),
+            ("an anchor before the list", "/items", "a: &x 1\nitems:\n" + long, before + list(changed), false),
+            (
+                "a flow list", "/items", "items: [" + (0..<4000).map { "{id: \($0)}" }.joined(separator: ", ") + "]\n",
+                before + list(changed), false
+            ),
+        ]
+        try Self.checkPathCases(beyond, ext: "yaml", budgets: [65536])
+        // (An alias to an anchor in an earlier chunk is refused with the reason.)
+        try Self.checkPathCases(
+            cases.map { $0.0 == "an alias to another record" ? ($0.0, $0.1, $0.2, $0.3, false) : $0 }, ext: "yaml", budgets: [64, 1024])
     }
 
     /// Inputs larger than the first read (64 KiB), whose list at --path is not where the

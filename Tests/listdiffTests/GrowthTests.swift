@@ -81,7 +81,7 @@ import Glibc
         /// first member), an object of lists (each chunk led by its list's name), the same
         /// with a list every five records, and a YAML map of records (each chunk led by the
         /// text up to its first member's end).
-        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin
+        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin, spillYAMLPath
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -109,6 +109,9 @@ import Glibc
                 return try records.map(line).joined(separator: "\n") + "\n"
             case .yaml:
                 return try records.map { try block($0, indent: "") }.joined(separator: "\n") + "\n"
+            case .spillYAMLPath:
+                return "meta:\n  v: 1\ndata:\n  users:\n" + (try records.map { try block($0, indent: "  ") }.joined(separator: "\n"))
+                    + "\n  after: 1\n"
             case .spillYAMLMargin:
                 // Each record's quoted text goes on at the margin, in a line that looks like one.
                 return try records.map { try block($0, indent: "") + "\n  note: \"one\n- two: \($0["id"]!)\"" }.joined(separator: "\n")
@@ -179,7 +182,10 @@ import Glibc
         let ext =
             shape == .ndjson || shape == .spillNDJSON
             ? "ndjson"
-            : [.yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin].contains(shape)
+            : [
+                .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
+                .spillYAMLPath,
+            ].contains(shape)
                 ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
@@ -191,7 +197,7 @@ import Glibc
         case .duplicates: options = ["--duplicates", "match"]
         case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin:
             options = ["--memory-limit", "1M"]
-        case .spillPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
+        case .spillPath, .spillYAMLPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]

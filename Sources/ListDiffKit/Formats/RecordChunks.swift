@@ -69,7 +69,6 @@ package struct RecordChunks {
             // (Empty: the reader says what an empty input is.)
             return k == head.count || head[k] == UInt8(ascii: "[") || head[k] == UInt8(ascii: "{")
         case .yaml:
-            if path { return false }
             // (Empty: the reader says what an empty input is.)
             if head[k...].allSatisfy({ [0x20, 0x0A, 0x0D, 0x09].contains($0) }) { return true }
             // A stream of documents, its first without `---`.
@@ -124,6 +123,11 @@ package struct RecordChunks {
     private var documents = false
     /// YAML: whether the records are a block mapping's members (a map of records).
     package private(set) var cutsAMapping = false
+    /// YAML at a path: the column of the list's items, once found.
+    private var itemColumn: Int? = nil
+    /// YAML at a path: the first chunk was handed out at an error in the text before the
+    /// list, for its reader to say what it is.
+    private var pathFailed = false
     /// YAML: a block sequence's directives (`%TAG`, `%YAML`) and its `---`, which lead every
     /// chunk after the first.
     private var directives: [UInt8] = []
@@ -236,7 +240,7 @@ package struct RecordChunks {
             if !first { prefix = header }
         case .yaml:
             if first, !documents, !cutsAMapping { directives = Self.directives(buffer) }
-            if !first { prefix = cutsAMapping ? opening : directives }
+            if !first { prefix = cutsAMapping || path != nil ? opening : directives }
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
@@ -273,10 +277,10 @@ package struct RecordChunks {
             out.leading = leading
             out.continuesSection = section != nil
         }
-        if format == .yaml, cutsAMapping, !first {
+        if format == .yaml, cutsAMapping || path != nil, !first {
             // (The lines before the chunk's own are the input's first lines, as they are.)
             out.firstLine = prefixLines + 1
-            out.leading = 1
+            out.leading = cutsAMapping ? 1 : 0
         }
         return out
     }
@@ -558,6 +562,7 @@ package struct RecordChunks {
     /// - Throws: a refusal (`notSpillable`) when a mapping's first member is longer than
     ///   `aroundLimit`.
     private mutating func yamlCut() throws(ListDiffError) -> Int? {
+        if path != nil { return try yamlPathCut() }
         var from = 0
         if chunks == 0 && buffer.count > 0 {
             documents = Self.isStream(buffer)
@@ -582,6 +587,123 @@ package struct RecordChunks {
             return true
         }
         return last
+    }
+
+    /// YAML at a path: before the last item of the list there (a `- ` line at the items'
+    /// column) that the buffer holds whole. The first chunk holds the text before the list,
+    /// which leads every later chunk; a line at a smaller column, or at the column but not
+    /// an item, ends the list, and the rest is the last chunk.
+    ///
+    /// - Throws: a refusal (`notSpillable`) when the path leads to anything but a block
+    ///   sequence, when an anchor is defined before it, or when the text before or after
+    ///   the list is longer than `aroundLimit`.
+    private mutating func yamlPathCut() throws(ListDiffError) -> Int? {
+        let at = " at --path \(SafeText.escape(path!.spelling))"
+        if pathFailed { throw Self.refusal("no list\(at)", file: name) }
+        if listEnded {
+            if !atEnd, buffer.count > chunkBytes + aroundLimit {
+                throw Self.refusal("the text after the list\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
+            }
+            return nil
+        }
+        var from = 0
+        if chunks == 0 {
+            guard let start = try locateYAMLList(at) else {
+                // (An error before the list: the text read so far is the first chunk, whose
+                // reader says what it is.)
+                if pathFailed { return buffer.count }
+                return nil
+            }
+            from = start
+        }
+        var last: Int? = nil
+        // (Whole lines only: a line cut short may look like the list's end.)
+        let whole = atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1
+        let end = Self.yamlItemStarts(in: buffer[..<whole], from: from, column: itemColumn ?? 0) { start in
+            if start >= chunkBytes, last != nil { return false }
+            last = start
+            return true
+        }
+        if end != nil { listEnded = true }
+        return last
+    }
+
+    /// Finds the list at the path in what is read: where the line of its first item starts;
+    /// nil when more must be read, or (`pathFailed`) when the text before it is not YAML.
+    private mutating func locateYAMLList(_ at: String) throws(ListDiffError) -> Int? {
+        // (Whole lines only: a line cut short could read as another name.)
+        let whole = (buffer.lastIndex(of: 0x0A) ?? -1) + 1
+        let outcome = buffer.withUnsafeBufferPointer {
+            YAMLPathWalk.find(path!.components, in: UnsafeBufferPointer(rebasing: $0[..<(atEnd ? buffer.count : whole)]))
+        }
+        let lines = buffer[..<whole].count { $0 == 0x0A }
+        switch outcome {
+        case .found(let line, let column):
+            var start = 0
+            for _ in 0..<line { start = buffer[start...].firstIndex(of: 0x0A)! + 1 }
+            guard buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) else {
+                throw Self.refusal("a list\(at) that starts on a line with other text", file: name)
+            }
+            if start > aroundLimit {
+                throw Self.refusal("the text before the list\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
+            }
+            opening = Array(buffer[..<start])
+            itemColumn = column
+            return start
+        case .malformed(let line) where line < lines || atEnd:
+            pathFailed = true
+            return nil
+        case .ended, .malformed:
+            if atEnd || buffer.count < aroundLimit { return nil }
+            if readerFails(lines, whole) { return nil }
+            throw Self.refusal(
+                "no list\(at) in the first \(aroundLimit >> 10) KiB: the text before the list must fit in a chunk", file: name)
+        case .notFound(let why):
+            if atEnd || readerFails(lines, whole) { return nil }
+            throw Self.refusal(why + at, file: name)
+        }
+    }
+
+    /// Whether the YAML reader finds an error in the first `lines` lines (`buffer[..<whole]`):
+    /// a name given twice, or text that is not YAML, where the path leads astray. The first
+    /// chunk is then the text read (`pathFailed`), and its reader says so, as in memory.
+    private mutating func readerFails(_ lines: Int, _ whole: Int) -> Bool {
+        do throws(ListDiffError) { _ = try YAMLReader().documents(Array(buffer[..<whole])) } catch {
+            if let place = error.location, place.line <= lines {
+                pathFailed = true
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Calls `found` with where each item of a YAML block sequence whose items are at
+    /// `column` starts, past `from` (the first item's line, which does not end one), until it
+    /// returns false. Returns where the list ends, when the text holds its end: a line whose
+    /// text starts at a smaller column, or at the column but is not an item.
+    static func yamlItemStarts(in b: ArraySlice<UInt8>, from: Int, column: Int, _ found: (Int) -> Bool) -> Int? {
+        var tracker = YAMLLineTracker()
+        return b.withUnsafeBufferPointer { text -> Int? in
+            guard let base = text.baseAddress else { return nil }
+            var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while k < text.count {
+                let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
+                if k >= from {
+                    var i = k
+                    while i < end, text[i] == 0x20 { i += 1 }
+                    let indent = i - k
+                    if i < end, ![0x0D, 0x09, UInt8(ascii: "#")].contains(text[i]), indent <= column, tracker.outside(at: indent) {
+                        // (`-` then a space or the line's end.)
+                        let item = text[i] == UInt8(ascii: "-") && (i + 1 == end || [0x20, 0x0D].contains(text[i + 1]))
+                        guard indent == column, item else { return k }
+                        if k > from, !found(k) { return nil }
+                    }
+                }
+                tracker.line(text, k, end)
+                k = end + 1
+            }
+            return nil
+        }
     }
 
     /// Calls `found` with where each record of a YAML text starts, after the first and at or

@@ -28,8 +28,14 @@ struct YAMLLineTracker {
     /// Whether a line that starts with text at the left margin starts in block context,
     /// outside every scalar and collection. (Such a line ends a block scalar, and a plain
     /// scalar inside a collection.)
-    var outsideAtMargin: Bool {
-        quote == nil && flowDepth == 0 && (plainParent ?? 0) >= 0
+    var outsideAtMargin: Bool { outside(at: 0) }
+
+    /// Whether a line whose text starts at `column` starts in block context, outside every
+    /// scalar and collection.
+    func outside(at column: Int) -> Bool {
+        guard quote == nil, flowDepth == 0, (plainParent ?? column) >= column else { return false }
+        if let least = blockLeast { return column < (blockIndent ?? least) }
+        return true
     }
 
     /// Follows the line `b[start..<end]` (without its line break).
