@@ -301,8 +301,11 @@ extension FileDiffer {
             var start = self.count
             let continues = chunk.continuesSection && !starts.isEmpty
             // (Where each new list's name is, in one pass over the chunk's text.)
+            let yaml = side.format == .yaml
             let offsets = side.sections.dropFirst(continues ? 1 : 0).map {
-                RecordChunks.nameStart(beforeList: $0.offset, in: side.file.bytes)
+                yaml
+                    ? RecordChunks.listKeyLine(before: $0.offset, in: side.file.bytes)
+                    : RecordChunks.nameStart(beforeList: $0.offset, in: side.file.bytes)
             }
             let at = side.file.locations(of: offsets)
             var named: [String: SourceLocation] = [:]
@@ -316,7 +319,9 @@ extension FileDiffer {
                 if repeatedSection == nil, let first = seen[id], case .string(let text)? = section.name {
                     repeatedSection = ListDiffError(
                         .syntax, file: side.file.name, location: place,
-                        "\(JSONParser.repeatedName(text)) \(ListDiffError.firstAt(first))")
+                        yaml
+                            ? YAMLRules.duplicateKey(text, first: first)
+                            : "\(JSONParser.repeatedName(text)) \(ListDiffError.firstAt(first))")
                 }
                 named[id] = place
             }
@@ -368,7 +373,9 @@ extension FileDiffer {
                     map || !chunks.cutsAnObject && !chunks.cutsAMapping || chunk.isWhole || sectioned && chunks.cutsSections,
                     chunkCount == 0 || map == out.map && sectioned == (out.sections != nil)
                 else {
-                    if sectioned, out.format != .json { throw Self.refusal("records in sections spill in JSON only", file: path) }
+                    if sectioned, out.format != .json, out.format != .yaml {
+                        throw Self.refusal("records in sections spill in JSON and YAML only", file: path)
+                    }
                     throw Self.refusal(
                         "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)
                 }

@@ -695,21 +695,24 @@ import ListDiffKitTestSupport
         defer { try? FileManager.default.removeAtPath(dir) }
         var pairs = DocumentPairs(seed: 95)
         var spelling = RandomSpelling(rng: SplitMix64(seed: 13), pretty: false)
-        var spilled = 0, moved = 0, sectionChanges = 0, errors = 0
+        var spilled = 0, moved = 0, sectionChanges = 0, errors = 0, yamlSpilled = 0
         for round in 0..<160 {
             let c = DocumentPairs.Case(
                 shape: .objectOfLists, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
                 duplicates: round % 5 == 3 ? .match : .error, atPath: round % 2 == 1)
             let (oldValue, newValue) = pairs.next(c)
             spelling.pretty = round % 4 < 2
-            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, &spelling)
+            let yaml = round % 4 == 2
+            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, yaml: yaml, &spelling)
             let (whole, spills) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
             if spills { spilled += 1 }
+            if spills, yaml { yamlSpilled += 1 }
             if whole.contains("\"op\": \"move\"") { moved += 1 }
             if whole.contains("\"sections\": [\n") { sectionChanges += 1 }
             if whole.hasPrefix("error") { errors += 1 }
         }
         #expect(spilled > 120, "\(spilled) rounds spilled")
+        #expect(yamlSpilled > 30, "\(yamlSpilled) YAML rounds spilled")
         #expect(moved > 20, "\(moved) rounds with moves")
         #expect(sectionChanges > 20, "\(sectionChanges) rounds with section changes")
         #expect(errors < 40, "\(errors) rounds with errors")
@@ -732,6 +735,23 @@ import ListDiffKitTestSupport
         try Self.checkCases(
             cases, beside: object(lists), ext: "json", in: dir, refused: ["a list beside sections", "a map beside sections"],
             errors: true)
+        // In YAML: lists at the margin and indented, text that goes on at the margin, empty
+        // lists, and the same errors.
+        func yamlList(_ ids: Range<Int>, _ pad: String) -> String {
+            ids.map { "\(pad)- id: \($0)\n\(pad)  s: \"a,]{\n- b\"\n\(pad)  l:\n\(pad)  - x\n" }.joined()
+        }
+        let yamlLists = (0..<30).map { "l\($0):  # list \($0)\n" + yamlList($0 * 10..<$0 * 10 + 10, $0 % 2 == 0 ? "" : "  ") }
+        func yamlObject(_ lists: [String]) -> String { "%YAML 1.2\n---\n# lists\n" + lists.joined() }
+        let yamlCases = [
+            ("changed", yamlObject(yamlLists.reversed().map { $0.replacingOccurrences(of: "- id: 15\n", with: "- id: 15\n  v: 1\n") })),
+            ("empty lists between", yamlObject(yamlLists.enumerated().map { $0 % 3 == 0 ? "e\($0): []\n" : $1 })),
+            ("a list named twice", yamlObject(Self.edited(yamlLists, [26: "l3: []\n"]))),
+            ("a key in two lists", yamlObject(Self.edited(yamlLists, [27: "l27:\n- id: 35\n- id: 271\n"]))),
+            ("a record without its key", yamlObject(Self.edited(yamlLists, [28: "l28:\n- id: 280\n- name: 1\n"]))),
+            ("a map beside sections", yamlObject(Self.edited(yamlLists, [20: "m: {id: 1}\n"]))),
+        ]
+        // (A map beside sections is the reader's error, as in memory.)
+        try Self.checkCases(yamlCases, beside: yamlObject(yamlLists), ext: "yaml", in: dir, refused: [])
         let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
         // Cut between lists and inside them, with empty lists between: the sections and
         // their changes are the whole diff's.

@@ -81,7 +81,8 @@ import Glibc
         /// first member), an object of lists (each chunk led by its list's name), the same
         /// with a list every five records, and a YAML map of records (each chunk led by the
         /// text up to its first member's end).
-        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin, spillYAMLPath
+        case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin,
+            spillYAMLPath, spillYAMLSections
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -116,7 +117,7 @@ import Glibc
                 // Each record's quoted text goes on at the margin, in a line that looks like one.
                 return try records.map { try block($0, indent: "") + "\n  note: \"one\n- two: \($0["id"]!)\"" }.joined(separator: "\n")
                     + "\n"
-            case .yamlSections:
+            case .yamlSections, .spillYAMLSections:
                 return try sections.enumerated().map { k, s in
                     "s\(k):\n" + (try s.map { try block($0, indent: "  ") }.joined(separator: "\n"))
                 }.joined(separator: "\n") + "\n"
@@ -184,7 +185,7 @@ import Glibc
             ? "ndjson"
             : [
                 .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
-                .spillYAMLPath,
+                .spillYAMLPath, .spillYAMLSections,
             ].contains(shape)
                 ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
@@ -195,7 +196,8 @@ import Glibc
         case .nested: options = ["--key", "user.id"]
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
-        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin:
+        case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin,
+            .spillYAMLSections:
             options = ["--memory-limit", "1M"]
         case .spillPath, .spillYAMLPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]

@@ -153,6 +153,10 @@ package struct RecordChunks {
     /// fell in, nil when it fell between two lists; and that of the cut the buffer ends.
     private var cutSection: [UInt8]? = nil
     private var pendingSection: [UInt8]? = nil
+    /// YAML, an object of lists: the column of the items of the list the last cut fell
+    /// in, and that of the cut the buffer ends.
+    private var sectionColumn = 0
+    private var pendingSectionColumn = 0
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
@@ -240,7 +244,13 @@ package struct RecordChunks {
             if !first { prefix = header }
         case .yaml:
             if first, !documents, !cutsAMapping { directives = Self.directives(buffer) }
-            if !first { prefix = cutsAMapping || path != nil ? opening : directives }
+            if !first { prefix = cutsAMapping || cutsSections || path != nil ? opening : directives }
+            // (A list cut in two goes on under its name.)
+            if !first, let section { prefix += section + Array(":\n".utf8) }
+            if !last, cutsSections {
+                cutSection = pendingSection
+                sectionColumn = pendingSectionColumn
+            }
         case .ndjson: break
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
@@ -277,10 +287,12 @@ package struct RecordChunks {
             out.leading = leading
             out.continuesSection = section != nil
         }
-        if format == .yaml, cutsAMapping || path != nil, !first {
-            // (The lines before the chunk's own are the input's first lines, as they are.)
+        if format == .yaml, cutsAMapping || cutsSections || path != nil, !first {
+            // (The lines before the chunk's own are the input's first lines, as they are,
+            // and a list's name.)
             out.firstLine = prefixLines + 1
             out.leading = cutsAMapping ? 1 : 0
+            out.continuesSection = section != nil
         }
         return out
     }
@@ -567,18 +579,28 @@ package struct RecordChunks {
         if chunks == 0 && buffer.count > 0 {
             documents = Self.isStream(buffer)
             if !documents, let first = Self.firstContentLine(buffer), let colon = Self.keyColon(buffer, first) {
-                // Later chunks are led by the text before the first key and that key with an
-                // empty record, on its own line: it makes them read as a map, and holds no
-                // anchor that a later one of the same name would hide.
-                cutsAMapping = true
                 if first > Self.headBytes {
                     throw Self.refusal("the text before the first member at the top is longer than \(Self.headBytes >> 10) KiB", file: name)
                 }
-                opening = Array(buffer[...colon]) + Array(" {}\n".utf8)
                 // (Cuts come after the first key's line.)
                 from = (buffer[first...].firstIndex(of: UInt8(ascii: "\n")) ?? buffer.count - 1) + 1
+                if Self.valueIsList(buffer, after: colon) {
+                    // An object of lists (records in sections), as the reader judges it by its
+                    // first member: later chunks are led by the text before the first key
+                    // (and the name of a list cut in two).
+                    cutsSections = true
+                    opening = Array(buffer[..<first])
+                } else {
+                    // A map of records: later chunks are led by the text before the first
+                    // key and that key with an empty record, on its own line. It makes them
+                    // read as a map, and holds no anchor that a later one of the same name
+                    // would hide.
+                    cutsAMapping = true
+                    opening = Array(buffer[...colon]) + Array(" {}\n".utf8)
+                }
             }
         }
+        if cutsSections { return yamlSectionsCut(from: from) }
         var last: Int? = nil
         Self.yamlRecordStarts(in: buffer, from: from, documents: documents, mapping: cutsAMapping) { start in
             // (A chunk is about `chunkBytes`, however much is read.)
@@ -586,6 +608,87 @@ package struct RecordChunks {
             last = start
             return true
         }
+        return last
+    }
+
+    /// Whether the value after the key whose colon is at `colon` is a list: `[` after it on
+    /// its line, or on the next line with text, `-` and a space (a block sequence).
+    static func valueIsList(_ b: [UInt8], after colon: Int) -> Bool {
+        var k = colon + 1
+        while k < b.count, b[k] == 0x20 || b[k] == 0x09 { k += 1 }
+        guard k < b.count else { return false }
+        if b[k] == UInt8(ascii: "[") { return true }
+        guard b[k] == 0x0A || b[k] == 0x0D || b[k] == UInt8(ascii: "#") else { return false }
+        // (The next line with text, past comments and blank lines.)
+        while let end = b[k...].firstIndex(of: 0x0A) {
+            k = end + 1
+            while k < b.count, b[k] == 0x20 { k += 1 }
+            guard k < b.count else { return false }
+            if b[k] == 0x0A || b[k] == 0x0D || b[k] == UInt8(ascii: "#") { continue }
+            return b[k] == UInt8(ascii: "-") && (k + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[k + 1]))
+        }
+        return false
+    }
+
+    /// YAML, an object of lists: before the last line at the left margin that starts a
+    /// list's key, or the last item of a block sequence (a `- ` line at its items' column)
+    /// that has an item before it. A cut inside a list makes the next chunk go on under its
+    /// name.
+    private mutating func yamlSectionsCut(from: Int) -> Int? {
+        // (Whole lines only: a line cut short may look like another.)
+        let whole = atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1
+        var last: Int? = nil
+        pendingSection = nil
+        // The list open: its key as written, its items' column once seen, and whether an
+        // item of it came before (in this text, or in the chunk before when the cut fell
+        // inside it).
+        var section: [UInt8]? = cutSection
+        var column: Int? = cutSection != nil ? sectionColumn : nil
+        var seenItem = cutSection != nil
+        var pendingColumn: Int? = nil
+        var tracker = YAMLLineTracker()
+        buffer.withUnsafeBufferPointer { text in
+            guard let base = text.baseAddress else { return }
+            var k = 0
+            while k < whole {
+                let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
+                var i = k
+                while i < end, text[i] == 0x20 { i += 1 }
+                let indent = i - k
+                if k >= chunkBytes, last != nil { break }
+                if i < end, ![0x0D, 0x09, UInt8(ascii: "#")].contains(text[i]), tracker.outside(at: indent) {
+                    let item = text[i] == UInt8(ascii: "-") && (i + 1 == end || [0x20, 0x0D].contains(text[i + 1]))
+                    if indent == 0, let colon = Self.keyColon(buffer, k) {
+                        // A list's key: a cut between two lists.
+                        if k >= from, k > 0 {
+                            last = k
+                            pendingSection = nil
+                        }
+                        // (Its items follow when nothing but a comment does on its line.)
+                        var j = colon + 1
+                        while j < end, text[j] == 0x20 || text[j] == 0x09 || text[j] == 0x0D { j += 1 }
+                        section = j == end || text[j] == UInt8(ascii: "#") ? Array(buffer[k..<colon]) : nil
+                        column = nil
+                        seenItem = false
+                    } else if section != nil, item, column == nil || column == indent {
+                        // An item of the list: a cut inside it, past its first.
+                        if seenItem, k > 0 {
+                            last = k
+                            pendingSection = section
+                            pendingColumn = indent
+                        }
+                        column = indent
+                        seenItem = true
+                    } else if column == nil {
+                        // (The key's value is not a block sequence.)
+                        section = nil
+                    }
+                }
+                tracker.line(text, k, end)
+                k = end + 1
+            }
+        }
+        if pendingSection != nil { pendingSectionColumn = pendingColumn ?? 0 }
         return last
     }
 
@@ -824,6 +927,19 @@ package struct RecordChunks {
         var k = offset
         while k > 0, b[k - 1] != 0x0A { k -= 1 }
         while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(b[k]) {
+            k -= 1
+            while k > 0, b[k - 1] != 0x0A { k -= 1 }
+        }
+        return k
+    }
+
+    /// In an object of lists at the left margin: where the line of the key of the list at
+    /// `offset` starts, the last line at or before it that starts at the margin with text
+    /// other than a comment or an item (`- `) of an indentless list.
+    package static func listKeyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+        var k = offset
+        while k > 0, b[k - 1] != 0x0A { k -= 1 }
+        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#"), UInt8(ascii: "-")].contains(b[k]) {
             k -= 1
             while k > 0, b[k - 1] != 0x0A { k -= 1 }
         }
