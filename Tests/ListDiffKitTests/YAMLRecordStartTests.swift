@@ -17,9 +17,9 @@ import ListDiffKitTestSupport
             cuts.append($0)
             return true
         }
-        // The line each cut starts, and the text of each line.
-        var lineStarts = [0]
-        for (k, c) in bytes.enumerated() where c == 0x0A { lineStarts.append(k + 1) }
+        // Where each line starts, as libyaml counts lines (it breaks them at a lone `\r`,
+        // U+0085, U+2028 and U+2029 too); a cut is at a line after `\n` only.
+        let lineStarts = Self.libyamlLineStarts(bytes)
         func line(_ offset: Int) -> Int { (lineStarts.lastIndex { $0 <= offset })! }
         // (Line, column) pairs compare as places.
         func before(_ a: (Int, Int), _ b: (Int, Int)) -> Bool { a.0 < b.0 || (a.0 == b.0 && a.1 <= b.1) }
@@ -31,7 +31,7 @@ import ListDiffKitTestSupport
             let low = records[i - 1].end.column == 0 ? records[i - 1].end.line : records[i - 1].end.line + 1
             for n in low...max(low, records[i].start.line) where n < lineStarts.count && n <= records[i].start.line {
                 let k = lineStarts[n]
-                if top.mapping ? RecordChunks.startsKey(bytes, k) : RecordChunks.startsItem(bytes, k) {
+                if k == 0 || bytes[k - 1] == 0x0A, top.mapping ? RecordChunks.startsKey(bytes, k) : RecordChunks.startsItem(bytes, k) {
                     expected.append(k)
                     break
                 }
@@ -48,6 +48,29 @@ import ListDiffKitTestSupport
             return "no cut at line \(line(missed) + 1), where a record starts"
         }
         return nil
+    }
+
+    static func libyamlLineStarts(_ bytes: [UInt8]) -> [Int] {
+        var starts = [0]
+        var k = 0
+        while k < bytes.count {
+            let c = bytes[k]
+            let length =
+                c == 0x0A
+                ? 1
+                : c == 0x0D
+                    ? (k + 1 < bytes.count && bytes[k + 1] == 0x0A ? 2 : 1)
+                    : c == 0xC2 && k + 1 < bytes.count && bytes[k + 1] == 0x85
+                        ? 2
+                        : c == 0xE2 && k + 2 < bytes.count && bytes[k + 1] == 0x80 && (bytes[k + 2] == 0xA8 || bytes[k + 2] == 0xA9) ? 3 : 0
+            if length > 0 {
+                k += length
+                starts.append(k)
+            } else {
+                k += 1
+            }
+        }
+        return starts
     }
 
     /// libyaml's reading of the text: whether its top is a mapping, and where each record
@@ -71,9 +94,7 @@ import ListDiffKitTestSupport
                 [.sequenceStart, .mappingStart].contains(all[2].kind)
             else { return nil }
             // (A flow collection at the top is not cut.)
-            var lineStarts = [0]
-            for (k, c) in bytes.enumerated() where c == 0x0A { lineStarts.append(k + 1) }
-            let at = lineStarts[all[2].start.line] + all[2].start.column
+            let at = libyamlLineStarts(bytes)[all[2].start.line] + all[2].start.column
             guard at < bytes.count, bytes[at] != UInt8(ascii: "["), bytes[at] != UInt8(ascii: "{") else { return nil }
             let mapping = all[2].kind == .mappingStart
             var records: [(start: (line: Int, column: Int), end: (line: Int, column: Int))] = []
@@ -159,10 +180,47 @@ import ListDiffKitTestSupport
         "a: [a'b, c]\nb: 1\n",
         "- [a,\n  b]\n- \"x\n  - y\"\n- z\n",
         "a: !!str \"x\nb: y\"\nc: 1\n",
+        "- v: [a,#x]\n  b, \"x\n- c\"]\n- d\n",
+        "a: [?\"x]\nb: 1\"]\nc: 2\n",
+        "a:\n  v: [b] # c\u{2028}  w: [\"q\nd: x\"]\ne: 1\n",
+        "a: {x: 1,#c\ny: \"z\nb: w\"}\nc: 1\n",
+        "'it''s': 1\n.k: 2\n-k: 3\n?k: 4\nk:\t5\n",
     ])
     func writtenCases(_ text: String) {
         #expect(Self.topRecords(Array(text.utf8)) != nil, "libyaml refuses it")
         #expect(Self.problem(text) == nil)
+    }
+}
+
+extension YAMLRecordStartTests {
+    /// A stream is cut before a document's `---` and the comments and directives before it,
+    /// but not before a quoted scalar's lines that start with `#` or `%`.
+    @Test func streamsAreCutBeforeTheirDocuments() {
+        let text = Array("a: \"x\n# y\"\n---\nb: 'z\n% w'\n# note\n%YAML 1.2\n---\nc: 1\n".utf8)
+        var cuts: [Int] = []
+        RecordChunks.yamlRecordStarts(in: text, from: 0, documents: true, mapping: false) {
+            cuts.append($0)
+            return true
+        }
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let starts = lines.indices.map { lines[..<$0].reduce(0) { $0 + $1.utf8.count + 1 } }
+        #expect(cuts == [starts[2], starts[5]], "\(cuts)")
+    }
+
+    /// A byte order mark before directives is not a document's text.
+    @Test func aByteOrderMarkIsNotText() {
+        #expect(!RecordChunks.isStream(Array("\u{FEFF}%YAML 1.2\n---\n- a\n- b\n".utf8)))
+        #expect(RecordChunks.directives(Array("\u{FEFF}%YAML 1.2\n---\n- a\n".utf8)) == Array("%YAML 1.2\n---\n".utf8))
+    }
+
+    /// Keys at the margin as libyaml reads them.
+    @Test(arguments: [
+        ("'it''s': 1", true), (".k: 1", true), ("-k: 1", true), ("?k: 1", true), (":k: 1", true), ("k:\t1", true),
+        ("\"a\\\"b\": 1", true), ("- k: 1", false), ("? k", false), ("...", false), ("--- a: 1", false), ("k: 1 # c", true),
+        ("a #b: 1", false), ("'a': 1", true), ("'a'b: 1", false),
+    ])
+    func keysAtTheMargin(line: String, isKey: Bool) {
+        #expect(RecordChunks.startsKey(Array((line + "\n").utf8), 0) == isKey)
     }
 }
 
@@ -179,7 +237,7 @@ enum MarginYAMLGenerator {
     /// A value (after `key:` or `- `) at `column`, its lines after the first as they come.
     static func value(_ random: inout SplitMix64, column: Int) -> String {
         let pad = String(repeating: " ", count: column + 2)
-        switch random.below(9) {
+        switch random.below(10) {
         case 0:
             // A double-quoted scalar over lines at the margin (no `\` at a line's end, no
             // `"` but escaped).
@@ -216,6 +274,13 @@ enum MarginYAMLGenerator {
             return "\n" + pad + "x: " + pick(["\"q\n- a\"", "[1,\nk: 2]", "'it''s'", "a \"b"], &random) + "\n" + pad + "y: 1"
         case 7:
             return pick(["&anchor \"a\nk: b\"", "!!str 'x\n- y'", "\"a\" # it's [open"], &random)
+        case 8:
+            // A comment at a token's start in a flow collection, a `?` before a quote, and a
+            // comment that libyaml ends at U+2028.
+            let sibling = String(repeating: " ", count: column)
+            return pick(
+                ["[a,#x]\nk: \"q\n- r\"]", "[?\"a]\nk: 1\"]", "{a: b,#c\nk: \"e\n- f\"}", "[b] # c\u{2028}\(sibling)w9: [\"q\n- x\"]"],
+                &random)
         default:
             return pick(["1", "word", "\"quoted\"", "'single'", "[1, 2]", "{a: b}", "null"], &random)
         }

@@ -684,7 +684,7 @@ package struct RecordChunks {
                         section = nil
                     }
                 }
-                tracker.line(text, k, end)
+                tracker.lines(text, k, end)
                 k = end + 1
             }
         }
@@ -802,7 +802,7 @@ package struct RecordChunks {
                         if k > from, !found(k) { return nil }
                     }
                 }
-                tracker.line(text, k, end)
+                tracker.lines(text, k, end)
                 k = end + 1
             }
             return nil
@@ -818,6 +818,8 @@ package struct RecordChunks {
         var tracker = YAMLLineTracker()
         // (The first record does not end one, though comments come before it.)
         var first = true
+        // A stream: where the comment and directive lines just before this one start.
+        var notes: Int? = nil
         b.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
             var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -825,15 +827,15 @@ package struct RecordChunks {
                 let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
                 if documents {
                     if k >= from, startsDocument(b, k) {
-                        // (A document's directives and the comments before its `---` go with it.)
-                        var start = k
-                        while start > 0, let previous = lineStart(before: start, in: b),
-                            [UInt8(ascii: "%"), UInt8(ascii: "#")].contains(b[previous])
-                        {
-                            start = previous
-                        }
+                        // (A document's directives and the comments before its `---` go with
+                        // it: the lines before it that start with `%` or `#` outside every
+                        // scalar.)
+                        let start = notes ?? k
                         if start > 0, !found(start) { return }
                     }
+                    let note = k < end && (b[k] == UInt8(ascii: "%") || b[k] == UInt8(ascii: "#")) && tracker.outsideAtMargin
+                    notes = note ? notes ?? k : nil
+                    tracker.lines(text, k, end)
                 } else {
                     // (A line with a token at the margin, past comments, directives, markers
                     // and the anchor or tag of the collection on a line of its own.)
@@ -842,7 +844,7 @@ package struct RecordChunks {
                         && ![0x0D, 0x20, 0x09, UInt8(ascii: "#"), UInt8(ascii: "%")].contains(b[k]) && !onlyProperties(b, k, end)
                     if token, !first, k >= from, mapping ? startsKey(b, k) : startsItem(b, k), !found(k) { return }
                     if token { first = false }
-                    tracker.line(text, k, end)
+                    tracker.lines(text, k, end)
                 }
                 k = end + 1
             }
@@ -878,7 +880,7 @@ package struct RecordChunks {
     /// A block sequence's leading directive lines and its `---` line, when it has directives:
     /// a later chunk needs them (`%TAG` names the handles its tags use).
     static func directives(_ b: [UInt8]) -> [UInt8] {
-        var k = 0
+        var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var out: [UInt8] = []
         var any = false
         while k < b.count {
@@ -898,7 +900,7 @@ package struct RecordChunks {
 
     /// Whether the text's records are documents: a `---` line after the first content.
     static func isStream(_ bytes: [UInt8]) -> Bool {
-        var k = 0
+        var k = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var lineStart = true
         var content = false
         while k < bytes.count {
@@ -917,7 +919,7 @@ package struct RecordChunks {
 
     static func startsDocument(_ b: [UInt8], _ k: Int) -> Bool {
         k + 3 <= b.count && b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: "-")
-            && (k + 3 == b.count || [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 3]))
+            && (k + 3 == b.count || [0x20, 0x09, 0x0A, 0x0D].contains(b[k + 3]))
     }
 
     /// In a block mapping at the left margin: where the line of the key of the value at
@@ -969,31 +971,45 @@ package struct RecordChunks {
     static func keyColon(_ b: [UInt8], _ k: Int) -> Int? {
         guard k < b.count else { return nil }
         let first = b[k]
-        let indicators = Array("-?:,[]{}#&*!|>%@`. \t\r\n".utf8)
+        let blanks: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+        // (`-`, `?` and `:` start a plain key when no space follows them; `.` does but for
+        // a `...` marker.)
+        let indicators = Array(",[]{}#&*!|>%@` \t\r\n".utf8)
+        let spaced = k + 1 == b.count || blanks.contains(b[k + 1])
         var j = k
         if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
             // The closing quote on the same line (a backslash escapes in double quotes;
-            // a doubled quote in single quotes is read as two).
+            // two single quotes are one in single quotes).
             j += 1
-            while j < b.count, b[j] != first, b[j] != 0x0A {
-                if first == UInt8(ascii: "\""), b[j] == UInt8(ascii: "\\") { j += 1 }
+            while j < b.count, b[j] != 0x0A {
+                if first == UInt8(ascii: "\""), b[j] == UInt8(ascii: "\\") {
+                    j += 2
+                    continue
+                }
+                if b[j] == first {
+                    guard first == UInt8(ascii: "'"), j + 1 < b.count, b[j + 1] == first else { break }
+                    j += 1
+                }
                 j += 1
             }
             guard j < b.count, b[j] == first else { return nil }
             j += 1
-            while j < b.count, b[j] == 0x20 { j += 1 }
+            while j < b.count, b[j] == 0x20 || b[j] == 0x09 { j += 1 }
             guard j < b.count, b[j] == UInt8(ascii: ":") else { return nil }
         } else {
-            guard !indicators.contains(first) else { return nil }
+            guard !indicators.contains(first), !([UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":")].contains(first) && spaced),
+                !startsDocument(b, k), !(first == UInt8(ascii: ".") && b[k...].starts(with: "...".utf8))
+            else { return nil }
             // A colon followed by a space or the line's end, before a comment.
+            j += 1
             while j < b.count, b[j] != 0x0A {
-                if b[j] == UInt8(ascii: ":"), j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1]) { break }
-                if b[j] == UInt8(ascii: "#"), b[j - 1] == 0x20 { return nil }
+                if b[j] == UInt8(ascii: ":"), j + 1 == b.count || blanks.contains(b[j + 1]) { break }
+                if b[j] == UInt8(ascii: "#"), b[j - 1] == 0x20 || b[j - 1] == 0x09 { return nil }
                 j += 1
             }
             guard j < b.count, b[j] == UInt8(ascii: ":") else { return nil }
         }
-        return j + 1 == b.count || [0x20, 0x0A, 0x0D].contains(b[j + 1]) ? j : nil
+        return j + 1 == b.count || blanks.contains(b[j + 1]) ? j : nil
     }
 
     static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {

@@ -38,8 +38,35 @@ struct YAMLLineTracker {
         return true
     }
 
+    /// Follows the text `b[start..<end]` of a line that ends with `\n` (or the text's end).
+    /// libyaml breaks lines at a lone `\r`, U+0085, U+2028 and U+2029 too: each part is a
+    /// line of its own.
+    mutating func lines(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+        var from = start
+        var i = start
+        while i < end {
+            let c = b[i]
+            var length = 0
+            if c == 0x0D, i + 1 < end {
+                length = 1
+            } else if c == 0xC2, i + 1 < end, b[i + 1] == 0x85 {
+                length = 2
+            } else if c == 0xE2, i + 2 < end, b[i + 1] == 0x80, b[i + 2] == 0xA8 || b[i + 2] == 0xA9 {
+                length = 3
+            }
+            if length > 0 {
+                line(b, from, i)
+                from = i + length
+                i = from
+            } else {
+                i += 1
+            }
+        }
+        line(b, from, end)
+    }
+
     /// Follows the line `b[start..<end]` (without its line break).
-    mutating func line(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
+    private mutating func line(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
         var i = start
         while i < end, b[i] == 0x20 { i += 1 }
         let indent = i - start
@@ -202,12 +229,13 @@ struct YAMLLineTracker {
                 flowPlain = false
             case 0x20, 0x09, 0x0D:
                 break
-            case UInt8(ascii: "#") where i == start || Self.isBlank(b[i - 1]):
+            case UInt8(ascii: "#") where !flowPlain || i == start || Self.isBlank(b[i - 1]):
+                // (At a token's start, or after a space: a comment.)
                 flowPlain = false
                 return end
             case UInt8(ascii: "\"") where !flowPlain, UInt8(ascii: "'") where !flowPlain:
                 quote = c
-            case UInt8(ascii: ":") where !flowPlain || ends, UInt8(ascii: "?") where !flowPlain && ends,
+            case UInt8(ascii: ":") where !flowPlain || ends, UInt8(ascii: "?") where !flowPlain,
                 UInt8(ascii: "-") where !flowPlain && ends:
                 flowPlain = false
             case UInt8(ascii: "&") where !flowPlain, UInt8(ascii: "!") where !flowPlain, UInt8(ascii: "*") where !flowPlain:
