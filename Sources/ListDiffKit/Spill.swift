@@ -455,9 +455,11 @@ extension FileDiffer {
                 try spaced(text)
                 try out.append(0x0A)
             }
-            // A record read from YAML, written as one line of JSON.
+            // A record read from YAML, written as one line of JSON. (The chunk's records are
+            // read in one walk, not one walk each.)
             func json(_ r: Int) throws(ListDiffError) {
-                let value = try side.records.value(r)
+                let value: Value
+                if let yaml = side.records as? YAMLRecords { value = try yaml.fromWhole(r) } else { value = try side.records.value(r) }
                 if value.firstNonFiniteNumber != nil {
                     throw chunk.placed(
                         side.error(
