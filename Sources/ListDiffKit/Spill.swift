@@ -461,11 +461,11 @@ extension FileDiffer {
                 let value: Value
                 if let yaml = side.records as? YAMLRecords { value = try yaml.fromWhole(r) } else { value = try side.records.value(r) }
                 if value.firstNonFiniteNumber != nil {
-                    throw chunk.placed(
-                        side.error(
-                            at: r,
-                            "--memory-limit: this record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold"
-                        ))
+                    // (Under the default budget, such input is diffed in memory.)
+                    let placed = chunk.placed(side.error(at: r, ""))
+                    throw Self.refusal(
+                        "a record holds a number JSON cannot spell (.inf or .nan), which the spill files cannot hold", file: placed.file,
+                        at: placed.location)
                 }
                 let text = Array(JSONWriter.compact(value).utf8)
                 try text.withUnsafeBufferPointer { b throws(ListDiffError) in try line(b) }

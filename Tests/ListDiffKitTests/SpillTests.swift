@@ -682,9 +682,14 @@ import ListDiffKitTestSupport
                 150: "- id: 150\n  v: [1, \"a\n- b\"]\n", 210: "- {id: 210, v: \"x\n- id: 211\"}\n",
                 270: "- id: 270\n  v: >\n    \"open\n  w: 'q\n-  y'\n",
             ])
+        // (A number JSON cannot spell does not spill: under the default budget, it is
+        // diffed in memory.)
+        let infinite = Self.edited(items, [200: "- id: 200\n  v: .inf\n"])
         try Self.checkCases(
-            [("changed", (items.reversed()).joined()), ("items go on at the margin", goesOn.joined())], beside: items.joined(), ext: "yaml",
-            in: parent, refused: [])
+            [
+                ("changed", (items.reversed()).joined()), ("items go on at the margin", goesOn.joined()),
+                ("a number JSON cannot spell", infinite.joined()),
+            ], beside: items.joined(), ext: "yaml", in: parent, refused: ["a number JSON cannot spell"])
     }
 
     /// Random objects of lists (records in sections), in JSON on one line and pretty, at the
@@ -749,6 +754,7 @@ import ListDiffKitTestSupport
             ("a key in two lists", yamlObject(Self.edited(yamlLists, [27: "l27:\n- id: 35\n- id: 271\n"]))),
             ("a record without its key", yamlObject(Self.edited(yamlLists, [28: "l28:\n- id: 280\n- name: 1\n"]))),
             ("a map beside sections", yamlObject(Self.edited(yamlLists, [20: "m: {id: 1}\n"]))),
+            ("a byte order mark", "\u{FEFF}" + yamlLists.joined()),
         ]
         // (A map beside sections is the reader's error, as in memory.)
         try Self.checkCases(yamlCases, beside: yamlObject(yamlLists), ext: "yaml", in: dir, refused: [])

@@ -649,7 +649,8 @@ package struct RecordChunks {
         var tracker = YAMLLineTracker()
         buffer.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
-            var k = 0
+            // (A byte order mark is not a list's name.)
+            var k = chunks == 0 && buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             while k < whole {
                 let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
                 var i = k
