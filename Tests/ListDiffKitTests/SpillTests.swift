@@ -473,6 +473,7 @@ import ListDiffKitTestSupport
                 before + list(changed), true
             ),
             ("a stream", "/items", "---\n" + before + list(ids) + "---\nitems: []\n", before + list(changed), true),
+            ("a tag on the list", "/items", "a: 1\nitems: !!seq  # the pods\n\n" + list(ids) + after, before + list(changed), true),
             ("empty", "/items", before + "[]\n" + after, before + list(changed), true),
             ("member twice around", "/items", before + list(ids) + "items: 2\n", before + list(changed), true),
             ("twice in the text before", "/items", "a: 1\na: 2\nitems:\n" + list(ids), before + list(changed), true),
@@ -755,6 +756,7 @@ import ListDiffKitTestSupport
             ("a record without its key", yamlObject(Self.edited(yamlLists, [28: "l28:\n- id: 280\n- name: 1\n"]))),
             ("a map beside sections", yamlObject(Self.edited(yamlLists, [20: "m: {id: 1}\n"]))),
             ("a byte order mark", "\u{FEFF}" + yamlLists.joined()),
+            ("tags on the lists", yamlObject(yamlLists.map { $0.replacingOccurrences(of: ":  # list", with: ": !!seq  # list") })),
         ]
         // (A map beside sections is the reader's error, as in memory.)
         try Self.checkCases(yamlCases, beside: yamlObject(yamlLists), ext: "yaml", in: dir, refused: [])

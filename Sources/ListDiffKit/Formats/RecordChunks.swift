@@ -615,7 +615,14 @@ package struct RecordChunks {
     /// its line, or on the next line with text, `-` and a space (a block sequence).
     static func valueIsList(_ b: [UInt8], after colon: Int) -> Bool {
         var k = colon + 1
-        while k < b.count, b[k] == 0x20 || b[k] == 0x09 { k += 1 }
+        // (Past a tag or an anchor: `users: !!seq`.)
+        while k < b.count, [0x20, 0x09, UInt8(ascii: "!"), UInt8(ascii: "&")].contains(b[k]) {
+            if b[k] == 0x20 || b[k] == 0x09 {
+                k += 1
+            } else {
+                while k < b.count, ![0x20, 0x09, 0x0A, 0x0D].contains(b[k]) { k += 1 }
+            }
+        }
         guard k < b.count else { return false }
         if b[k] == UInt8(ascii: "[") { return true }
         guard b[k] == 0x0A || b[k] == 0x0D || b[k] == UInt8(ascii: "#") else { return false }
@@ -665,10 +672,8 @@ package struct RecordChunks {
                             last = k
                             pendingSection = nil
                         }
-                        // (Its items follow when nothing but a comment does on its line.)
-                        var j = colon + 1
-                        while j < end, text[j] == 0x20 || text[j] == 0x09 || text[j] == 0x0D { j += 1 }
-                        section = j == end || text[j] == UInt8(ascii: "#") ? Array(buffer[k..<colon]) : nil
+                        // (Its items follow when nothing but a tag or a comment does on its line.)
+                        section = Self.onlyProperties(buffer, colon + 1, end) ? Array(buffer[k..<colon]) : nil
                         column = nil
                         seenItem = false
                     } else if section != nil, item, column == nil || column == indent {
@@ -742,11 +747,25 @@ package struct RecordChunks {
         }
         let lines = buffer[..<whole].count { $0 == 0x0A }
         switch outcome {
-        case .found(let line, let column):
+        case .found(let line, var column):
             var start = 0
             for _ in 0..<line { start = buffer[start...].firstIndex(of: 0x0A)! + 1 }
-            guard buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) else {
-                throw Self.refusal("a list\(at) that starts on a line with other text", file: name)
+            if !buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) {
+                // A tag after the key (`items: !!seq`) starts the list: its first item is on
+                // the next line with text.
+                let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
+                var k = end + 1
+                while k < whole, let next = buffer[k...].firstIndex(of: 0x0A) {
+                    let text = buffer[k..<next].firstIndex { $0 != 0x20 } ?? next
+                    guard text == next || buffer[text] == UInt8(ascii: "#") || buffer[text] == 0x0D else { break }
+                    k = next + 1
+                }
+                let indent = (buffer[k..<whole].firstIndex { $0 != 0x20 } ?? whole) - k
+                guard Self.onlyProperties(buffer, start + column, end), k + indent < whole, Self.startsItem(buffer, k + indent) else {
+                    throw Self.refusal("a list\(at) that starts on a line with other text", file: name)
+                }
+                start = k
+                column = indent
             }
             if start > aroundLimit {
                 throw Self.refusal("the text before the list\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
