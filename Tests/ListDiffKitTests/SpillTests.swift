@@ -448,6 +448,16 @@ import ListDiffKitTestSupport
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 
+    /// A YAML list at a --path whose first read (64 KiB) ends just after an item's `-`:
+    /// a line cut short is not the list's end.
+    @Test func aYAMLReadThatEndsAfterADash() throws {
+        // (The first read ends at byte 65,536: the fourth item's `-` is its last byte.)
+        let text = "# " + String(repeating: "x", count: 65468) + "\nitems:\n" + (1000..<11000).map { "- id: \($0)\n  p: ab\n" }.joined()
+        #expect(Array(text.utf8)[65535] == UInt8(ascii: "-"))
+        try Self.checkPathCases(
+            [("a read that ends after a dash", "/items", text, "items:\n- id: 5\n", true)], ext: "yaml", budgets: [65536])
+    }
+
     /// A YAML block sequence at a --path (`kubectl get -o yaml`'s `items`, indentless or
     /// indented, at any depth) spills: the text before it leads every chunk, the text after
     /// it ends the last, and errors anywhere are those in memory.
