@@ -61,7 +61,7 @@ package struct RecordChunks {
     /// left margin, or a stream's document marker), or with `path`, a JSON array or object
     /// (the list or map is found as it is read).
     package static func cuts(_ format: InputFormat, head: [UInt8], path: Bool = false) -> Bool {
-        var k = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var k = Self.textStart(head)
         switch format {
         case .ndjson, .csv, .tsv: return !path
         case .json:
@@ -172,7 +172,7 @@ package struct RecordChunks {
         try fill(Self.headBytes)
         self.format = try format(Array(buffer.prefix(Self.headBytes)))
         if self.format == .json, path == nil {
-            var k = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var k = Self.textStart(buffer)
             while k < buffer.count, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[k]) { k += 1 }
             objectAtTop = k < buffer.count && buffer[k] == UInt8(ascii: "{")
         }
@@ -643,7 +643,7 @@ package struct RecordChunks {
     /// name.
     private mutating func yamlSectionsCut(from: Int) -> Int? {
         // (Whole lines only: a line cut short may look like another.)
-        let whole = atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1
+        let whole = wholeLines
         var last: Int? = nil
         pendingSection = nil
         // The list open: its key as written, its items' column once seen, and whether an
@@ -657,7 +657,7 @@ package struct RecordChunks {
         buffer.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
             // (A byte order mark is not a list's name.)
-            var k = chunks == 0 && buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var k = chunks == 0 ? Self.textStart(buffer) : 0
             while k < whole {
                 let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
                 var i = k
@@ -665,7 +665,7 @@ package struct RecordChunks {
                 let indent = i - k
                 if k >= chunkBytes, last != nil { break }
                 if i < end, ![0x0D, 0x09, UInt8(ascii: "#")].contains(text[i]), tracker.outside(at: indent) {
-                    let item = text[i] == UInt8(ascii: "-") && (i + 1 == end || [0x20, 0x0D].contains(text[i + 1]))
+                    let item = Self.startsItem(text, i, end)
                     if indent == 0, let colon = Self.keyColon(buffer, k) {
                         // A list's key: a cut between two lists.
                         if k >= from, k > 0 {
@@ -727,7 +727,7 @@ package struct RecordChunks {
         }
         var last: Int? = nil
         // (Whole lines only: a line cut short may look like the list's end.)
-        let whole = atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1
+        let whole = wholeLines
         let end = Self.yamlItemStarts(in: buffer[..<whole], from: from, column: itemColumn ?? 0) { start in
             if start >= chunkBytes, last != nil { return false }
             last = start
@@ -808,7 +808,7 @@ package struct RecordChunks {
         var tracker = YAMLLineTracker()
         return b.withUnsafeBufferPointer { text -> Int? in
             guard let base = text.baseAddress else { return nil }
-            var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var k = Self.textStart(b)
             while k < text.count {
                 let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
                 if k >= from {
@@ -817,7 +817,7 @@ package struct RecordChunks {
                     let indent = i - k
                     if i < end, ![0x0D, 0x09, UInt8(ascii: "#")].contains(text[i]), indent <= column, tracker.outside(at: indent) {
                         // (`-` then a space or the line's end.)
-                        let item = text[i] == UInt8(ascii: "-") && (i + 1 == end || [0x20, 0x0D].contains(text[i + 1]))
+                        let item = Self.startsItem(text, i, end)
                         guard indent == column, item else { return k }
                         if k > from, !found(k) { return nil }
                     }
@@ -842,7 +842,7 @@ package struct RecordChunks {
         var notes: Int? = nil
         b.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
-            var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var k = Self.textStart(b)
             while k < text.count {
                 let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
                 if documents {
@@ -900,7 +900,7 @@ package struct RecordChunks {
     /// A block sequence's leading directive lines and its `---` line, when it has directives:
     /// a later chunk needs them (`%TAG` names the handles its tags use).
     static func directives(_ b: [UInt8]) -> [UInt8] {
-        var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var k = Self.textStart(b)
         var out: [UInt8] = []
         var any = false
         while k < b.count {
@@ -920,7 +920,7 @@ package struct RecordChunks {
 
     /// Whether the text's records are documents: a `---` line after the first content.
     static func isStream(_ bytes: [UInt8]) -> Bool {
-        var k = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var k = Self.textStart(bytes)
         var lineStart = true
         var content = false
         while k < bytes.count {
@@ -944,24 +944,12 @@ package struct RecordChunks {
 
     /// In a block mapping at the left margin: where the line of the key of the value at
     /// `offset` starts, the last line at or before it that starts at the margin with
-    /// content.
-    package static func keyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+    /// content other than a comment (or, with `items`, an item of an indentless list: a
+    /// list's key in an object of lists).
+    package static func keyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>, items: Bool = false) -> Int {
         var k = offset
         while k > 0, b[k - 1] != 0x0A { k -= 1 }
-        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(b[k]) {
-            k -= 1
-            while k > 0, b[k - 1] != 0x0A { k -= 1 }
-        }
-        return k
-    }
-
-    /// In an object of lists at the left margin: where the line of the key of the list at
-    /// `offset` starts, the last line at or before it that starts at the margin with text
-    /// other than a comment or an item (`- `) of an indentless list.
-    package static func listKeyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
-        var k = offset
-        while k > 0, b[k - 1] != 0x0A { k -= 1 }
-        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#"), UInt8(ascii: "-")].contains(b[k]) {
+        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(b[k]) || items && b[k] == UInt8(ascii: "-") {
             k -= 1
             while k > 0, b[k - 1] != 0x0A { k -= 1 }
         }
@@ -971,7 +959,7 @@ package struct RecordChunks {
     /// Where the first line with content starts: past blank lines, comments, directives
     /// and a `---` line.
     static func firstContentLine(_ b: [UInt8]) -> Int? {
-        var k = b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var k = Self.textStart(b)
         while k < b.count {
             let first = b[k]
             guard [UInt8(ascii: "#"), UInt8(ascii: "%"), 0x0A, 0x0D, 0x20].contains(first) || startsDocument(b, k) else { return k }
@@ -1032,6 +1020,18 @@ package struct RecordChunks {
         return j + 1 == b.count || blanks.contains(b[j + 1]) ? j : nil
     }
 
+    /// Whether the line `text[k..<end]` (from its text) is a block sequence's item: `-`, then
+    /// a space or the line's end.
+    static func startsItem(_ text: UnsafeBufferPointer<UInt8>, _ k: Int, _ end: Int) -> Bool {
+        text[k] == UInt8(ascii: "-") && (k + 1 == end || [0x20, 0x0D].contains(text[k + 1]))
+    }
+
+    /// Where a text starts: past a UTF-8 byte order mark.
+    static func textStart<C: Collection>(_ b: C) -> Int where C.Element == UInt8 { b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0 }
+
+    /// Where the lines read whole end: at the last line break, or at the input's end.
+    private var wholeLines: Int { atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1 }
+
     static func startsItem(_ b: [UInt8], _ k: Int) -> Bool {
         k + 1 < b.count && b[k] == UInt8(ascii: "-")
             && [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(b[k + 1])
@@ -1060,7 +1060,7 @@ struct JSONPathWalk {
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        k = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        k = RecordChunks.textStart(bytes)
     }
 
     mutating func find(_ steps: [String]) -> Outcome {
