@@ -191,7 +191,9 @@ extension FileDiffer {
     func spillRefusal(_ heads: [(name: String, format: InputFormat, head: [UInt8])]) -> String? {
         let layout = reader.layout
         if layout.sectionKey != nil || layout.items != nil {
-            return "--section-key and --items place records in sections, which the spill does not cut out"
+            for (name, format, _) in heads where format != .json && format != .ndjson {
+                return "'\(SafeText.escape(name))' is not JSON or NDJSON: a list of section objects spills in those only"
+            }
         }
         if let path = layout.path {
             if path.isPattern { return "a `*` in --path names many lists, sections the spill does not cut out" }
@@ -281,13 +283,23 @@ extension FileDiffer {
         /// A list's name given twice, in two chunks: its error, thrown once the whole input
         /// has been read, as the reader throws it once it has read the whole object.
         var repeatedSection: ListDiffError?
+        /// Records in sections: how they are laid out (an object of lists, or a list of
+        /// section objects), as the first chunk's reader found it.
+        var shape: Layout.Shape? = nil
+        /// A list of section objects: each section object with its records list emptied,
+        /// as the reader of the whole input gives it.
+        var headers: [Value?] = []
+        /// A list of section objects: the number of the section each name was first given to.
+        var sectionNumbers: [String: Int] = [:]
 
         /// The sections as the engine holds them, once the side is read.
         var sectionList: [Section]? {
             sections.map { sections in
                 sections.starts.indices.map { s in
                     let end = s + 1 < sections.starts.count ? sections.starts[s + 1] : count
-                    return Section(name: sections.names[s], header: nil, records: sections.starts[s]..<end, offset: 0)
+                    return Section(
+                        name: sections.names[s], header: headers.indices.contains(s) ? headers[s] : nil,
+                        records: sections.starts[s]..<end, offset: 0)
                 }
             }
         }
@@ -300,6 +312,36 @@ extension FileDiffer {
             sections = nil
             var start = self.count
             let continues = chunk.continuesSection && !starts.isEmpty
+            if case .sectionList(_, let items) = side.layout.shape {
+                // A list of section objects: its names may repeat. A section cut in two
+                // takes the members that follow its records list from the chunk that ends it.
+                for (s, section) in side.sections.enumerated() {
+                    defer { start += section.records.count }
+                    if s == 0, continues {
+                        if case .object(var object)? = headers.last, case .object(let piece)? = section.header,
+                            let list = piece.members.firstIndex(where: { $0.key.scalarEquals(items) })
+                        {
+                            object.members += piece.members[(list + 1)...]
+                            headers[headers.count - 1] = .object(object)
+                        }
+                        continue
+                    }
+                    starts.append(start)
+                    names.append(section.name)
+                    headers.append(section.header)
+                    // (A name given twice is an error, before the records of its second section.)
+                    if repeatedSection == nil, let name = section.name {
+                        if let earlier = sectionNumbers.updateValue(names.count - 1, forKey: Fingerprint.of(name)) {
+                            repeatedSection = ListDiffError(
+                                .shape, file: side.file.name,
+                                location: side.file.location(of: section.offset).map(chunk.placed),
+                                Engine.repeatedSection(name, earlier, names.count - 1))
+                        }
+                    }
+                }
+                sections = (starts, names)
+                return
+            }
             // (Where each new list's name is, in one pass over the chunk's text.)
             let yaml = side.format == .yaml
             let offsets = side.sections.dropFirst(continues ? 1 : 0).map {
@@ -366,15 +408,27 @@ extension FileDiffer {
                 let side = try engine.side(opened, format, against: nil, KeyHashing())
                 // (An empty object is an empty map, as it is beside a map in memory.)
                 let map = side.layout.shape == .map || side.layout.shape == .objectOfLists && side.sections.isEmpty
-                let sectioned = side.layout.shape == .objectOfLists && !side.sections.isEmpty
+                var objects: (key: String, items: String)? = nil
+                if case .sectionList(let key, let items) = side.layout.shape { objects = (key, items) }
+                let sectioned = side.layout.shape == .objectOfLists && !side.sections.isEmpty || objects != nil
                 // (An object read as a list is one record, which holds the key: it is not cut.)
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map || sectioned,
                     sectioned || side.sections.count <= 1, !map || side.count == 0 || side.layout.shape == .map,
                     map || !chunks.cutsAnObject && !chunks.cutsAMapping || chunk.isWhole || sectioned && chunks.cutsSections,
-                    chunkCount == 0 || map == out.map && sectioned == (out.sections != nil)
+                    chunkCount == 0 || map == out.map && (sectioned ? side.layout.shape : nil) == out.shape,
+                    objects == nil || out.format != .yaml
                 else {
-                    if sectioned, out.format != .json, out.format != .yaml {
+                    if chunkCount > 0, let shape = out.shape, sectioned {
+                        // (Each chunk's reader finds the layout again; the whole input's reader
+                        // may find another, or none, from all the section objects.)
+                        throw Self.refusal(
+                            "its parts read as \(Layout(path: reader.layout.path, shape: shape)) and as \(side.layout)", file: path)
+                    }
+                    if sectioned, out.format != .json, out.format != .yaml, out.format != .ndjson {
                         throw Self.refusal("records in sections spill in JSON and YAML only", file: path)
+                    }
+                    if objects != nil {
+                        throw Self.refusal("a list of section objects spills in JSON and NDJSON only (\(side.layout))", file: path)
                     }
                     throw Self.refusal(
                         "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)
@@ -382,8 +436,11 @@ extension FileDiffer {
                 out.map = map
                 chunkCount += 1
                 if sectioned {
+                    out.shape = side.layout.shape
                     out.add(side, chunk, seen: &names)
                     side.file.origin?.sections = out.sections
+                    // (Later chunks may then start inside a section's records list.)
+                    if chunkCount == 1, let objects { chunks.cutSectionObjects(key: objects.key, items: objects.items) }
                 }
                 if out.unkeyed == nil {
                     // (Up to the first record without its key: a key repeated before it is
@@ -396,6 +453,9 @@ extension FileDiffer {
                 out.count += side.count - chunk.leading
             } catch {
                 if error.notSpillable { throw error }
+                if error.ofSectionObjects, !chunk.isWhole {
+                    throw Self.refusal("a part of its list of section objects does not read as one: \(error.message)", file: path)
+                }
                 if error.kind == .shape, chunks.cutsAnObject, reader.layout.path == nil, !chunk.isWhole {
                     // An object at the top is a map of records, or one record when it holds
                     // the key, perhaps in a part not read yet: a part that is neither says
@@ -527,8 +587,9 @@ extension FileDiffer {
         files.memoryLimit = nil
         files.progress = nil
         files.reader.format = .ndjson
-        // (The partitions hold the records alone: a list at --path is a list at their top.)
-        files.reader.layout.path = nil
+        // (The partitions hold the records alone: a list at --path, or a section's list, is
+        // a list at their top.)
+        files.reader.layout = LayoutOptions()
         // (The renames are paired once, over the whole changeset.)
         files.differ.renames = nil
         // As in memory, a side's record without its key and its repeated keys come in
@@ -539,17 +600,25 @@ extension FileDiffer {
             else { return error }
             return repeated
         }
+        // A side's first error: an object's list named twice is the reader's error, which
+        // comes before the keys'; a section object's name given twice is a key error, which
+        // comes in its place among the records'.
+        func firstError(_ split: SplitSide, side: String, name: String) throws(ListDiffError) -> ListDiffError? {
+            if let error = split.repeatedSection, split.shape == .objectOfLists { return error }
+            let errors = [split.repeatedSection, split.unkeyed].compactMap { $0 }
+            guard let error = errors.min(by: { Self.rank($0, old: old).lexicographicallyPrecedes(Self.rank($1, old: old)) }) else {
+                return nil
+            }
+            return try earliest(error, split, side: side, name: name)
+        }
         var oldSplit = try split(old, side: "old", into: folder, chunkBytes: chunkBytes)
-        // (A list named twice is the reader's error, which comes before the keys'.)
-        if let error = oldSplit.repeatedSection { throw error }
-        if let error = oldSplit.unkeyed { throw try earliest(error, oldSplit, side: "old", name: old) }
+        if let error = try firstError(oldSplit, side: "old", name: old) { throw error }
         progress?.lap("split OLD")
         files.reader.format = oldSplit.partitionFormat
         var newSplit: SplitSide
         do throws(ListDiffError) {
             newSplit = try split(new, side: "new", into: folder, chunkBytes: chunkBytes)
-            if let error = newSplit.repeatedSection { throw error }
-            if let error = newSplit.unkeyed { throw try earliest(error, newSplit, side: "new", name: new) }
+            if let error = try firstError(newSplit, side: "new", name: new) { throw error }
         } catch {
             // As in memory, a key OLD repeats comes before NEW's errors.
             if !error.notSpillable, let earlier = try files.firstKeyError(in: folder, side: "old", name: old, oldSplit) {
@@ -560,18 +629,26 @@ extension FileDiffer {
         progress?.lap("split NEW")
         // An empty object beside an object of lists holds no list, as in memory: its
         // partitions hold no record.
-        for (side, other) in [("old", newSplit), ("new", oldSplit)] where other.sections != nil {
+        for (side, other) in [("old", newSplit), ("new", oldSplit)] where other.shape == .objectOfLists {
             var split = side == "old" ? oldSplit : newSplit
             guard split.map, split.count == 0 else { continue }
-            (split.map, split.sections) = (false, ([], []))
+            (split.map, split.sections, split.shape) = (false, ([], []), .objectOfLists)
             for p in 0..<count { try folder.empty(folder.file(p, side, "records")) }
             if side == "old" { oldSplit = split } else { newSplit = split }
         }
         if oldSplit.map != newSplit.map {
             throw Self.refusal("one input is a map of records and the other a list")
         }
-        if (oldSplit.sections == nil) != (newSplit.sections == nil) {
-            throw Self.refusal("one input holds its records in sections and the other does not")
+        if oldSplit.shape != newSplit.shape {
+            // As in memory: each side's repeated keys, then the two layouts.
+            for (side, split, name) in [("old", oldSplit, old), ("new", newSplit, new)] {
+                var reading = files
+                reading.reader.format = split.partitionFormat
+                if let error = try reading.firstKeyError(in: folder, side: side, name: name, split) { throw error }
+            }
+            let path = reader.layout.path
+            throw Engine.shapesDiffer(
+                old, Layout(path: path, shape: oldSplit.shape ?? .list), new, Layout(path: path, shape: newSplit.shape ?? .list))
         }
         // Records in sections: the sections are diffed here, once, and each partition's
         // records are placed in them.
@@ -579,7 +656,7 @@ extension FileDiffer {
         if let oldSections = oldSplit.sectionList, let newSections = newSplit.sectionList {
             sections = SpilledSections(
                 old: oldSections, new: newSections, changes: try differ.diffSections(old: oldSections, new: newSections).0,
-                layout: Layout(path: reader.layout.path, shape: .objectOfLists))
+                layout: Layout(path: reader.layout.path, shape: oldSplit.shape ?? .objectOfLists))
         }
         let partitionFormat = oldSplit.partitionFormat
         var join: ShardJoin? = nil

@@ -220,16 +220,18 @@ import ListDiffKitTestSupport
     @Test func whatDoesNotSpillIsRefusedOrDiffedInMemory() throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
-        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
-        try #"[{"name": "a", "items": [{"id": 1}]}, {"name": "b", "items": [{"id": 2}]}]"#.write(to: old, atomically: true, encoding: .utf8)
-        try #"[{"name": "a", "items": [{"id": 1}]}, {"name": "b", "items": [{"id": 3}]}]"#.write(to: new, atomically: true, encoding: .utf8)
+        // (A list of section objects spills in JSON, not in YAML.)
+        let yamlOld = dir.appendingPathComponent("old.yaml"), yamlNew = dir.appendingPathComponent("new.yaml")
+        try "- name: a\n  items:\n  - id: 1\n- name: b\n  items:\n  - id: 2\n".write(to: yamlOld, atomically: true, encoding: .utf8)
+        try "- name: a\n  items:\n  - id: 1\n- name: b\n  items:\n  - id: 3\n".write(to: yamlNew, atomically: true, encoding: .utf8)
         let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
-        let whole = Self.rendered(files, old, new)
+        let whole = Self.rendered(files, yamlOld, yamlNew)
         #expect(!whole.hasPrefix("error"))
-        #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), old, new) == whole)
-        let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), old, new)
+        #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), yamlOld, yamlNew) == whole)
+        let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), yamlOld, yamlNew)
         #expect(refused.contains("do not spill"), "\(refused)")
-        #expect(refused.contains("not one list, one map of records or one object of lists"), "\(refused)")
+        #expect(refused.contains("a list of section objects spills in JSON and NDJSON only"), "\(refused)")
+        let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
         var myers = files
         myers.differ.algorithm = MyersDiff()
         try "[{\"id\": 1}]".write(to: old, atomically: true, encoding: .utf8)
@@ -703,36 +705,52 @@ import ListDiffKitTestSupport
             ], beside: items.joined(), ext: "yaml", in: parent, refused: ["a number JSON cannot spell"])
     }
 
+    /// 160 random pairs of `shape`, in JSON on one line and pretty, at the top and at a
+    /// --path, with every key kind, both duplicates policies and the rules, some rounds in
+    /// another format (YAML when `yaml`, else NDJSON) where `other` says: the spill is the
+    /// diff in memory. Returns how many rounds spilled, and how many of those in the other format.
+    static func randomRounds(
+        _ shape: DocumentPairs.Shape, seed: UInt64, yaml: Bool, in dir: URL, parent: URL,
+        other: (Int, DocumentPairs.Case) -> Bool
+    ) throws -> (spilled: Int, other: Int) {
+        var pairs = DocumentPairs(seed: seed)
+        var spelling = RandomSpelling(rng: SplitMix64(seed: seed &- 82), pretty: false)
+        var spilled = 0, moved = 0, sectionChanges = 0, errors = 0, otherSpilled = 0
+        for round in 0..<160 {
+            let c = DocumentPairs.Case(
+                shape: shape, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
+                duplicates: round % 5 == 3 ? .match : .error, atPath: round % (yaml ? 2 : 4) == 1)
+            let (oldValue, newValue) = pairs.next(c)
+            spelling.pretty = round % 4 < 2
+            let otherFormat = other(round, c)
+            let (old, new) = try EngineTests.write(
+                oldValue, newValue, in: dir, round: round, lines: otherFormat && !yaml, yaml: otherFormat && yaml, &spelling)
+            let (whole, spills) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
+            if spills { spilled += 1 }
+            if spills, otherFormat { otherSpilled += 1 }
+            if whole.contains("\"op\": \"move\"") { moved += 1 }
+            if whole.contains("\"sections\": [\n") { sectionChanges += 1 }
+            if whole.hasPrefix("error") { errors += 1 }
+        }
+        #expect(moved > 20, "\(moved) rounds with moves")
+        #expect(sectionChanges > 20, "\(sectionChanges) rounds with section changes")
+        #expect(errors < 40, "\(errors) rounds with errors")
+        #expect(Self.leftovers(parent).isEmpty)
+        return (spilled, otherSpilled)
+    }
+
     /// Random objects of lists (records in sections), in JSON on one line and pretty, at the
     /// top and at a --path, with every key kind, both duplicates policies and the rules: the
     /// spill cuts them inside lists and between them, and is the diff in memory.
     @Test func objectsOfListsSpill() throws {
         let (dir, parent) = try Self.workspace()
         defer { try? FileManager.default.removeAtPath(dir) }
-        var pairs = DocumentPairs(seed: 95)
-        var spelling = RandomSpelling(rng: SplitMix64(seed: 13), pretty: false)
-        var spilled = 0, moved = 0, sectionChanges = 0, errors = 0, yamlSpilled = 0
-        for round in 0..<160 {
-            let c = DocumentPairs.Case(
-                shape: .objectOfLists, keyKind: DocumentPairs.KeyKind.allCases[round % 3],
-                duplicates: round % 5 == 3 ? .match : .error, atPath: round % 2 == 1)
-            let (oldValue, newValue) = pairs.next(c)
-            spelling.pretty = round % 4 < 2
-            let yaml = round % 4 == 2
-            let (old, new) = try EngineTests.write(oldValue, newValue, in: dir, round: round, lines: false, yaml: yaml, &spelling)
-            let (whole, spills) = try Self.compare(round: round, c, old, new, differ: try ShardTests.differ(round), parent: parent)
-            if spills { spilled += 1 }
-            if spills, yaml { yamlSpilled += 1 }
-            if whole.contains("\"op\": \"move\"") { moved += 1 }
-            if whole.contains("\"sections\": [\n") { sectionChanges += 1 }
-            if whole.hasPrefix("error") { errors += 1 }
+        // (A quarter of the rounds in YAML.)
+        let (spilled, yamlSpilled) = try Self.randomRounds(.objectOfLists, seed: 95, yaml: true, in: dir, parent: parent) {
+            round, _ in round % 4 == 2
         }
         #expect(spilled > 120, "\(spilled) rounds spilled")
         #expect(yamlSpilled > 30, "\(yamlSpilled) YAML rounds spilled")
-        #expect(moved > 20, "\(moved) rounds with moves")
-        #expect(sectionChanges > 20, "\(sectionChanges) rounds with section changes")
-        #expect(errors < 40, "\(errors) rounds with errors")
-        #expect(Self.leftovers(parent).isEmpty)
         // Errors, each in OLD then in NEW, where chunks cut: a list's name in two chunks, a
         // key in two lists, a record without its key, and these before later malformed text.
         func list(_ ids: Range<Int>) -> String { "[" + ids.map { "{\"id\": \($0), \"s\": \"a,]{\\\"b\"}" }.joined(separator: ", ") + "]" }
@@ -749,7 +767,7 @@ import ListDiffKitTestSupport
             ("a map beside sections", object((0..<300).map { "  \"m\($0)\": {\"id\": \($0)}" })),
         ]
         try Self.checkCases(
-            cases, beside: object(lists), ext: "json", in: dir, refused: ["a list beside sections", "a map beside sections"],
+            cases, beside: object(lists), ext: "json", in: dir, refused: ["a map beside sections"],
             errors: true)
         // In YAML: lists at the margin and indented, text that goes on at the margin, empty
         // lists, and the same errors.
@@ -780,6 +798,78 @@ import ListDiffKitTestSupport
         let whole = Self.rendered(files, a, b)
         #expect(whole.contains("\"op\": \"move\""), "\(whole)")
         #expect(Self.rendered(Self.spilling(files, parent: dir, budget: 512), a, b) == whole)
+        #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A list of section objects (`[{"name": …, "items": […]}]`) in JSON and NDJSON, at the
+    /// top and at a path: cut between section objects, and inside a section's records list
+    /// when its name comes first; the sections' own fields, before and after their records,
+    /// are the whole diff's.
+    @Test func sectionObjectsSpill() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        // (A quarter of the rounds in NDJSON.)
+        let (spilled, lines) = try Self.randomRounds(.sectionList, seed: 96, yaml: false, in: dir, parent: parent) {
+            round, c in !c.atPath && round % 4 == 2
+        }
+        #expect(spilled > 120, "\(spilled) rounds spilled")
+        #expect(lines > 20, "\(lines) NDJSON rounds spilled")
+        // Sections of 10 records, each cut inside; some with their name after their records
+        // (not cut inside), and fields of their own after their records.
+        func list(_ ids: Range<Int>) -> String { "[" + ids.map { "{\"id\": \($0), \"s\": \"a,]{\\\"b\"}" }.joined(separator: ", ") + "]" }
+        func section(_ s: Int, _ ids: Range<Int>, tail: String = "") -> String {
+            s % 5 == 4
+                ? "  {\"items\": \(list(ids)), \"name\": \"s\(s)\"\(tail)}"
+                : "  {\"name\": \"s\(s)\", \"title\": \"T\(s)\", \"items\": \(list(ids)), \"open\": \(s % 2 == 0)\(tail)}"
+        }
+        let sections = (0..<30).map { section($0, $0 * 10..<$0 * 10 + 10) }
+        func document(_ lines: [String]) -> String { "[\n" + lines.joined(separator: ",\n") + "\n]\n" }
+        let cases = [
+            (
+                "fields changed after the records",
+                document((0..<30).map { section($0, $0 * 10..<$0 * 10 + 10, tail: $0 % 3 == 0 ? ", \"x\": 1" : "") })
+            ),
+            ("sections moved and renamed", document(Self.edited(sections.reversed(), [3: section(40, 260..<270)]))),
+            ("a name given twice", document(Self.edited(sections, [26: section(3, 260..<270)]))),
+            (
+                "a key in two sections",
+                document(Self.edited(sections, [27: "  {\"name\": \"s27\", \"items\": [{\"id\": 35}, {\"id\": 271}]}"]))
+            ),
+            (
+                "a record without its key",
+                document(Self.edited(sections, [28: "  {\"name\": \"s28\", \"items\": [{\"id\": 280}, {\"v\": 1}]}"]))
+            ),
+            (
+                "records list named twice",
+                document(Self.edited(sections, [21: "  {\"name\": \"s21\", \"items\": \(list(210..<220)), \"items\": []}"]))
+            ),
+            (
+                "a section name given twice",
+                document(Self.edited(sections, [22: "  {\"name\": \"s22\", \"items\": \(list(220..<230)), \"name\": \"x\"}"]))
+            ),
+            ("a section without its name", document(Self.edited(sections, [23: "  {\"title\": \"s23\", \"items\": \(list(230..<240))}"]))),
+            ("a record list that is no list", document(Self.edited(sections, [24: "  {\"name\": \"s24\", \"items\": 1}"]))),
+            ("a section that holds the key", document(Self.edited(sections, [25: "  {\"name\": \"s25\", \"id\": 9999, \"items\": []}"]))),
+            ("malformed text late", document(Self.edited(sections, [29: "  {\"name\": \"s29\", \"items\": [{\"id\": }]}"]))),
+            ("a list of records", document((0..<300).map { "  {\"id\": \($0)}" })),
+        ]
+        try Self.checkCases(
+            cases, beside: document(sections), ext: "json", in: dir,
+            refused: ["a section without its name", "a record list that is no list", "a section that holds the key"])
+        // With --section-key and --items, at a path.
+        let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
+        try ("{\"v\": 1, \"groups\": " + document(sections) + "}").write(to: a, atomically: true, encoding: .utf8)
+        try ("{\"v\": 2, \"groups\": " + document(Self.edited(sections.reversed(), [5: section(41, 300..<305, tail: ", \"x\": 2")])) + "}")
+            .write(to: b, atomically: true, encoding: .utf8)
+        let reader = DocumentReader(
+            key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/groups"), sectionKey: "name", items: "items")
+        )
+        let files = FileDiffer(reader: reader)
+        let whole = Self.rendered(files, a, b)
+        #expect(whole.contains("\"op\": \"move\"") && whole.contains("\"section_key\": \"name\""), "\(whole)")
+        let spilling = Self.spilling(files, parent: dir, budget: 512)
+        #expect(try spilling.spillPartitions(old: a.path, new: b.path) != nil)
+        #expect(Self.rendered(spilling, a, b) == whole)
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 

@@ -82,7 +82,7 @@ import Glibc
         /// with a list every five records, and a YAML map of records (each chunk led by the
         /// text up to its first member's end).
         case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin,
-            spillYAMLPath, spillYAMLSections
+            spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -126,6 +126,13 @@ import Glibc
             case .spillSmallSections:
                 let fives = stride(from: 0, to: records.count, by: 5).map { records[$0..<min(records.count, $0 + 5)] }
                 return "{\n" + (try fives.enumerated().map { "\"s\($0)\": " + (try list($1)) }.joined(separator: ",\n")) + "\n}\n"
+            case .spillSectionObjects, .spillSmallSectionObjects:
+                // Named first, with a field of their own after their records: cut inside.
+                let size = shape == .spillSectionObjects ? tenth : 5
+                let parts = stride(from: 0, to: records.count, by: size).map { records[$0..<min(records.count, $0 + size)] }
+                return "[\n"
+                    + (try parts.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + ", \"open\": true}" }
+                        .joined(separator: ",\n")) + "\n]\n"
             case .sectionList, .htmlSections:
                 return "[\n"
                     + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
@@ -197,7 +204,7 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin,
-            .spillYAMLSections:
+            .spillYAMLSections, .spillSectionObjects, .spillSmallSectionObjects:
             options = ["--memory-limit", "1M"]
         case .spillPath, .spillYAMLPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .path: options = ["--path", "/data/users"]

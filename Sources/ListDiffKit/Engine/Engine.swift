@@ -607,6 +607,7 @@ struct Engine: Sendable {
             case .problem(let problem):
                 var error = ListDiffError(.shape, file: file.name, location: file.location(of: problem.offset), problem.message)
                 error.hint = problem.hint
+                error.ofSectionObjects = problem.ofSectionObjects
                 throw error
             case .rescan(let shape):
                 if case .list = scanned.shape { listScan = scanned }
@@ -701,8 +702,7 @@ struct Engine: Sendable {
                         ListDiffError(
                             .shape,
                             file: side.file.name, location: side.file.location(of: offset),
-                            "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique"
-                        )
+                            Self.repeatedSection(name, earlier, s))
                     }
                 )
                 break
@@ -726,6 +726,11 @@ struct Engine: Sendable {
         }
         if let earliest { throw try earliest.error() }
         return nil
+    }
+
+    /// The error for a section named as an earlier one (sections `earlier` and `s`).
+    static func repeatedSection(_ name: Value, _ earlier: Int, _ s: Int) -> String {
+        "two sections are named \(JSONWriter.compact(name)) (sections \(earlier) and \(s)); section names must be unique"
     }
 
     /// Every key problem of a side, in record order, up to `limit`: each record without a
@@ -833,9 +838,13 @@ struct Engine: Sendable {
         if old.layout.shape == .map, new.isEmptyObject { new.becomeEmptyMap() }
         if new.layout.shape == .map, old.isEmptyObject { old.becomeEmptyMap() }
         guard old.layout.shape == new.layout.shape else {
-            throw ListDiffError(
-                .shape, "\(old.file.name) holds \(old.layout), \(new.file.name) holds \(new.layout); both must have one shape")
+            throw Self.shapesDiffer(old.file.name, old.layout, new.file.name, new.layout)
         }
+    }
+
+    /// The error for two inputs whose records are laid out in two ways.
+    static func shapesDiffer(_ old: String, _ oldLayout: Layout, _ new: String, _ newLayout: Layout) -> ListDiffError {
+        ListDiffError(.shape, "\(old) holds \(oldLayout), \(new) holds \(newLayout); both must have one shape")
     }
 
     /// For matches made after the scan: whether each matched NEW record is byte for byte its

@@ -42,10 +42,16 @@ package struct RecordChunks {
         /// An object of lists: whether the chunk's first list goes on from the one the
         /// chunk before ended with (the cut fell between two of its records).
         package var continuesSection = false
+        /// A list of section objects: the places, in the chunk and in the input, of the
+        /// member names that lead it (the section's name and its records list), which an
+        /// error may name as the first of a name given twice.
+        package var leadPlaces: [(chunk: SourceLocation, input: SourceLocation)] = []
 
         /// An error found in the chunk, placed in the input.
         package func placed(_ error: ListDiffError) -> ListDiffError {
-            error.movedDown(lineShift, columns: columns, firstLine: firstLine)
+            let moved = error.movedDown(lineShift, columns: columns, firstLine: firstLine)
+            guard !leadPlaces.isEmpty else { return moved }
+            return moved.placingFirstAt { at in leadPlaces.first { $0.chunk == at }?.input ?? at }
         }
 
         /// A place in the chunk, placed in the input.
@@ -153,10 +159,22 @@ package struct RecordChunks {
     /// fell in, nil when it fell between two lists; and that of the cut the buffer ends.
     private var cutSection: [UInt8]? = nil
     private var pendingSection: [UInt8]? = nil
+    /// A list of section objects: where, in the input, the members that lead a chunk
+    /// (`cutSection`) are; and, for the cut the buffer ends, where they are in the buffer
+    /// (nil when they are the last cut's).
+    private var cutSectionPlaces: [SourceLocation] = []
+    private var pendingLead: [Int]? = nil
     /// YAML, an object of lists: the column of the items of the list the last cut fell
     /// in, and that of the cut the buffer ends.
     private var sectionColumn = 0
     private var pendingSectionColumn = 0
+    /// JSON, a list of section objects: the member that names a section and the one that
+    /// holds its records, written as JSON names (`"name"`, `"items"`). Set by the caller
+    /// once the first chunk (which is cut between section objects only) has been read as
+    /// such a list; later cuts may then fall between two records of a section's list. A
+    /// chunk that starts inside one is led by `{`, the name member and the list's name
+    /// (`cutSection`); the name member must come before the list, so that it is known.
+    private var sectionObjects: (key: [UInt8], items: [UInt8])? = nil
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
@@ -176,6 +194,13 @@ package struct RecordChunks {
             while k < buffer.count, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[k]) { k += 1 }
             objectAtTop = k < buffer.count && buffer[k] == UInt8(ascii: "{")
         }
+    }
+
+    /// Cuts later chunks of a JSON list of section objects between the records of a
+    /// section's list too (see `sectionObjects`).
+    package mutating func cutSectionObjects(key: String, items: String) {
+        guard format == .json else { return }
+        sectionObjects = (Array(JSONWriter.compact(.string(key)).utf8), Array(JSONWriter.compact(.string(items)).utf8))
     }
 
     /// The next chunk, or nil after the last.
@@ -232,12 +257,22 @@ package struct RecordChunks {
         let startColumn = column
         chunks += 1
         let section = cutSection
+        var leadPlaces: [(chunk: SourceLocation, input: SourceLocation)] = []
         switch format {
         case .json:
             if !first {
                 prefix = path == nil && !objectAtTop ? Array("[\n".utf8) : opening
                 // (A list cut in two goes on under its name.)
-                if let section { prefix += section + Array(": [".utf8) }
+                if let section {
+                    if let objects = sectionObjects, cutSectionPlaces.count == 2 {
+                        // (`{`, the name member, `, ` and the records list's name.)
+                        let lead = [prefix.count + 1, prefix.count + section.count - objects.items.count]
+                        leadPlaces = zip(Self.places(of: lead, in: prefix + section, line: 1, column: 0), cutSectionPlaces).map {
+                            (chunk: $0, input: $1)
+                        }
+                    }
+                    prefix += section + Array(": [".utf8)
+                }
                 prefix += Array("\n".utf8)
             }
         case .csv, .tsv:
@@ -255,8 +290,11 @@ package struct RecordChunks {
         }
         prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
         if format == .json, !last {
-            suffix = Array("\n".utf8) + (pendingSection != nil ? [UInt8(ascii: "]")] : []) + [closer] + closing
+            // (A section object's list cut in two closes the object too.)
+            let list: [UInt8] = pendingSection == nil ? [] : sectionObjects == nil ? Array("]".utf8) : Array("]}".utf8)
+            suffix = Array("\n".utf8) + list + [closer] + closing
             cutSection = pendingSection
+            if let pendingLead { cutSectionPlaces = Self.places(of: pendingLead, in: buffer, line: line, column: column) }
         }
         // The chunk in one buffer of its own, copied once.
         let text = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(prefix.count + cut + suffix.count, 1))
@@ -286,6 +324,7 @@ package struct RecordChunks {
             out.firstLine = prefixLines + 1
             out.leading = leading
             out.continuesSection = section != nil
+            out.leadPlaces = leadPlaces
         }
         if format == .yaml, cutsAMapping || cutsSections || path != nil, !first {
             // (The lines before the chunk's own are the input's first lines, as they are,
@@ -381,11 +420,23 @@ package struct RecordChunks {
         var section: [UInt8]? = nil
         var nameStart = 0, colon = 0
         pendingSection = nil
+        // A list of section objects (depth 2 inside it): where the last member name starts
+        // and its colon; where its value starts (-2 right after the colon, -1 when no value
+        // is pending); the name member as written (name, colon and a scalar value), once
+        // read; whether the list open at depth 3 is the records list.
+        let objects = sectionObjects
+        var memberStart = 0, memberColon = 0, valueStart = -1
+        var keyMember: [UInt8]? = nil, keyStart = 0
+        var inItems = false
+        // (Where the lead's member names are in the buffer; nil: the last cut's lead.)
+        var lead: [Int]? = nil
+        pendingLead = nil
         if chunks > 0 {
             depth = 1
             if let cutSection {
-                depth = 2
+                depth = sectionObjects != nil ? 3 : 2
                 section = cutSection
+                inItems = true
             }
         } else if objectAtTop, atEnd, buffer.count <= chunkBytes {
             // (An object at the top that fits in a chunk is not cut: it may be one record.)
@@ -399,11 +450,31 @@ package struct RecordChunks {
         // (The depth of the comma pending: 1 between records or lists, 2 between the records
         // of an object's list.)
         var commaDepth = 0
+        // (The member named at depth 2, as written, less the space before its colon.)
+        func memberName() -> ArraySlice<UInt8> {
+            var end = memberColon
+            while end > memberStart, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[end - 1]) { end -= 1 }
+            return buffer[memberStart..<end]
+        }
+        // (The name member ends at depth 2's next comma or `}`: it is kept, as written.)
+        func endMember(at k: Int) {
+            guard let objects, valueStart >= 0 else { return }
+            if memberName().elementsEqual(objects.key) {
+                var end = k
+                while end > valueStart, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[end - 1]) { end -= 1 }
+                if keyMember == nil {
+                    keyMember = Array(buffer[memberStart..<end])
+                    keyStart = memberStart
+                }
+            }
+            valueStart = -1
+        }
         for k in from..<buffer.count {
             let byte = buffer[k]
             // (A chunk is about `chunkBytes`, however much is read.)
             if k >= chunkBytes, cut != nil { return cut }
             if strings.skips(byte) { continue }
+            if valueStart == -2, byte > 0x20, byte != UInt8(ascii: ":") { valueStart = k }
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 continue
@@ -415,7 +486,25 @@ package struct RecordChunks {
                     while end > nameStart, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[end - 1]) { end -= 1 }
                     section = Array(buffer[nameStart..<end])
                 }
+                if let objects {
+                    if depth == 2 {
+                        // A section object starts.
+                        (keyMember, valueStart) = (nil, -1)
+                    } else if depth == 3, valueStart == k {
+                        // A member's value is a list or an object (a name that is not a
+                        // scalar is not kept, so its object is not cut inside).
+                        let name = memberName()
+                        inItems = byte == UInt8(ascii: "[") && name.elementsEqual(objects.items)
+                        section = inItems ? keyMember.map { Array("{".utf8) + $0 + Array(", ".utf8) + name } : nil
+                        lead = [keyStart, memberStart]
+                        valueStart = -1
+                    }
+                }
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if objects != nil {
+                    if depth == 3 { inItems = false }
+                    if depth == 2 { endMember(at: k) }
+                }
                 depth -= 1
                 if depth <= 0 {
                     // The list ends: the rest, to the end of the input, is one chunk.
@@ -423,27 +512,54 @@ package struct RecordChunks {
                     return cut
                 }
             case UInt8(ascii: ","):
-                if depth == 1 || cutsSections && depth == 2 {
+                if depth == 1 || cutsSections && depth == 2 || objects != nil && depth == 3 && inItems && section != nil {
                     pendingComma = k
                     commaDepth = depth
                 }
+                if objects != nil, depth == 2 { endMember(at: k) }
                 continue
             case UInt8(ascii: ":"):
                 if depth == 1 { colon = k }
+                if objects != nil, depth == 2 {
+                    memberColon = k
+                    valueStart = -2
+                }
             case UInt8(ascii: "\""):
                 if depth == 1 { nameStart = k }
+                if objects != nil, depth == 2, valueStart == -1 { memberStart = k }
             default: break
             }
             // A value starts after the comma: the comma is between two records (or lists).
             if let comma = pendingComma, depth >= 1 {
                 if depth > commaDepth || byte != UInt8(ascii: "]") && byte != UInt8(ascii: "}") {
                     cut = comma
-                    pendingSection = commaDepth == 2 ? section : nil
+                    pendingSection = commaDepth >= 2 ? section : nil
+                    pendingLead = commaDepth == 3 ? lead : nil
                 }
                 pendingComma = nil
             }
         }
         return cut
+    }
+
+    /// The places of `offsets` (in order) in `bytes`, whose first byte is at `line` after
+    /// `column` characters.
+    static func places(of offsets: [Int], in bytes: [UInt8], line: Int, column: Int) -> [SourceLocation] {
+        var out: [SourceLocation] = []
+        var line = line, characters = column, k = 0
+        for offset in offsets {
+            while k < offset {
+                if bytes[k] == 0x0A {
+                    line += 1
+                    characters = 0
+                } else if bytes[k] & 0xC0 != 0x80 {
+                    characters += 1
+                }
+                k += 1
+            }
+            out.append(SourceLocation(line: line, column: characters + 1))
+        }
+        return out
     }
 
     /// An object of lists: where the name of the list at `list` starts (its opening quote),

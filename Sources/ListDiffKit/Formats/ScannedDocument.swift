@@ -81,6 +81,9 @@ struct LayoutProblem: Sendable, Error {
     var hint: ListDiffError.Hint? = nil
     /// For an object of lists: the pointer to it (`""` at the top level).
     var wrapper: String? = nil
+    /// A problem of a list of section objects: one found from them all (which fields they
+    /// share), or the first section that breaks it.
+    var ofSectionObjects = false
 
     /// What was looked for where the records should be.
     static let expected = "expected a list of records, a map of records, an object of lists, or a list of section objects"
@@ -220,7 +223,10 @@ extension ScannedDocument {
             }
             return .found(Layout(path: path, shape: shape == .pattern ? .pattern : .objectOfLists), found)
         case .sectionList(let items):
-            return sectionLayout(items: items, key: key, options: options, path: path, what: what)
+            let verdict = sectionLayout(items: items, key: key, options: options, path: path, what: what)
+            guard case .problem(var problem) = verdict else { return verdict }
+            problem.ofSectionObjects = true
+            return .problem(problem)
         }
     }
 

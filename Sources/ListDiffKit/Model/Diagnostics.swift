@@ -124,6 +124,9 @@ public struct ListDiffError: Error, Sendable, CustomStringConvertible, Equatable
     /// The inputs cannot be spilled (`FileDiffer.diffSpilling`): under the default budget
     /// they are diffed in memory instead.
     package var notSpillable = false
+    /// A list of section objects that does not read as one (a layout problem found from all
+    /// the sections): a part of the list says nothing of the whole.
+    package var ofSectionObjects = false
     /// An option asked of `apply` that the changeset contradicts (which the command words
     /// as its options).
     package var conflict: ReadingConflict?
