@@ -8,11 +8,18 @@ moved. Then runs each way RUNS times, alternating, and prints the
 median time and peak memory (GNU time's maximum resident set), and whether the spilled
 changeset is byte for byte the one in memory.
 
-With --shape sections, the same records are a JSON object of 10 lists (records in
-sections; DIR/spill-sections-old-COUNT.json and -new-), each list a tenth of the records in
-that order, so that the moved and inserted records cross lists; sort(1) has no way in.
+Other shapes hold the same records, and sort(1) has no way in:
+- sections: a JSON object of 10 lists (records in sections), each list a tenth of the
+  records in that order, so that the moved and inserted records cross lists;
+- section-objects: a JSON list of 10 section objects (`{"name": "s0", "title": …, "items":
+  […], "open": true}`), the same tenths;
+- yaml: a YAML block sequence at the left margin, a record's members on lines of their own;
+- yaml-path: that sequence under `items:` in a document like `kubectl get -o yaml`'s,
+  diffed with `--path /items`;
+- yaml-sections: a YAML object of 10 lists (`s0:` then its items).
 
-Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH] [--shape list|sections]
+Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH]
+       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections]
 """
 import os
 import random
@@ -59,17 +66,71 @@ def write_ndjson(path, records):
             f.write("\n")
 
 
+def tenths(records):
+    """The records in 10 runs of a tenth each, in order."""
+    tenth = max(1, -(-len(records) // 10))
+    return [records[start:start + tenth] for start in range(0, len(records), tenth)]
+
+
 def write_sections(path, records):
     """An object of 10 lists, each a tenth of the records, one record a line."""
     import json
-    tenth = max(1, -(-len(records) // 10))
     with open(path, "w") as f:
         f.write("{\n")
-        for k, start in enumerate(range(0, len(records), tenth)):
+        for k, part in enumerate(tenths(records)):
             f.write(f'"s{k}": [\n' if k == 0 else f',\n"s{k}": [\n')
-            f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in records[start:start + tenth]))
+            f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in part))
             f.write("\n]")
         f.write("\n}\n")
+
+
+def write_section_objects(path, records):
+    """A list of 10 section objects, named first, with a field of their own after their
+    records; one record a line."""
+    import json
+    with open(path, "w") as f:
+        f.write("[\n")
+        for k, part in enumerate(tenths(records)):
+            f.write(f'{{"name": "s{k}", "title": "Section {k}", "items": [\n' if k == 0 else f',\n{{"name": "s{k}", "title": "Section {k}", "items": [\n')
+            f.write(",\n".join(json.dumps(r, separators=(",", ":")) for r in part))
+            f.write(f'\n], "open": {"true" if k % 2 == 0 else "false"}}}')
+        f.write("\n]\n")
+
+
+def yaml_items(f, records, pad=""):
+    # Every value here is plain-safe: names, emails and teams are letters, dots and @.
+    for r in records:
+        f.write(f"{pad}- id: {r['id']}\n{pad}  name: {r['name']}\n{pad}  email: {r['email']}\n{pad}  age: {r['age']}\n"
+                f"{pad}  active: {'true' if r['active'] else 'false'}\n{pad}  score: {r['score']}\n{pad}  team: {r['team']}\n")
+
+
+def write_yaml(path, records):
+    with open(path, "w") as f:
+        yaml_items(f, records)
+
+
+def write_yaml_path(path, records):
+    with open(path, "w") as f:
+        f.write("apiVersion: v1\nitems:\n")
+        yaml_items(f, records)
+        f.write("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+
+
+def write_yaml_sections(path, records):
+    with open(path, "w") as f:
+        for k, part in enumerate(tenths(records)):
+            f.write(f"s{k}:\n")
+            yaml_items(f, part, "  " if k % 2 else "")
+
+
+SHAPES = {
+    "list": ("spill", "ndjson", write_ndjson, [], "unsorted NDJSON"),
+    "sections": ("spill-sections", "json", write_sections, [], "an object of 10 lists"),
+    "section-objects": ("spill-objects", "json", write_section_objects, [], "a list of 10 section objects"),
+    "yaml": ("spill-yaml", "yaml", write_yaml, [], "a YAML block sequence"),
+    "yaml-path": ("spill-yaml-path", "yaml", write_yaml_path, ["--path", "/items"], "a YAML list at --path /items"),
+    "yaml-sections": ("spill-yaml-sections", "yaml", write_yaml_sections, [], "a YAML object of 10 lists"),
+}
 
 
 def measure(command, out):
@@ -86,9 +147,11 @@ def main():
     limit = option("--limit", "1G")
     runs = int(option("--runs", "3"))
     binary = option("--binary", os.path.join(os.path.dirname(__file__), "..", ".build", "release", "listdiff"))
-    sections = option("--shape", "list") == "sections"
+    shape = option("--shape", "list")
+    if shape not in SHAPES:
+        sys.exit(f"--shape: one of {', '.join(SHAPES)}")
     os.makedirs(folder, exist_ok=True)
-    stem, ext, write = ("spill-sections", "json", write_sections) if sections else ("spill", "ndjson", write_ndjson)
+    stem, ext, write, options, what = SHAPES[shape]
     old_path = os.path.join(folder, f"{stem}-old-{count}.{ext}")
     new_path = os.path.join(folder, f"{stem}-new-{count}.{ext}")
     if not (os.path.exists(old_path) and os.path.exists(new_path)):
@@ -101,11 +164,11 @@ def main():
         del old, new
     scratch = tempfile.mkdtemp(prefix="listdiff-spill-bench-")
     sorted_old, sorted_new = os.path.join(scratch, "old.ndjson"), os.path.join(scratch, "new.ndjson")
-    ways = {"spill": [binary, "--memory-limit", limit, "-f", "json", old_path, new_path]}
-    if not sections:
+    ways = {"spill": [binary, "--memory-limit", limit, *options, "-f", "json", old_path, new_path]}
+    if shape == "list":
         ways["sort + --sorted"] = None
     if "--no-memory" not in sys.argv:
-        ways = {"in memory": [binary, "--memory-limit", "1T", "-f", "json", old_path, new_path], **ways}
+        ways = {"in memory": [binary, "--memory-limit", "1T", *options, "-f", "json", old_path, new_path], **ways}
     times = {name: [] for name in ways}
     peaks = {name: [] for name in ways}
     outputs = {name: os.path.join(scratch, name.replace(" ", "-").replace("+", "") + ".json") for name in ways}
@@ -130,7 +193,6 @@ def main():
     if "in memory" in outputs:
         with open(outputs["in memory"], "rb") as a, open(outputs["spill"], "rb") as b:
             same = a.read() == b.read()
-    what = "an object of 10 lists" if sections else "unsorted NDJSON"
     print(f"{count} records, {what} ({os.path.getsize(old_path) >> 20} MiB + {os.path.getsize(new_path) >> 20} MiB), "
           f"--memory-limit {limit}, median of {runs}")
     print("| way | time | peak memory |")
