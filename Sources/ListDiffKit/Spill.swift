@@ -306,7 +306,12 @@ extension FileDiffer {
 
         /// Takes in a chunk's sections: its first goes on from the last one taken when the
         /// cut fell inside that list. Finds a name given in an earlier chunk again.
-        mutating func add(_ side: Engine.Side, _ chunk: RecordChunks.Chunk, seen: inout [String: SourceLocation]) {
+        ///
+        /// - Throws: a refusal (`notSpillable`) where a section object cut in two names a
+        ///   member on both sides of the cut, which its reader would have found.
+        mutating func add(_ side: Engine.Side, _ chunk: RecordChunks.Chunk, seen: inout [String: SourceLocation])
+            throws(ListDiffError)
+        {
             // (One copy of the lists while they grow.)
             var (starts, names) = sections ?? ([], [])
             sections = nil
@@ -321,7 +326,15 @@ extension FileDiffer {
                         if case .object(var object)? = headers.last, case .object(let piece)? = section.header,
                             let list = piece.members.firstIndex(where: { $0.key.scalarEquals(items) })
                         {
-                            object.members += piece.members[(list + 1)...]
+                            for member in piece.members[(list + 1)...] {
+                                if object.members.contains(where: { $0.key == member.key }) {
+                                    sections = (starts, names)
+                                    throw FileDiffer.refusal(
+                                        "a section object names \(JSONWriter.compact(.string(member.key))) before its records and again after them",
+                                        file: side.file.name)
+                                }
+                                object.members.append(member)
+                            }
                             headers[headers.count - 1] = .object(object)
                         }
                         continue
@@ -411,6 +424,10 @@ extension FileDiffer {
                 var objects: (key: String, items: String)? = nil
                 if case .sectionList(let key, let items) = side.layout.shape { objects = (key, items) }
                 let sectioned = side.layout.shape == .objectOfLists && !side.sections.isEmpty || objects != nil
+                if case .sectionList? = out.shape, side.layout.shape == .list, side.count == 0, chunkCount > 0 {
+                    // (Only blank lines between NDJSON section objects: nothing to add.)
+                    continue
+                }
                 // (An object read as a list is one record, which holds the key: it is not cut.)
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map || sectioned,
                     sectioned || side.sections.count <= 1, !map || side.count == 0 || side.layout.shape == .map,
@@ -418,11 +435,12 @@ extension FileDiffer {
                     chunkCount == 0 || map == out.map && (sectioned ? side.layout.shape : nil) == out.shape,
                     objects == nil || out.format != .yaml
                 else {
-                    if chunkCount > 0, let shape = out.shape, sectioned {
+                    if chunkCount > 0, let shape = out.shape {
                         // (Each chunk's reader finds the layout again; the whole input's reader
                         // may find another, or none, from all the section objects.)
                         throw Self.refusal(
-                            "its parts read as \(Layout(path: reader.layout.path, shape: shape)) and as \(side.layout)", file: path)
+                            "its first part holds \(Layout(path: reader.layout.path, shape: shape)), a later one \(side.layout)",
+                            file: path)
                     }
                     if sectioned, out.format != .json, out.format != .yaml, out.format != .ndjson {
                         throw Self.refusal("records in sections spill in JSON and YAML only", file: path)
@@ -437,7 +455,7 @@ extension FileDiffer {
                 chunkCount += 1
                 if sectioned {
                     out.shape = side.layout.shape
-                    out.add(side, chunk, seen: &names)
+                    try out.add(side, chunk, seen: &names)
                     side.file.origin?.sections = out.sections
                     // (Later chunks may then start inside a section's records list.)
                     if chunkCount == 1, let objects { chunks.cutSectionObjects(key: objects.key, items: objects.items) }
@@ -454,7 +472,21 @@ extension FileDiffer {
             } catch {
                 if error.notSpillable { throw error }
                 if error.ofSectionObjects, !chunk.isWhole {
-                    throw Self.refusal("a part of its list of section objects does not read as one: \(error.message)", file: path)
+                    // (The reader of the part names its sections by their number in the part.)
+                    throw Self.refusal(
+                        "the section objects here do not read as one list of section objects with those before and after them",
+                        file: path, at: chunk.placed(error).location)
+                }
+                if out.format == .ndjson, error.kind == .syntax, !chunk.isLast, let at = error.location,
+                    case let lines = chunk.text.count(where: { $0 == 0x0A }), at == SourceLocation(line: lines + 1, column: 1)
+                {
+                    // The part ends at a line break inside a record: the input's reader finds
+                    // the record going on past its line, at that break.
+                    let lineStart = (chunk.text.dropLast().lastIndex(of: 0x0A) ?? -1) + 1
+                    let column = chunk.text[lineStart..<(chunk.text.count - 1)].count { $0 & 0xC0 != 0x80 } + 1
+                    throw chunk.placed(
+                        ListDiffError(
+                            .syntax, file: path, location: SourceLocation(line: lines, column: column), JSONParser.recordPastItsLine))
                 }
                 if error.kind == .shape, chunks.cutsAnObject, reader.layout.path == nil, !chunk.isWhole {
                     // An object at the top is a map of records, or one record when it holds

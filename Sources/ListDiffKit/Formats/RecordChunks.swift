@@ -39,6 +39,8 @@ package struct RecordChunks {
         package var leading = 0
         /// Whether the chunk is the whole input: it reads as the whole input reads.
         package var isWhole = false
+        /// Whether the chunk ends where the input does.
+        package var isLast = false
         /// An object of lists: whether the chunk's first list goes on from the one the
         /// chunk before ended with (the cut fell between two of its records).
         package var continuesSection = false
@@ -319,6 +321,7 @@ package struct RecordChunks {
         buffer.removeFirst(skip)
         var out = Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
         out.isWhole = first && last
+        out.isLast = last || atEnd && buffer.isEmpty
         if format == .json, !first {
             out.columns = startColumn
             out.firstLine = prefixLines + 1

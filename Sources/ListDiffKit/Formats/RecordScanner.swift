@@ -547,6 +547,9 @@ extension JSONParser {
         if index == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
 
+    /// The error for an NDJSON record that goes on past the end of its line.
+    static let recordPastItsLine = "a record must be on one line (NDJSON); this one goes on past the end of its line"
+
     /// After a record in NDJSON that started at `start`: it must not have gone past the end
     /// of its line (white space inside a value may not be a line break); then blanks, then
     /// the end of the line or of the input.
@@ -554,9 +557,7 @@ extension JSONParser {
         if let base = bytes.baseAddress, index > start,
             let found = SystemCalls.find(0x0A, in: base + start, count: index - start)
         {
-            throw fail(
-                "a record must be on one line (NDJSON); this one goes on past the end of its line",
-                at: UnsafeRawPointer(found) - UnsafeRawPointer(base))
+            throw fail(Self.recordPastItsLine, at: UnsafeRawPointer(found) - UnsafeRawPointer(base))
         }
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
         guard index < bytes.count else { return }
