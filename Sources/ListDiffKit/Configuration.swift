@@ -367,6 +367,10 @@ extension Configuration.Settings {
 /// The diff's output formats (`--format`).
 package enum OutputFormat: String, CaseIterable, Sendable {
     case patch, side, json, jsonpatch, mergepatch, markdown, html, github, replay
+
+    /// Whether the output is made from OLD whole, not from the changeset alone: a replay
+    /// shows OLD's records, a merge patch rewrites OLD's lists.
+    package var needsOldWhole: Bool { self == .replay || self == .mergepatch }
 }
 
 /// When the patch is coloured (`--color`).

@@ -32,6 +32,9 @@ public struct FileDiffer: Sendable {
     /// The memory a diff of two files may use before it spills them to disk
     /// (`diffSpilling`); nil never spills.
     package var memoryLimit: MemoryLimit?
+    /// Whether the output is made from OLD whole (`OutputFormat.needsOldWhole`): then the
+    /// diff does not spill, and is refused under a budget asked for that it needs.
+    package var keepsOld = false
     /// The folder a spill makes its own temporary folder in; nil: `TMPDIR`, else `/tmp`.
     package var spillParent: String?
 

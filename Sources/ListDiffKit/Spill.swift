@@ -190,6 +190,7 @@ extension FileDiffer {
     /// whose records are not a list at the top.
     func spillRefusal(_ heads: [(name: String, format: InputFormat, head: [UInt8])]) -> String? {
         let layout = reader.layout
+        if keepsOld { return "the output is made from OLD whole (-f replay, -f mergepatch), which a spill does not keep" }
         if layout.sectionKey != nil || layout.items != nil {
             for (name, format, _) in heads where format != .json && format != .ndjson {
                 return "'\(SafeText.escape(name))' is not JSON or NDJSON: a list of section objects spills in those only"
@@ -480,13 +481,12 @@ extension FileDiffer {
                 if out.format == .ndjson, error.kind == .syntax, !chunk.isLast, let at = error.location,
                     case let lines = chunk.text.count(where: { $0 == 0x0A }), at == SourceLocation(line: lines + 1, column: 1)
                 {
-                    // The part ends at a line break inside a record: the input's reader finds
-                    // the record going on past its line, at that break.
+                    // The part ends at a line break inside a record. The input's reader reads
+                    // on into the next line, and names what it finds there, or the break.
                     let lineStart = (chunk.text.dropLast().lastIndex(of: 0x0A) ?? -1) + 1
                     let column = chunk.text[lineStart..<(chunk.text.count - 1)].count { $0 & 0xC0 != 0x80 } + 1
-                    throw chunk.placed(
-                        ListDiffError(
-                            .syntax, file: path, location: SourceLocation(line: lines, column: column), JSONParser.recordPastItsLine))
+                    throw Self.refusal(
+                        JSONParser.recordPastItsLine, file: path, at: chunk.placed(SourceLocation(line: lines, column: column)))
                 }
                 if error.kind == .shape, chunks.cutsAnObject, reader.layout.path == nil, !chunk.isWhole {
                     // An object at the top is a map of records, or one record when it holds

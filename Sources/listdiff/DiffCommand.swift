@@ -414,6 +414,7 @@ struct DiffOptions: ParsableArguments {
         var files = try matching.files(old: old, new: new, quiet: quiet, settings: settings)
         files.sorted = sorted
         files.memoryLimit = try memoryBudget()
+        files.keepsOld = format.needsOldWhole
         if let partition { return try runShard(files, partition) }
         let progress = ProgressBar.start()
         defer { progress?.stop() }

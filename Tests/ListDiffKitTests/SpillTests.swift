@@ -852,7 +852,10 @@ import ListDiffKitTestSupport
             ("a section that holds the key", document(Self.edited(sections, [25: "  {\"name\": \"s25\", \"id\": 9999, \"items\": []}"]))),
             ("malformed text late", document(Self.edited(sections, [29: "  {\"name\": \"s29\", \"items\": [{\"id\": }]}"]))),
             ("a list of records", document((0..<300).map { "  {\"id\": \($0)}" })),
-            ("a field before and after the records", document(Self.edited(sections, [20: section(20, 200..<210, tail: ", \"title\": \"again\"")]))),
+            (
+                "a field before and after the records",
+                document(Self.edited(sections, [20: section(20, 200..<210, tail: ", \"title\": \"again\"")]))
+            ),
         ]
         try Self.checkCases(
             cases, beside: document(sections), ext: "json", in: dir,
@@ -861,7 +864,9 @@ import ListDiffKitTestSupport
                 "a field before and after the records",
             ])
         // In NDJSON: blank lines between the sections (a part may hold nothing else), and a
-        // section object that goes on past its line (a part may end at that break).
+        // section object that goes on past its line (a part may end at that break: what the
+        // input's reader says depends on the next line, so it is refused, and diffed in
+        // memory under the default budget).
         let rows = (0..<30).map { "{\"name\": \"s\($0)\", \"items\": \(list($0 * 10..<$0 * 10 + 10))}" }
         func ndjson(_ rows: [String]) -> String { rows.joined(separator: "\n\n") + "\n\n" }
         try Self.checkCases(
@@ -871,7 +876,7 @@ import ListDiffKitTestSupport
                     "a section over two lines",
                     ndjson(Self.edited(rows, [20: rows[20].replacingOccurrences(of: "\"name\": ", with: "\"name\"\n: ")]))
                 ),
-            ], beside: ndjson(rows), ext: "ndjson", in: dir, refused: [])
+            ], beside: ndjson(rows), ext: "ndjson", in: dir, refused: ["a section over two lines"])
         // With --section-key and --items, at a path.
         let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
         try ("{\"v\": 1, \"groups\": " + document(sections) + "}").write(to: a, atomically: true, encoding: .utf8)

@@ -70,11 +70,16 @@ import Testing
         }
         #expect(lines(github.stdout) == lines(githubInMemory.stdout))
         #expect(github.stdout != githubInMemory.stdout, "the updates' columns differ")
-        // What needs OLD whole is refused, with the reason.
-        let merge = try Binary.run(
-            ["--memory-limit", "16M", "-f", "mergepatch", "--key", "id", old, new], environment: ["TMPDIR": spill.path], in: dir)
-        #expect(merge.status == 2)
-        #expect(merge.stderr.contains("kept no copy of OLD"), "\(merge.stderr)")
+        // What needs OLD whole is refused before anything is split, with the reason.
+        for arguments in [["-f", "mergepatch"], ["-f", "replay", "--record", "r.cast"]] {
+            let refused = try Binary.run(
+                ["--memory-limit", "16M", "--key", "id"] + arguments + [old, new],
+                environment: ["TMPDIR": spill.path, "LISTDIFF_TIMINGS": "1"], in: dir)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("do not spill: the output is made from OLD whole"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("split OLD"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r.cast").path))
+        }
         // The phases say it spilled.
         let timed = try Binary.run(
             ["--memory-limit", "16M", "-f", "json", "--key", "id", old, new],
