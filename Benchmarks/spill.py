@@ -16,10 +16,15 @@ Other shapes hold the same records, and sort(1) has no way in:
 - yaml: a YAML block sequence at the left margin, a record's members on lines of their own;
 - yaml-path: that sequence under `items:` in a document like `kubectl get -o yaml`'s,
   diffed with `--path /items`;
-- yaml-sections: a YAML object of 10 lists (`s0:` then its items).
+- yaml-sections: a YAML object of 10 lists (`s0:` then its items);
+- yaml-section-objects: a YAML list of 10 section objects (`- name: s0`, `title:`,
+  `items:` then its items, and `open:` after them).
 
-Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH]
-       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections]
+With --given, the section-object shapes are diffed with `--section-key name --items
+items` (the layout given, not found), so that the first section is cut inside too.
+
+Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH] [--given]
+       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections|yaml-section-objects]
 """
 import os
 import random
@@ -123,6 +128,14 @@ def write_yaml_sections(path, records):
             yaml_items(f, part, "  " if k % 2 else "")
 
 
+def write_yaml_section_objects(path, records):
+    with open(path, "w") as f:
+        for k, part in enumerate(tenths(records)):
+            f.write(f"- name: s{k}\n  title: Section {k}\n  items:\n")
+            yaml_items(f, part, "    " if k % 2 else "  ")
+            f.write(f"  open: {'true' if k % 2 == 0 else 'false'}\n")
+
+
 SHAPES = {
     "list": ("spill", "ndjson", write_ndjson, [], "unsorted NDJSON"),
     "sections": ("spill-sections", "json", write_sections, [], "an object of 10 lists"),
@@ -130,6 +143,7 @@ SHAPES = {
     "yaml": ("spill-yaml", "yaml", write_yaml, [], "a YAML block sequence"),
     "yaml-path": ("spill-yaml-path", "yaml", write_yaml_path, ["--path", "/items"], "a YAML list at --path /items"),
     "yaml-sections": ("spill-yaml-sections", "yaml", write_yaml_sections, [], "a YAML object of 10 lists"),
+    "yaml-section-objects": ("spill-yaml-objects", "yaml", write_yaml_section_objects, [], "a YAML list of 10 section objects"),
 }
 
 
@@ -152,6 +166,9 @@ def main():
         sys.exit(f"--shape: one of {', '.join(SHAPES)}")
     os.makedirs(folder, exist_ok=True)
     stem, ext, write, options, what = SHAPES[shape]
+    if "--given" in sys.argv and shape.endswith("section-objects"):
+        options = [*options, "--section-key", "name", "--items", "items"]
+        what += ", --section-key name --items items"
     old_path = os.path.join(folder, f"{stem}-old-{count}.{ext}")
     new_path = os.path.join(folder, f"{stem}-new-{count}.{ext}")
     if not (os.path.exists(old_path) and os.path.exists(new_path)):

@@ -192,8 +192,8 @@ extension FileDiffer {
         let layout = reader.layout
         if keepsOld { return "the output is made from OLD whole (-f replay, -f mergepatch), which a spill does not keep" }
         if layout.sectionKey != nil || layout.items != nil {
-            for (name, format, _) in heads where format != .json && format != .ndjson {
-                return "'\(SafeText.escape(name))' is not JSON or NDJSON: a list of section objects spills in those only"
+            for (name, format, _) in heads where format == .csv || format == .tsv {
+                return "'\(SafeText.escape(name))' is CSV or TSV: a list of section objects spills in JSON, NDJSON and YAML"
             }
         }
         if let path = layout.path {
@@ -402,6 +402,11 @@ extension FileDiffer {
             if let why = spillRefusal([(path, format, head)]) { throw Self.refusal(why) }
             return format
         }
+        if let key = reader.layout.sectionKey, let items = reader.layout.items {
+            // (With the layout given, the first chunk may be cut inside a section too: only a
+            // layout found needs whole section objects to be found from.)
+            chunks.cutSectionObjects(key: key, items: items)
+        }
         var out = SplitSide(format: chunks.format)
         // Each partition's buffers share an eighth of the budget.
         let buffer = min(max((memoryLimit ?? .standard).bytes / 8 / (4 * folder.count), 1 << 12), 1 << 18)
@@ -416,6 +421,10 @@ extension FileDiffer {
         var names: [String: SourceLocation] = [:]
         while let chunk = try chunks.next() {
             let file = MappedFile(name: path, owning: chunk.text)
+            if chunks.documents, reader.layout.sectionKey != nil || reader.layout.items != nil {
+                // (A part may hold one document, which is no stream: the whole input is one.)
+                throw Layout.streamRefuses(path)
+            }
             file.origin = RecordOrigin(first: out.count - chunk.leading)
             do throws(ListDiffError) {
                 let (opened, format) = try reader.opened(file, out.format)
@@ -433,8 +442,7 @@ extension FileDiffer {
                 guard side.layout.path == reader.layout.path, side.layout.shape == .list || map || sectioned,
                     sectioned || side.sections.count <= 1, !map || side.count == 0 || side.layout.shape == .map,
                     map || !chunks.cutsAnObject && !chunks.cutsAMapping || chunk.isWhole || sectioned && chunks.cutsSections,
-                    chunkCount == 0 || map == out.map && (sectioned ? side.layout.shape : nil) == out.shape,
-                    objects == nil || out.format != .yaml
+                    chunkCount == 0 || map == out.map && (sectioned ? side.layout.shape : nil) == out.shape
                 else {
                     if chunkCount > 0, let shape = out.shape {
                         // (Each chunk's reader finds the layout again; the whole input's reader
@@ -442,12 +450,6 @@ extension FileDiffer {
                         throw Self.refusal(
                             "its first part holds \(Layout(path: reader.layout.path, shape: shape)), a later one \(side.layout)",
                             file: path)
-                    }
-                    if sectioned, out.format != .json, out.format != .yaml, out.format != .ndjson {
-                        throw Self.refusal("records in sections spill in JSON and YAML only", file: path)
-                    }
-                    if objects != nil {
-                        throw Self.refusal("a list of section objects spills in JSON and NDJSON only (\(side.layout))", file: path)
                     }
                     throw Self.refusal(
                         "the records are not one list, one map of records or one object of lists (\(side.layout))", file: path)

@@ -48,13 +48,14 @@ import ListDiffKitTestSupport
     /// budget asked for, it is too, but for the cases named in `refused`, which do not
     /// spill. Each case spills that is not refused; with `errors`, each is an error.
     static func checkCases(
-        _ cases: [(String, String)], beside base: String, ext: String, in dir: URL, refused: Set<String>, errors: Bool = false
+        _ cases: [(String, String)], beside base: String, ext: String, in dir: URL, refused: Set<String>, errors: Bool = false,
+        options: LayoutOptions = LayoutOptions()
     ) throws {
         let a = dir.appendingPathComponent("old.\(ext)"), b = dir.appendingPathComponent("new.\(ext)")
         for (name, text) in cases {
             try base.write(to: a, atomically: true, encoding: .utf8)
             try text.write(to: b, atomically: true, encoding: .utf8)
-            let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+            let files = FileDiffer(reader: DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: options))
             for (x, y) in [(a, b), (b, a)] {
                 let whole = Self.rendered(files, x, y)
                 if errors { #expect(whole.hasPrefix("error"), "\(name): \(whole)") }
@@ -220,19 +221,20 @@ import ListDiffKitTestSupport
     @Test func whatDoesNotSpillIsRefusedOrDiffedInMemory() throws {
         let dir = try FastPathTests.directory()
         defer { try? FileManager.default.removeAtPath(dir) }
-        // (A list of section objects spills in JSON, not in YAML.)
+        // (The lists a `*` in --path names are not cut out.)
         let yamlOld = dir.appendingPathComponent("old.yaml"), yamlNew = dir.appendingPathComponent("new.yaml")
-        try "- name: a\n  items:\n  - id: 1\n- name: b\n  items:\n  - id: 2\n".write(to: yamlOld, atomically: true, encoding: .utf8)
-        try "- name: a\n  items:\n  - id: 1\n- name: b\n  items:\n  - id: 3\n".write(to: yamlNew, atomically: true, encoding: .utf8)
-        let files = FileDiffer(key: try IdentityKey(parsing: ["id"]))
+        try "a:\n  items:\n  - id: 1\nb:\n  items:\n  - id: 2\n".write(to: yamlOld, atomically: true, encoding: .utf8)
+        try "a:\n  items:\n  - id: 1\nb:\n  items:\n  - id: 3\n".write(to: yamlNew, atomically: true, encoding: .utf8)
+        let files = FileDiffer(
+            reader: DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/*/items"))))
         let whole = Self.rendered(files, yamlOld, yamlNew)
         #expect(!whole.hasPrefix("error"))
         #expect(Self.rendered(Self.spilling(files, parent: dir, explicit: false, budget: 16), yamlOld, yamlNew) == whole)
         let refused = Self.rendered(Self.spilling(files, parent: dir, budget: 16), yamlOld, yamlNew)
         #expect(refused.contains("do not spill"), "\(refused)")
-        #expect(refused.contains("a list of section objects spills in JSON and NDJSON only"), "\(refused)")
+        #expect(refused.contains("a `*` in --path names many lists"), "\(refused)")
         let old = dir.appendingPathComponent("old.json"), new = dir.appendingPathComponent("new.json")
-        var myers = files
+        var myers = FileDiffer(key: try IdentityKey(parsing: ["id"]))
         myers.differ.algorithm = MyersDiff()
         try "[{\"id\": 1}]".write(to: old, atomically: true, encoding: .utf8)
         try "[{\"id\": 2}]".write(to: new, atomically: true, encoding: .utf8)
@@ -487,6 +489,8 @@ import ListDiffKitTestSupport
             ("a stream", "/items", "---\n" + before + list(ids) + "---\nitems: []\n", before + list(changed), true),
             ("a tag on the list", "/items", "a: 1\nitems: !!seq  # the pods\n\n" + list(ids) + after, before + list(changed), true),
             ("empty", "/items", before + "[]\n" + after, before + list(changed), true),
+            // (As kubectl writes no resources.)
+            ("empty on its key's line", "/items", before.dropLast() + " [ ]  # none\n" + after, before + list(changed), true),
             ("member twice around", "/items", before + list(ids) + "items: 2\n", before + list(changed), true),
             ("twice in the text before", "/items", "a: 1\na: 2\nitems:\n" + list(ids), before + list(changed), true),
             ("malformed before", "/items", "meta: [1,, 2]\nitems:\n" + list(ids), before + list(changed), true),
@@ -857,12 +861,7 @@ import ListDiffKitTestSupport
                 document(Self.edited(sections, [20: section(20, 200..<210, tail: ", \"title\": \"again\"")]))
             ),
         ]
-        try Self.checkCases(
-            cases, beside: document(sections), ext: "json", in: dir,
-            refused: [
-                "a section without its name", "a record list that is no list", "a section that holds the key",
-                "a field before and after the records",
-            ])
+        try Self.checkSectionObjectCases(cases, beside: document(sections), ext: "json", in: dir)
         // In NDJSON: blank lines between the sections (a part may hold nothing else), and a
         // section object that goes on past its line (a part may end at that break: what the
         // input's reader says depends on the next line, so it is refused, and diffed in
@@ -878,10 +877,33 @@ import ListDiffKitTestSupport
                 ),
             ], beside: ndjson(rows), ext: "ndjson", in: dir, refused: ["a section over two lines"])
         // With --section-key and --items, at a path.
-        let a = dir.appendingPathComponent("old.json"), b = dir.appendingPathComponent("new.json")
-        try ("{\"v\": 1, \"groups\": " + document(sections) + "}").write(to: a, atomically: true, encoding: .utf8)
-        try ("{\"v\": 2, \"groups\": " + document(Self.edited(sections.reversed(), [5: section(41, 300..<305, tail: ", \"x\": 2")])) + "}")
-            .write(to: b, atomically: true, encoding: .utf8)
+        try Self.checkGivenAtPath(
+            "{\"v\": 1, \"groups\": " + document(sections) + "}",
+            "{\"v\": 2, \"groups\": " + document(Self.edited(sections.reversed(), [5: section(41, 300..<305, tail: ", \"x\": 2")])) + "}",
+            ext: "json", in: dir)
+    }
+
+    /// The written cases of a list of section objects beside `base`, found, then with the
+    /// layout given (`checkCases`): those that break the layout are refused; with the layout
+    /// given, the first chunk is cut inside a section too, and a section may hold a field
+    /// named as the key.
+    static func checkSectionObjectCases(_ cases: [(String, String)], beside base: String, ext: String, in dir: URL) throws {
+        let refused: Set<String> = [
+            "a section without its name", "a record list that is no list", "a section that holds the key",
+            "a field before and after the records",
+        ]
+        try Self.checkCases(cases, beside: base, ext: ext, in: dir, refused: refused)
+        try Self.checkCases(
+            cases.filter { $0.0 != "a list of records" }, beside: base, ext: ext, in: dir,
+            refused: refused.subtracting(["a section that holds the key"]), options: LayoutOptions(sectionKey: "name", items: "items"))
+    }
+
+    /// OLD and NEW, with their section objects at /groups, named by `name` with records in
+    /// `items` as the options say: the spill is the diff in memory, with moves.
+    static func checkGivenAtPath(_ old: String, _ new: String, ext: String, in dir: URL) throws {
+        let a = dir.appendingPathComponent("old.\(ext)"), b = dir.appendingPathComponent("new.\(ext)")
+        try old.write(to: a, atomically: true, encoding: .utf8)
+        try new.write(to: b, atomically: true, encoding: .utf8)
         let reader = DocumentReader(
             key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/groups"), sectionKey: "name", items: "items")
         )
@@ -892,6 +914,127 @@ import ListDiffKitTestSupport
         #expect(try spilling.spillPartitions(old: a.path, new: b.path) != nil)
         #expect(Self.rendered(spilling, a, b) == whole)
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
+    }
+
+    /// A YAML list of section objects (`- name: …` then `items:` and its records), at the top
+    /// and at a path: cut between section objects, and inside a section's block sequence of
+    /// records when its name member comes first, on a line of its own; the sections' own
+    /// fields, before and after their records, are the whole diff's.
+    @Test func yamlSectionObjectsSpill() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let (spilled, _) = try Self.randomRounds(.sectionList, seed: 97, yaml: true, in: dir, parent: parent) { _, _ in true }
+        #expect(spilled > 120, "\(spilled) rounds spilled")
+        // Sections of 10 records, indented or not, with a string that goes on at the margin;
+        // some with their name after their records, or `-` alone on its line.
+        func records(_ ids: Range<Int>, _ pad: String) -> String {
+            ids.map { "\(pad)- id: \($0)\n\(pad)  s: \"a,]{\n- b\"\n" }.joined()
+        }
+        func section(_ s: Int, _ ids: Range<Int>, tail: String = "") -> String {
+            let list = records(ids, s % 2 == 0 ? "  " : "    ")
+            if s % 5 == 4 { return "- items:\n\(list)  name: s\(s)\n\(tail)" }
+            return (s % 6 == 1 ? "-\n  name: s\(s)\n" : "- name: s\(s)\n")
+                + "  title: T\(s)\n  items:\n\(list)  open: \(s % 3 == 0)\n\(tail)"
+        }
+        let sections = (0..<30).map { section($0, $0 * 10..<$0 * 10 + 10) }
+        func document(_ sections: [String]) -> String { "%YAML 1.2\n---\n# sections\n" + sections.joined() }
+        let cases = [
+            (
+                "fields changed after the records",
+                document((0..<30).map { section($0, $0 * 10..<$0 * 10 + 10, tail: $0 % 3 == 0 ? "  x: 1\n" : "") })
+            ),
+            ("sections moved and renamed", document(Self.edited(sections.reversed(), [3: section(40, 260..<270)]))),
+            ("a name given twice", document(Self.edited(sections, [26: section(3, 260..<270)]))),
+            ("a key in two sections", document(Self.edited(sections, [27: "- name: s27\n  items:\n  - id: 35\n  - id: 271\n"]))),
+            ("a record without its key", document(Self.edited(sections, [28: "- name: s28\n  items:\n  - id: 280\n  - v: 1\n"]))),
+            (
+                "records list named twice",
+                document(Self.edited(sections, [21: "- name: s21\n  items:\n\(records(210..<220, "  "))  items: []\n"]))
+            ),
+            (
+                "a section name given twice",
+                document(Self.edited(sections, [22: "- name: s22\n  items:\n\(records(220..<230, "  "))  name: x\n"]))
+            ),
+            ("a section without its name", document(Self.edited(sections, [23: "- title: s23\n  items:\n\(records(230..<240, "  "))"]))),
+            ("a record list that is no list", document(Self.edited(sections, [24: "- name: s24\n  items: 1\n"]))),
+            ("a section that holds the key", document(Self.edited(sections, [25: "- name: s25\n  id: 9999\n  items: []\n"]))),
+            ("malformed text late", document(Self.edited(sections, [29: "- name: s29\n  items:\n  - {id: 1\n"]))),
+            ("a list of records", document((0..<300).map { "- id: \($0)\n" })),
+            (
+                "a field before and after the records",
+                document(Self.edited(sections, [20: section(20, 200..<210, tail: "  title: again\n")]))
+            ),
+            (
+                "names not alone on their line",
+                document(
+                    Self.edited(
+                        sections,
+                        [
+                            10: "- name: &n s10\n  items:\n\(records(100..<110, "  "))",
+                            12: "- name: \"s\n  12\"\n  items:\n\(records(120..<130, "  "))",
+                            14: "- name: s14 # the name\n  # its records\n  items: # here\n\(records(140..<150, "  "))  # end\n",
+                            16: "- name:\n    s16\n  items:\n\(records(160..<170, "  "))",
+                            18: "- name: s18\n  items: !!seq\n\(records(180..<190, "  "))",
+                        ]))
+            ),
+        ]
+        try Self.checkSectionObjectCases(cases, beside: document(sections), ext: "yaml", in: dir)
+        // A stream of documents is read as a list of them, which the layout given does not
+        // apply to: the error in memory, though a part may hold one document.
+        try Self.checkCases(
+            [("a stream", sections.map { "---\n" + $0 }.joined())], beside: document(sections), ext: "yaml", in: dir, refused: [],
+            errors: true, options: LayoutOptions(sectionKey: "name", items: "items"))
+        // With --section-key and --items, at a path, the list at the margin.
+        try Self.checkGivenAtPath(
+            "v: 1\ngroups:\n" + sections.joined() + "w: 1\n",
+            "v: 2\ngroups:\n" + Self.edited(sections.reversed(), [5: section(41, 300..<305, tail: "  x: 2\n")]).joined() + "w: 2\n",
+            ext: "yaml", in: dir)
+    }
+
+    /// A YAML section object larger than a chunk is cut inside its records once the first
+    /// chunk shows the layout: each later chunk stays near a chunk's size, led by `- `, the
+    /// name member as written and the records list's key.
+    @Test func yamlSectionObjectsAreCutInside() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let file = dir.appendingPathComponent("big.yaml")
+        let big = (0..<2000).map { "    - id: \($0)\n      v: x\n" }.joined()
+        try ("- name: small\n  items:\n  - id: -1\n-   name: big  # many\n    title: T\n    items:\n\(big)    open: true\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let (fd, _) = try InputFile.open(file.path)
+        defer { SystemCalls.close(fd) }
+        var chunks = try RecordChunks(fd: fd, name: file.path, chunkBytes: 256) { _ in .yaml }
+        var sizes: [Int] = []
+        var led = 0
+        while let chunk = try chunks.next() {
+            defer { chunk.text.deallocate() }
+            if sizes.isEmpty { chunks.cutSectionObjects(key: "name", items: "items") }
+            sizes.append(chunk.text.count)
+            let text = String(decoding: chunk.text, as: UTF8.self)
+            if chunk.continuesSection {
+                led += 1
+                #expect(text.hasPrefix("-   name: big  # many\n    items:\n    - id: "), "\(text)")
+                // (The lead's keys are placed where the input has them.)
+                #expect(chunk.leadPlaces.map(\.input) == [SourceLocation(line: 4, column: 5), SourceLocation(line: 6, column: 5)])
+            }
+        }
+        #expect(sizes.count > 40 && led == sizes.count - 2, "\(sizes)")
+        #expect(sizes.dropFirst().allSatisfy { $0 < 1024 }, "\(sizes)")
+        // With the layout given, the first section is cut inside too.
+        let first = dir.appendingPathComponent("first.yaml")
+        try ("# one large section\n-   name: big  # many\n    title: T\n    items:\n\(big)    open: true\n")
+            .write(to: first, atomically: true, encoding: .utf8)
+        let (fd2, _) = try InputFile.open(first.path)
+        defer { SystemCalls.close(fd2) }
+        var given = try RecordChunks(fd: fd2, name: first.path, chunkBytes: 256) { _ in .yaml }
+        given.cutSectionObjects(key: "name", items: "items")
+        var givenSizes: [Int] = []
+        while let chunk = try given.next() {
+            defer { chunk.text.deallocate() }
+            givenSizes.append(chunk.text.count)
+            #expect(chunk.continuesSection == (givenSizes.count > 1))
+        }
+        #expect(givenSizes.count > 40 && givenSizes.allSatisfy { $0 < 1024 }, "\(givenSizes)")
     }
 
     /// Sizes read as `--memory-limit` takes them.

@@ -79,10 +79,11 @@ import Glibc
         /// starts mid-line), NDJSON, and a list at `--path` inside a larger document (each
         /// chunk holds the text before it), a map of records (each chunk led by its
         /// first member), an object of lists (each chunk led by its list's name), the same
-        /// with a list every five records, and a YAML map of records (each chunk led by the
-        /// text up to its first member's end).
+        /// with a list every five records, a YAML map of records (each chunk led by the
+        /// text up to its first member's end), and a YAML list of section objects with the
+        /// layout given (each chunk led by `- `, the section's name and its list's key).
         case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin,
-            spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects
+            spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects, spillYAMLSectionObjects
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -133,6 +134,12 @@ import Glibc
                 return "[\n"
                     + (try parts.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + ", \"open\": true}" }
                         .joined(separator: ",\n")) + "\n]\n"
+            case .spillYAMLSectionObjects:
+                // Named first, with a field of their own after their records, given: cut inside
+                // from the first.
+                return try sections.enumerated().map { k, s in
+                    "- name: s\(k)\n  items:\n" + (try s.map { try block($0, indent: "  ") }.joined(separator: "\n")) + "\n  open: true"
+                }.joined(separator: "\n") + "\n"
             case .sectionList, .htmlSections:
                 return "[\n"
                     + (try sections.enumerated().map { "{\"name\": \"s\($0)\", \"items\": " + (try list($1)) + "}" }
@@ -192,7 +199,7 @@ import Glibc
             ? "ndjson"
             : [
                 .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
-                .spillYAMLPath, .spillYAMLSections,
+                .spillYAMLPath, .spillYAMLSections, .spillYAMLSectionObjects,
             ].contains(shape)
                 ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
@@ -207,6 +214,7 @@ import Glibc
             .spillYAMLSections, .spillSectionObjects, .spillSmallSectionObjects:
             options = ["--memory-limit", "1M"]
         case .spillPath, .spillYAMLPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
+        case .spillYAMLSectionObjects: options = ["--memory-limit", "1M", "--section-key", "name", "--items", "items"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]
         case .pattern: options = ["--path", "/groups/*/items"]

@@ -128,7 +128,7 @@ package struct RecordChunks {
     /// JSON: the list has ended; the rest goes in the last chunk.
     private var listEnded = false
     /// YAML: whether the records are a stream's documents (else a block sequence's items).
-    private var documents = false
+    package private(set) var documents = false
     /// YAML: whether the records are a block mapping's members (a map of records).
     package private(set) var cutsAMapping = false
     /// YAML at a path: the column of the list's items, once found.
@@ -173,10 +173,17 @@ package struct RecordChunks {
     /// JSON, a list of section objects: the member that names a section and the one that
     /// holds its records, written as JSON names (`"name"`, `"items"`). Set by the caller
     /// once the first chunk (which is cut between section objects only) has been read as
-    /// such a list; later cuts may then fall between two records of a section's list. A
+    /// such a list, or before it when the layout is given; cuts may then fall between two
+    /// records of a section's list. A
     /// chunk that starts inside one is led by `{`, the name member and the list's name
     /// (`cutSection`); the name member must come before the list, so that it is known.
     private var sectionObjects: (key: [UInt8], items: [UInt8])? = nil
+    /// YAML, a list of section objects: the member names that name a section and hold its
+    /// records, as plain scalars (`name`, `items`), set as `sectionObjects` is. A chunk that
+    /// starts inside a section's block sequence of records is led by `- `, the name member
+    /// as written, and the list's key (`cutSection`); the name member must come before the
+    /// list, on one line of its own.
+    private var yamlSectionObjects: (key: [UInt8], items: [UInt8])? = nil
 
     /// Reads the input open on `fd` (named `name` in errors), in chunks of about
     /// `chunkBytes`; `format` chooses the format from the input's first bytes. With `path`,
@@ -201,8 +208,12 @@ package struct RecordChunks {
     /// Cuts later chunks of a JSON list of section objects between the records of a
     /// section's list too (see `sectionObjects`).
     package mutating func cutSectionObjects(key: String, items: String) {
-        guard format == .json else { return }
-        sectionObjects = (Array(JSONWriter.compact(.string(key)).utf8), Array(JSONWriter.compact(.string(items)).utf8))
+        switch format {
+        case .json: sectionObjects = (Array(JSONWriter.compact(.string(key)).utf8), Array(JSONWriter.compact(.string(items)).utf8))
+        // (A stream's documents are cut between documents only.)
+        case .yaml where !documents && !cutsAMapping && !cutsSections: yamlSectionObjects = (Array(key.utf8), Array(items.utf8))
+        default: break
+        }
     }
 
     /// The next chunk, or nil after the last.
@@ -283,10 +294,23 @@ package struct RecordChunks {
             if first, !documents, !cutsAMapping { directives = Self.directives(buffer) }
             if !first { prefix = cutsAMapping || cutsSections || path != nil ? opening : directives }
             // (A list cut in two goes on under its name.)
-            if !first, let section { prefix += section + Array(":\n".utf8) }
-            if !last, cutsSections {
+            if !first, let section {
+                if yamlSectionObjects != nil, cutSectionPlaces.count == 2, let dash = section.firstIndex(of: UInt8(ascii: "-")),
+                    let newline = section.firstIndex(of: 0x0A)
+                {
+                    // (`- `, the name member, and the records list's key, at the members' column.)
+                    let members = section[(dash + 1)...].firstIndex { $0 != 0x20 } ?? dash + 1
+                    let lead = [prefix.count + members, prefix.count + newline + 1 + members]
+                    leadPlaces = zip(Self.places(of: lead, in: prefix + section, line: 1, column: 0), cutSectionPlaces).map {
+                        (chunk: $0, input: $1)
+                    }
+                }
+                prefix += section + Array(":\n".utf8)
+            }
+            if !last, cutsSections || yamlSectionObjects != nil {
                 cutSection = pendingSection
                 sectionColumn = pendingSectionColumn
+                if let pendingLead { cutSectionPlaces = Self.places(of: pendingLead, in: buffer, line: line, column: 0) }
             }
         case .ndjson: break
         }
@@ -329,12 +353,13 @@ package struct RecordChunks {
             out.continuesSection = section != nil
             out.leadPlaces = leadPlaces
         }
-        if format == .yaml, cutsAMapping || cutsSections || path != nil, !first {
+        if format == .yaml, cutsAMapping || cutsSections || path != nil || section != nil, !first {
             // (The lines before the chunk's own are the input's first lines, as they are,
             // and a list's name.)
             out.firstLine = prefixLines + 1
             out.leading = cutsAMapping ? 1 : 0
             out.continuesSection = section != nil
+            out.leadPlaces = leadPlaces
         }
         return out
     }
@@ -720,6 +745,7 @@ package struct RecordChunks {
             }
         }
         if cutsSections { return yamlSectionsCut(from: from) }
+        if yamlSectionObjects != nil, !documents, !cutsAMapping { return yamlSectionObjectsCut(column: 0, endsList: false).cut }
         var last: Int? = nil
         Self.yamlRecordStarts(in: buffer, from: from, documents: documents, mapping: cutsAMapping) { start in
             // (A chunk is about `chunkBytes`, however much is read.)
@@ -817,6 +843,180 @@ package struct RecordChunks {
         return last
     }
 
+    /// YAML, a list of section objects (`yamlSectionObjects`), once the first chunk is cut:
+    /// before the last section object (a `- ` line at the list's items' `column`), or before
+    /// the last item of a section's block sequence of records that has an item before it,
+    /// when the section's name member came first, its value on its line alone (a plain or
+    /// quoted scalar, no anchor or alias), and the list's key is alone on its line. A cut
+    /// inside a section makes the next chunk go on under its lead (`cutSection`). With
+    /// `endsList` (a list at a path), a line further left than the items, or at their column
+    /// but not an item, ends the list: the rest is the last chunk. In the first chunk, the
+    /// list starts at `from` (at a path), or with its first item.
+    private mutating func yamlSectionObjectsCut(column p: Int, endsList: Bool, from: Int = 0) -> (cut: Int?, ended: Bool) {
+        guard let (key, items) = yamlSectionObjects else { return (nil, false) }
+        let whole = wholeLines
+        var last: Int? = nil
+        var ended = false
+        pendingSection = nil
+        pendingLead = nil
+        var pendingColumn = 0
+        // The section object open: its members' column, once known; where its name member
+        // is (its key, the end of its line) while its next line is not yet seen, and whether
+        // that line showed the value to be on its line alone; the lead once its records list
+        // starts (nil: not cut inside), where the lead's two keys are in the buffer (nil: the
+        // last cut's), the items' column once seen, whether an item of it came before.
+        var inSection = cutSection != nil
+        var members: Int? = nil
+        var name: (key: Int, end: Int)? = nil
+        var named = false
+        var lead: [UInt8]? = cutSection
+        var leadAt: [Int]? = nil
+        var inItems = cutSection != nil
+        var itemColumn: Int? = cutSection != nil ? sectionColumn : nil
+        var seenItem = cutSection != nil
+        if let cutSection, let dash = cutSection.firstIndex(of: UInt8(ascii: "-")) {
+            members = cutSection[(dash + 1)...].firstIndex { $0 != 0x20 }
+        }
+        // (The first chunk is not cut before its first section object.)
+        var opened = chunks > 0
+        var tracker = YAMLLineTracker()
+        func isKey(_ k: Int, _ colon: Int, _ word: [UInt8]) -> Bool {
+            var e = colon
+            while e > k, buffer[e - 1] == 0x20 { e -= 1 }
+            return buffer[k..<e].elementsEqual(word)
+        }
+        // (After a colon: nothing but spaces and a comment.)
+        func bare(_ from: Int, _ end: Int) -> Bool {
+            var i = from
+            while i < end, buffer[i] == 0x20 || buffer[i] == 0x0D { i += 1 }
+            return i == end || buffer[i] == UInt8(ascii: "#") && buffer[i - 1] == 0x20
+        }
+        // (A member line of the section open, its key at `i`.)
+        func member(_ i: Int, _ end: Int) {
+            guard let colon = Self.keyColon(buffer, i) else {
+                inItems = false
+                lead = nil
+                return
+            }
+            if inItems {
+                // (A member after the records list: no cut inside the section any more.)
+                inItems = false
+                lead = nil
+                return
+            }
+            if isKey(i, colon, key) {
+                var v = colon + 1
+                while v < end, buffer[v] == 0x20 { v += 1 }
+                let simple = v < end && !Array("*&|>#\r".utf8).contains(buffer[v])
+                name = simple ? (i, end) : nil
+                named = false
+            } else if isKey(i, colon, items), bare(colon + 1, end), named, let name, let m = members {
+                // The records list: a cut inside it goes on under `- `, the name member and its key.
+                var text = [UInt8](repeating: 0x20, count: m)
+                text[p] = UInt8(ascii: "-")
+                text += buffer[name.key..<name.end]
+                text.append(0x0A)
+                text += [UInt8](repeating: 0x20, count: m)
+                text += buffer[i..<colon]
+                lead = text
+                leadAt = [name.key, i]
+                inItems = true
+                itemColumn = nil
+                seenItem = false
+            }
+            // (Else a section whose name is not known before its records list, or whose
+            // list's key is not alone on its line, is read whole.)
+        }
+        // (An item of the records list at `k`: a cut inside the section, past its first.)
+        func record(_ k: Int, _ indent: Int) {
+            if seenItem, k > 0, let lead {
+                last = k
+                pendingSection = lead
+                pendingColumn = indent
+                pendingLead = leadAt
+            }
+            itemColumn = indent
+            seenItem = true
+        }
+        buffer.withUnsafeBufferPointer { text in
+            guard let base = text.baseAddress else { return }
+            var k = chunks == 0 ? Self.textStart(buffer) : 0
+            while k < whole {
+                let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
+                if k < from {
+                    // (The text before a list at a path.)
+                    tracker.lines(text, k, end)
+                    k = end + 1
+                    continue
+                }
+                var i = k
+                while i < end, text[i] == 0x20 { i += 1 }
+                let indent = i - k
+                if k >= chunkBytes, last != nil { break }
+                let blank = i == end || text[i] == 0x0D
+                let outside = !blank && text[i] != 0x09 && tracker.outside(at: indent)
+                let comment = !blank && text[i] == UInt8(ascii: "#")
+                if !blank, name != nil, !named {
+                    // (The line after the name member: its value went no further.)
+                    if outside, !comment, let m = members, indent <= m { named = true } else { name = nil }
+                }
+                if outside, !comment {
+                    let item = Self.startsItem(text, i, end)
+                    if indent < p || indent == p && !item {
+                        // (Past the list, or a token at the margin that is no section object.)
+                        if endsList {
+                            ended = true
+                            break
+                        }
+                        inSection = false
+                        inItems = false
+                        lead = nil
+                    } else if indent == p {
+                        // A section object: a cut between two.
+                        if k > from, opened {
+                            last = k
+                            pendingSection = nil
+                        }
+                        opened = true
+                        inSection = true
+                        inItems = false
+                        lead = nil
+                        name = nil
+                        named = false
+                        var j = i + 1
+                        while j < end, text[j] == 0x20 { j += 1 }
+                        if j < end, text[j] != 0x0D, text[j] != UInt8(ascii: "#") {
+                            members = j - k
+                            member(j, end)
+                        } else {
+                            members = nil
+                        }
+                    } else if inSection, members == nil || indent == members {
+                        if members == nil { members = indent }
+                        if inItems, item, itemColumn == nil || itemColumn == indent {
+                            // (An item of a list at the members' column.)
+                            record(k, indent)
+                        } else {
+                            member(i, end)
+                        }
+                    } else if inSection, inItems {
+                        if item, itemColumn == nil || itemColumn == indent, let m = members, indent > m {
+                            record(k, indent)
+                        } else if itemColumn == nil || indent < itemColumn! {
+                            // (The records are no block sequence, or it ended.)
+                            inItems = false
+                            lead = nil
+                        }
+                    }
+                }
+                tracker.lines(text, k, end)
+                k = end + 1
+            }
+        }
+        if pendingSection != nil { pendingSectionColumn = pendingColumn }
+        return (last, ended)
+    }
+
     /// YAML at a path: before the last item of the list there (a `- ` line at the items'
     /// column) that the buffer holds whole. The first chunk holds the text before the list,
     /// which leads every later chunk; a line at a smaller column, or at the column but not
@@ -844,6 +1044,11 @@ package struct RecordChunks {
             }
             from = start
         }
+        if yamlSectionObjects != nil {
+            let (cut, ended) = yamlSectionObjectsCut(column: itemColumn ?? 0, endsList: true, from: from)
+            if ended { listEnded = true }
+            return cut
+        }
         var last: Int? = nil
         // (Whole lines only: a line cut short may look like the list's end.)
         let whole = wholeLines
@@ -870,9 +1075,15 @@ package struct RecordChunks {
             var start = 0
             for _ in 0..<line { start = buffer[start...].firstIndex(of: 0x0A)! + 1 }
             if !buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) {
+                let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
+                if Self.isEmptyFlowList(buffer[(start + column)..<end]) {
+                    // (`items: []`, as kubectl writes no resources: nothing to cut; the
+                    // text after it must fit in a chunk, as after any list.)
+                    listEnded = true
+                    return nil
+                }
                 // A tag after the key (`items: !!seq`) starts the list: its first item is on
                 // the next line with text.
-                let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
                 var k = end + 1
                 while k < whole, let next = buffer[k...].firstIndex(of: 0x0A) {
                     let text = buffer[k..<next].firstIndex { $0 != 0x20 } ?? next
@@ -988,6 +1199,16 @@ package struct RecordChunks {
                 k = end + 1
             }
         }
+    }
+
+    /// Whether a line's text from a value on is `[]`, then perhaps a comment.
+    static func isEmptyFlowList(_ text: ArraySlice<UInt8>) -> Bool {
+        var rest = text.drop { $0 == 0x20 }
+        guard rest.starts(with: "[".utf8) else { return false }
+        rest = rest.dropFirst().drop { $0 == 0x20 }
+        guard rest.starts(with: "]".utf8) else { return false }
+        rest = rest.dropFirst().drop { $0 == 0x20 || $0 == 0x0D }
+        return rest.isEmpty || rest.first == UInt8(ascii: "#")
     }
 
     /// Whether the line `b[k..<end]` holds only anchors and tags (and a comment).

@@ -114,6 +114,12 @@ package struct Layout: Sendable, Hashable, CustomStringConvertible {
     package static let streamOptions =
         "a stream of YAML documents is read as a list of them; --path, --section-key and --items do not apply"
 
+    /// The error for a YAML stream, in the file `name`, read with options that find records
+    /// elsewhere.
+    package static func streamRefuses(_ name: String) -> ListDiffError {
+        ListDiffError(.shape, file: name, location: SourceLocation(line: 1, column: 1), streamOptions)
+    }
+
     /// The document `root` with the value at the path replaced by `sections` arranged in this
     /// layout's shape. `sections` pairs each section's name and header with its records. In
     /// a map each record is given as its member: an object that holds it under its name.

@@ -500,7 +500,7 @@ struct YAMLScanState: YAMLEventSink {
         if scan.stream {
             // One list: the stream's documents.
             if !path.isEmpty || explicit {
-                throw ListDiffError(.shape, file: scan.file.name, location: SourceLocation(line: 1, column: 1), Layout.streamOptions)
+                throw Layout.streamRefuses(scan.file.name)
             }
             var section = ScannedSection(offset: 0)
             section.items = .list
