@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ListDiffKit
 import ListDiffKitTestSupport
@@ -85,6 +86,22 @@ import ListDiffKitTestSupport
             _ = try load("a: 1\nb: 2\na: 3\n")
         } throws: { error in
             "\(error)" == "t.yaml:3:1: error: duplicate mapping key 'a' (first at line 1, column 1)"
+        }
+    }
+
+    /// libyaml's marks do not count a byte order mark: a record after one is placed where
+    /// it is (the second of a key given twice, on line 3 at column 3), in ASCII text and not.
+    @Test func aByteOrderMarkMovesNoPlace() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let old = dir.appendingPathComponent("old.yaml"), new = dir.appendingPathComponent("new.yaml")
+        try "- id: 2\n".write(to: new, atomically: true, encoding: .utf8)
+        for lead in ["", "\u{FEFF}"] {
+            for text in ["x", "é"] {
+                try (lead + "- id: 1\n  n: \(text)\n- id: 1\n").write(to: old, atomically: true, encoding: .utf8)
+                let result = EngineTests.run(old, new, engine: true, key: ["id"])
+                #expect(result.contains("old.yaml:3:3: error: duplicate key id=1"), "\(lead.isEmpty ? "" : "BOM, ")\(text): \(result)")
+            }
         }
     }
 

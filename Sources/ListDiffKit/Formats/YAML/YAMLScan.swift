@@ -258,19 +258,29 @@ enum NodeKind: UInt8 {
     }
 }
 
-/// Turns libyaml's marks (character indexes) into byte offsets, going forward.
+/// Turns libyaml's marks (character indexes) into byte offsets, going forward. libyaml
+/// does not count a byte order mark: index 0 is the byte after it.
 struct MarkConverter {
     let bytes: UnsafeBufferPointer<UInt8>
+    /// Where index 0 is: past a byte order mark.
+    let start: Int
     var index = 0
-    var offset = 0
-    /// Every character is one byte (an ASCII input): an index is its offset.
+    var offset: Int
+    /// Every character after the start is one byte (an ASCII text): an index is its offset
+    /// from the start.
     var ascii = false
 
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        start = RecordChunks.textStart(bytes)
+        offset = start
+    }
+
     mutating func offset(ofIndex target: Int) -> Int {
-        if ascii { return target }
+        if ascii { return start + target }
         if target < index {
             index = 0
-            offset = 0
+            offset = start
         }
         guard let base = bytes.baseAddress else { return 0 }
         let n = bytes.count
