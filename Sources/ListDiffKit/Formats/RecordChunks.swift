@@ -843,8 +843,8 @@ package struct RecordChunks {
         return last
     }
 
-    /// YAML, a list of section objects (`yamlSectionObjects`), once the first chunk is cut:
-    /// before the last section object (a `- ` line at the list's items' `column`), or before
+    /// YAML, a list of section objects (`yamlSectionObjects`, asked for after the first
+    /// chunk, or before it when the layout is given): before the last section object (a `- ` line at the list's items' `column`), or before
     /// the last item of a section's block sequence of records that has an item before it,
     /// when the section's name member came first, its value on its line alone (a plain or
     /// quoted scalar, no anchor or alias), and the list's key is alone on its line. A cut
