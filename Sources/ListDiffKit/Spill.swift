@@ -426,6 +426,7 @@ extension FileDiffer {
                 throw Layout.streamRefuses(path)
             }
             file.origin = RecordOrigin(first: out.count - chunk.leading)
+            file.origin?.stream = chunks.documents
             do throws(ListDiffError) {
                 let (opened, format) = try reader.opened(file, out.format)
                 let side = try engine.side(opened, format, against: nil, KeyHashing())

@@ -350,6 +350,30 @@ import ListDiffKitTestSupport
         #expect(Self.leftovers(dir).filter { $0.hasPrefix("listdiff-spill") }.isEmpty)
     }
 
+    /// A part of a YAML stream is read as a stream, though it may hold one document: its
+    /// documents are records, with a record's room to nest, whatever their shape. Each
+    /// document here is longer than a chunk, so that each part holds one.
+    @Test func yamlStreamPartsReadAsStreams() throws {
+        let dir = try FastPathTests.directory()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let pad = String(repeating: "x", count: 100)
+        func stream(_ documents: [String]) -> String { documents.map { "---\n" + $0 }.joined() }
+        let records = (0..<30).map { "id: \($0)\nv: \(pad)\n" }
+        func deep(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        let cases = [
+            ("documents without the key", stream((0..<30).map { "name: n\($0)\nv: \(pad)\n" })),
+            ("one document without the key", stream(Self.edited(records, [12: "name: n\nv: \(pad)\n"]))),
+            ("scalar documents", stream(Self.edited(records, [3: "3\n", 17: "\(pad)\n"]))),
+            ("an empty document", stream(Self.edited(records, [5: "", 6: "# \(pad)\n"]))),
+            ("a document that is a list", stream(Self.edited(records, [8: "- id: 8\n  v: \(pad)\n"]))),
+            ("a document that is a map of records", stream(Self.edited(records, [9: "a:\n  id: 9\n  v: \(pad)\n"]))),
+            ("documents nested to the limit", stream(Self.edited(records, [20: "id: 20\nd: \(deep(NestingLimit.standard - 2))\n"]))),
+            ("a document nested past the limit", stream(Self.edited(records, [20: "id: 20\nd: \(deep(NestingLimit.standard - 1))\n"]))),
+            ("moved and changed", stream(Self.edited(records.reversed(), [4: "id: 25\nv: changed\n"]))),
+        ]
+        try Self.checkCases(cases, beside: stream(records), ext: "yaml", in: dir, refused: [])
+    }
+
     /// A JSON list at a --path inside a larger document spills: the text around it is read
     /// as in memory (its errors too; an input read whole in the first read is one chunk,
     /// whatever --path names in it), and a text before the list longer than a chunk is

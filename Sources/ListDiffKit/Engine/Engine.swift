@@ -667,6 +667,8 @@ struct Engine: Sendable {
             scan.old = old?.yaml != nil ? old : nil
             scan.parts = parts
             scan.splitsFrom = splitsFrom
+            // (A part of a stream is a stream, though it may hold one document.)
+            if file.origin?.stream == true { scan = scan.asStream }
             return try scan.scan(as: shape)
         }
     }

@@ -238,6 +238,10 @@ package struct RecordOrigin: Sendable {
     /// A chunk whose first record is number `first`.
     package init(first: Int) { self.first = first }
 
+    /// Whether the chunk is part of a stream of YAML documents. It is read as a stream even
+    /// when it holds one document, as the whole input is: each document is a record.
+    package var stream = false
+
     /// Records in sections, counted over the whole document: where each section starts and
     /// its name. A record is then named by its place in its section, as the whole input's
     /// reader names it.

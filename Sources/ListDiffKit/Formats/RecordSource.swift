@@ -328,7 +328,7 @@ final class YAMLRecords: RecordSource, @unchecked Sendable {
     /// The record, from the whole document read in full (once).
     func fromWhole(_ record: Int) throws(ListDiffError) -> Value {
         if let values = whole.withLock({ $0 }) { return values[record] }
-        let (root, _) = try reader.read(Array(file.bytes), name: file.name)
+        let (root, _) = try reader.read(Array(file.bytes), name: file.name, asStream: details.stream)
         let values: [Value]
         if case .pattern = shape, let path = options.path {
             // The records of every list the pattern names, in order.

@@ -33,9 +33,10 @@ package struct YAMLReader: Sendable {
     ///
     /// A stream of two or more documents (`---` between them, as in Kubernetes manifests)
     /// reads as a list with one element per document, empty (null) documents left out.
-    package func read(_ bytes: [UInt8], name: String) throws(ListDiffError) -> (Value, SourceText) {
+    /// With `asStream`, so does one document: a part of a stream that a spill reads alone.
+    package func read(_ bytes: [UInt8], name: String, asStream: Bool = false) throws(ListDiffError) -> (Value, SourceText) {
         var walked = try walk(MappedFile(name: name, bytes: bytes))
-        if walked.values.count > 1, walked.deepest >= maxDepth {
+        if walked.values.count > 1 || asStream, walked.deepest >= maxDepth {
             // The documents are records, each one level deep as in a list (as the engine
             // reads a stream): walked again so, to refuse the deepest in its place.
             walked = try walk(MappedFile(name: name, bytes: bytes), documentDepth: NestingLimit.topLevelRecord)
@@ -44,7 +45,7 @@ package struct YAMLReader: Sendable {
         guard !documents.isEmpty else {
             throw ListDiffError(.shape, file: name, "no YAML document in the input")
         }
-        if documents.count == 1 { return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets)) }
+        if documents.count == 1, !asStream { return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets)) }
         var records: [Value] = []
         var kept = [0]  // the list itself: the start of the stream
         for (d, document) in documents.enumerated() where document != .null {

@@ -67,6 +67,15 @@ struct YAMLScan {
         return try libyaml.scanOnce(as: forced)
     }
 
+    /// The scan of the input as a stream of documents, each a record with the room a
+    /// record in a list has.
+    var asStream: YAMLScan {
+        var scan = self
+        scan.stream = true
+        scan.documentDepth = NestingLimit.topLevelRecord
+        return scan
+    }
+
     /// The scan, with the events from one source (`parsing` is not `auto`).
     func scanOnce(as forced: ContainerShape?) throws(ListDiffError) -> ScannedDocument {
         var shape = forced
@@ -87,21 +96,15 @@ struct YAMLScan {
         try state.run()
         if state.secondDocument {
             // Several documents: the stream again, as a list of them.
-            var again = self
-            again.stream = true
-            again.documentDepth = NestingLimit.topLevelRecord
-            return try again.scanOnce(as: nil)
+            return try asStream.scanOnce(as: nil)
         }
         if !stream, state.loneMapping, !key.fields.isEmpty || key.isWholeRecord {
             // One mapping that holds no list of records but carries the key is one record:
             // a stream of one document, as a manifest file cut down to one object is.
             // Without the key it is what it was, an object that is not an object of lists.
-            var again = self
-            again.stream = true
-            again.documentDepth = NestingLimit.topLevelRecord
             let lone: ScannedDocument
             do {
-                lone = try again.scanOnce(as: nil)
+                lone = try asStream.scanOnce(as: nil)
             } catch {
                 // As one record it would nest past the limit (one level deeper than a
                 // mapping's members): the mapping it was.
