@@ -18,13 +18,15 @@ Other shapes hold the same records, and sort(1) has no way in:
   diffed with `--path /items`;
 - yaml-sections: a YAML object of 10 lists (`s0:` then its items);
 - yaml-section-objects: a YAML list of 10 section objects (`- name: s0`, `title:`,
-  `items:` then its items, and `open:` after them).
+  `items:` then its items, and `open:` after them);
+- yaml-map-path: a YAML map of records (`u17:` then its record's members) under
+  `data:`, `users:`, diffed with `--path /data/users`.
 
 With --given, the section-object shapes are diffed with `--section-key name --items
 items` (the layout given, not found), so that the first section is cut inside too.
 
 Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH] [--given]
-       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections|yaml-section-objects]
+       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections|yaml-section-objects|yaml-map-path]
 """
 import os
 import random
@@ -102,10 +104,12 @@ def write_section_objects(path, records):
         f.write("\n]\n")
 
 
-def yaml_items(f, records, pad=""):
+def yaml_items(f, records, pad="", map=False):
     # Every value here is plain-safe: names, emails and teams are letters, dots and @.
     for r in records:
-        f.write(f"{pad}- id: {r['id']}\n{pad}  name: {r['name']}\n{pad}  email: {r['email']}\n{pad}  age: {r['age']}\n"
+        if map:
+            f.write(f"{pad}u{r['id']}:\n")
+        f.write(f"{pad}{'  ' if map else '- '}id: {r['id']}\n{pad}  name: {r['name']}\n{pad}  email: {r['email']}\n{pad}  age: {r['age']}\n"
                 f"{pad}  active: {'true' if r['active'] else 'false'}\n{pad}  score: {r['score']}\n{pad}  team: {r['team']}\n")
 
 
@@ -119,6 +123,13 @@ def write_yaml_path(path, records):
         f.write("apiVersion: v1\nitems:\n")
         yaml_items(f, records)
         f.write("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+
+
+def write_yaml_map_path(path, records):
+    with open(path, "w") as f:
+        f.write("apiVersion: v1\ndata:\n  users:\n")
+        yaml_items(f, records, "    ", map=True)
+        f.write("kind: Users\n")
 
 
 def write_yaml_sections(path, records):
@@ -142,6 +153,7 @@ SHAPES = {
     "section-objects": ("spill-objects", "json", write_section_objects, [], "a list of 10 section objects"),
     "yaml": ("spill-yaml", "yaml", write_yaml, [], "a YAML block sequence"),
     "yaml-path": ("spill-yaml-path", "yaml", write_yaml_path, ["--path", "/items"], "a YAML list at --path /items"),
+    "yaml-map-path": ("spill-yaml-map", "yaml", write_yaml_map_path, ["--path", "/data/users"], "a YAML map at --path /data/users"),
     "yaml-sections": ("spill-yaml-sections", "yaml", write_yaml_sections, [], "a YAML object of 10 lists"),
     "yaml-section-objects": ("spill-yaml-objects", "yaml", write_yaml_section_objects, [], "a YAML list of 10 section objects"),
 }

@@ -524,10 +524,8 @@ extension FileDiffer {
         let documented = side.hashing == KeyHashing() && side.table.keyHashes.count == side.count
         let asText = side.format != .yaml
         // A map's record is its member: its name, from its opening quote, to its value's end
-        // (in YAML, from its key's line).
-        let names = side.records.names.map { names in
-            (0..<end).map { asText ? names.starts[$0] : RecordChunks.keyLine(before: side.records.starts[$0], in: side.records.file.bytes) }
-        }
+        // (in YAML, from its key).
+        let names = side.records.names.map { names in (0..<end).map { names.starts[$0] } }
         // (The places of all the chunk's records in one pass over its text.)
         let places = side.records.file.locations(of: names ?? (0..<end).map { side.records.starts[$0] })
         for r in start..<end {

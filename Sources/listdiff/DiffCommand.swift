@@ -248,7 +248,7 @@ struct DiffOptions: ParsableArguments {
     @Option(
         name: .customLong("memory-limit"),
         help: ArgumentHelp(
-            "The memory a diff may use (bytes, or with K, M, G or T: 512M, 2G; default: half the machine's memory). Inputs larger than it allows are split by key hash into files in a temporary folder (under TMPDIR), diffed a part at a time and joined: the changeset is the one in memory. A list of records at the top (JSON, NDJSON, YAML, CSV, TSV), a YAML map of records, object of lists or list of section objects at the top, a JSON list, map of records, object of lists or list of section objects at the top or at --path, or a YAML list or list of section objects at --path; set it to spill standard input or a pipe.",
+            "The memory a diff may use (bytes, or with K, M, G or T: 512M, 2G; default: half the machine's memory). Inputs larger than it allows are split by key hash into files in a temporary folder (under TMPDIR), diffed a part at a time and joined: the changeset is the one in memory. A list of records at the top (JSON, NDJSON, YAML, CSV, TSV), a YAML map of records, object of lists or list of section objects at the top, a JSON list, map of records, object of lists or list of section objects at the top or at --path, or a YAML list, map of records or list of section objects at --path; set it to spill standard input or a pipe.",
             valueName: "size"))
     var memoryLimit: String?
 

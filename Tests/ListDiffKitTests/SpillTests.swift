@@ -710,6 +710,66 @@ import ListDiffKitTestSupport
             refused: ["an alias to another record", "an anchor named again", "one record at the top"])
     }
 
+    /// A YAML map of records at a --path spills as one at the top does: cut between members
+    /// at the map's column, each later chunk led by the text before the map and its first
+    /// key with an empty record. A map that starts on its key's line, an object of lists,
+    /// and a first key that is no name on one line are refused under a budget asked for.
+    @Test func yamlMapsAtAPathSpill() throws {
+        let (dir, parent) = try Self.workspace()
+        defer { try? FileManager.default.removeAtPath(dir) }
+        let p = "    "
+        let members = (0..<300).map { "\(p)m\($0):\n\(p)  v: \($0 % 7)\n\(p)  # a comment\n\(p)  s: \"a: b\"\n\(p)  l:\n\(p)  - x\n" }
+        let before = "# the file\ndata:\n  kind: X\n  map:\n", after = "  after: 1\nlast: 2\n"
+        func map(_ members: [String]) -> String { before + members.joined() + after }
+        let twice = Self.edited(members, [260: members[40]])
+        let firstAgain = Self.edited(members, [280: members[0]])
+        let notRecord = Self.edited(members, [250: "\(p)m250: 4\n", 30: "\(p)m30:\n\(p)- x\n\(p)- y\n"])
+        let aliased = Self.edited(members, [10: "\(p)m10:\n\(p)  v: &anchor 1\n", 200: "\(p)m200:\n\(p)  v: *anchor\n"])
+        let anchorAgain = Self.edited(
+            members, [0: "\(p)m0:\n\(p)  v: &a 1\n", 150: "\(p)m150:\n\(p)  v: &a 2\n", 280: "\(p)m280:\n\(p)  v: *a\n"])
+        // (Text that goes on at the map's column, in lines that look like members, is not cut.)
+        let goesOn = Self.edited(
+            members,
+            [
+                20: "\(p)m20:\n\(p)  v: \"one\n\(p) m21: not a key\"\n",
+                100: "\(p)m100: {v: [1,\n\(p) m101: 2], w: 'it''s\n\(p) m102: x'}\n",
+                180: "\(p)m180:\n\(p)  v: |\n\(p)    \"open [\n\(p)  s: 'a\n\(p) # not a comment\n\(p) m181: b'\n",
+            ])
+        var quoted = members
+        for k in stride(from: 0, to: 300, by: 7) { quoted[k] = "\(p)\"q \(k)\": {v: \(k)}\n" }
+        let lists = (0..<300).map { "\(p)l\($0):\n\(p)- id: \($0)\n" }
+        let flow = "  map: {" + (0..<300).map { "m\($0): {v: \($0)}" }.joined(separator: ", ") + "}\n"
+        let cases = [
+            ("changed", map(members.reversed().map { $0.replacingOccurrences(of: "v: 3", with: "v: 4") })),
+            ("quoted keys and flow records", map(quoted)), ("a name given twice", map(twice)),
+            ("the first name again", map(firstAgain)), ("members that are not records", map(notRecord)),
+            ("an alias to another record", map(aliased)), ("an anchor named again", map(anchorAgain)),
+            ("members go on at the map's column", map(goesOn)), ("the map at the end", before + members.joined()),
+            ("empty", before.dropLast() + " {}  # none\n" + after),
+            ("malformed late", map(Self.edited(members, [270: "\(p)m270: [\n"]))),
+            ("an object of lists", map(lists)), ("a flow map", String(before.dropLast(7)) + flow + after),
+            ("a complex first key", map(Self.edited(members, [0: "\(p)? m0\n\(p): {v: 1}\n"]))),
+        ]
+        try Self.checkCases(
+            cases, beside: map(members), ext: "yaml", in: parent,
+            refused: ["an alias to another record", "an anchor named again", "an object of lists", "a flow map", "a complex first key"],
+            options: LayoutOptions(path: try FieldPath("/data/map")))
+        // Each refusal says why.
+        let reasons = [
+            "an object of lists": "an object of lists at --path /data/map", "a flow map": "a map at --path /data/map that starts on a line",
+            "a complex first key": "whose first key is not a plain or quoted name",
+        ]
+        let old = parent.appendingPathComponent("old.yaml"), new = parent.appendingPathComponent("new.yaml")
+        let files = FileDiffer(
+            reader: DocumentReader(key: try IdentityKey(parsing: ["id"]), layout: LayoutOptions(path: try FieldPath("/data/map"))))
+        for (name, text) in cases where reasons[name] != nil {
+            try map(members).write(to: old, atomically: true, encoding: .utf8)
+            try text.write(to: new, atomically: true, encoding: .utf8)
+            let refused = Self.rendered(Self.spilling(files, parent: parent, budget: 512), old, new)
+            #expect(refused.contains(reasons[name]!), "\(name): \(refused)")
+        }
+    }
+
     /// A YAML list whose records' text goes on at the margin, in lines that look like
     /// items: the spill cuts it between records only, as in memory.
     @Test func yamlTextAtTheMarginSpills() throws {

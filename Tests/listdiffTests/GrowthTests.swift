@@ -81,9 +81,12 @@ import Glibc
         /// first member), an object of lists (each chunk led by its list's name), the same
         /// with a list every five records, a YAML map of records (each chunk led by the
         /// text up to its first member's end), and a YAML list of section objects with the
-        /// layout given (each chunk led by `- `, the section's name and its list's key).
+        /// layout given (each chunk led by `- `, the section's name and its list's key), and
+        /// a YAML map of records at --path (each chunk led by the text before it and its
+        /// first key).
         case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin,
-            spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects, spillYAMLSectionObjects
+            spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects, spillYAMLSectionObjects,
+            spillYAMLMapAtPath
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -168,6 +171,11 @@ import Glibc
                 return try records.map { r in
                     "m\(r["id"]!):\n" + (try block(r, indent: "  ")).replacingOccurrences(of: "  - ", with: "    ")
                 }.joined(separator: "\n") + "\n"
+            case .spillYAMLMapAtPath:
+                return "meta:\n  v: 1\ndata:\n  users:\n"
+                    + (try records.map { r in
+                        "    m\(r["id"]!):\n" + (try block(r, indent: "    ")).replacingOccurrences(of: "    - ", with: "      ")
+                    }.joined(separator: "\n")) + "\n  after: 1\n"
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
@@ -199,7 +207,7 @@ import Glibc
             ? "ndjson"
             : [
                 .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
-                .spillYAMLPath, .spillYAMLSections, .spillYAMLSectionObjects,
+                .spillYAMLPath, .spillYAMLSections, .spillYAMLSectionObjects, .spillYAMLMapAtPath,
             ].contains(shape)
                 ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
@@ -213,7 +221,7 @@ import Glibc
         case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin,
             .spillYAMLSections, .spillSectionObjects, .spillSmallSectionObjects:
             options = ["--memory-limit", "1M"]
-        case .spillPath, .spillYAMLPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
+        case .spillPath, .spillYAMLPath, .spillYAMLMapAtPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .spillYAMLSectionObjects: options = ["--memory-limit", "1M", "--section-key", "name", "--items", "items"]
         case .path: options = ["--path", "/data/users"]
         case .keyedLines, .githubWide, .githubWideYAML: options = ["--array-key", "/lines=sku"]

@@ -129,9 +129,10 @@ package struct RecordChunks {
     private var listEnded = false
     /// YAML: whether the records are a stream's documents (else a block sequence's items).
     package private(set) var documents = false
-    /// YAML: whether the records are a block mapping's members (a map of records).
+    /// YAML: whether the records are a block mapping's members (a map of records), at the
+    /// top or at a path.
     package private(set) var cutsAMapping = false
-    /// YAML at a path: the column of the list's items, once found.
+    /// YAML at a path: the column of the list's items (or the map's members), once found.
     private var itemColumn: Int? = nil
     /// YAML at a path: the first chunk was handed out at an error in the text before the
     /// list, for its reader to say what it is.
@@ -434,7 +435,7 @@ package struct RecordChunks {
             // must fit in a chunk.)
             if path != nil, !atEnd, buffer.count > chunkBytes + aroundLimit {
                 throw Self.refusal(
-                    "the text after the list at --path \(SafeText.escape(path!.spelling)) is longer than \(aroundLimit >> 10) KiB",
+                    "the text after the list or map at --path \(SafeText.escape(path!.spelling)) is longer than \(aroundLimit >> 10) KiB",
                     file: name)
             }
             return nil
@@ -672,9 +673,9 @@ package struct RecordChunks {
         switch outcome {
         case .more:
             if buffer.count < aroundLimit { return nil }
-            why = "no list\(at) in the first \(aroundLimit >> 10) KiB: the text before the list must fit in a chunk"
+            why = "no list or map\(at) in the first \(aroundLimit >> 10) KiB: the text before it must fit in a chunk"
         case .notFound(let what): why = what + at
-        case .malformed, .found: why = "no list\(at)"
+        case .malformed, .found: why = "no list or map\(at)"
         }
         var again = JSONPathWalk(bytes: buffer)
         if case .notFound = outcome, let (nameEnd, closers) = again.repeatedStep(steps) {
@@ -1027,10 +1028,10 @@ package struct RecordChunks {
     ///   the list is longer than `aroundLimit`.
     private mutating func yamlPathCut() throws(ListDiffError) -> Int? {
         let at = " at --path \(SafeText.escape(path!.spelling))"
-        if pathFailed { throw Self.refusal("no list\(at)", file: name) }
+        if pathFailed { throw Self.refusal("no list or map\(at)", file: name) }
         if listEnded {
             if !atEnd, buffer.count > chunkBytes + aroundLimit {
-                throw Self.refusal("the text after the list\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
+                throw Self.refusal("the text after the list or map\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
             }
             return nil
         }
@@ -1052,7 +1053,7 @@ package struct RecordChunks {
         var last: Int? = nil
         // (Whole lines only: a line cut short may look like the list's end.)
         let whole = wholeLines
-        let end = Self.yamlItemStarts(in: buffer[..<whole], from: from, column: itemColumn ?? 0) { start in
+        let end = Self.yamlItemStarts(in: buffer[..<whole], from: from, column: itemColumn ?? 0, mapping: cutsAMapping) { start in
             if start >= chunkBytes, last != nil { return false }
             last = start
             return true
@@ -1071,12 +1072,13 @@ package struct RecordChunks {
         }
         let lines = buffer[..<whole].count { $0 == 0x0A }
         switch outcome {
-        case .found(let line, var column):
+        case .found(let line, var column, let map):
             var start = 0
             for _ in 0..<line { start = buffer[start...].firstIndex(of: 0x0A)! + 1 }
+            if map { return try locatedYAMLMap(start, column, at) }
             if !buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) {
                 let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
-                if Self.isEmptyFlowList(buffer[(start + column)..<end]) {
+                if Self.isEmptyFlow(buffer[(start + column)..<end], "[", "]") {
                     // (`items: []`, as kubectl writes no resources: nothing to cut; the
                     // text after it must fit in a chunk, as after any list.)
                     listEnded = true
@@ -1110,11 +1112,47 @@ package struct RecordChunks {
             if atEnd || buffer.count < aroundLimit { return nil }
             if readerFails(lines, whole) { return nil }
             throw Self.refusal(
-                "no list\(at) in the first \(aroundLimit >> 10) KiB: the text before the list must fit in a chunk", file: name)
+                "no list or map\(at) in the first \(aroundLimit >> 10) KiB: the text before it must fit in a chunk", file: name)
         case .notFound(let why):
             if atEnd || readerFails(lines, whole) { return nil }
             throw Self.refusal(why + at, file: name)
         }
+    }
+
+    /// The map at the path, found at the line that starts at `start`, its first member at
+    /// `column`: where that line starts. Later chunks are led by the text before it and the
+    /// first member's key with an empty record, on its own line, as at the top (`yamlCut`).
+    ///
+    /// - Throws: a refusal (`notSpillable`) when the map starts on a line with other text
+    ///   (but for `{}`, which is read whole), when its first key is not a plain or quoted name,
+    ///   when it is an object of lists, or when the text before it is longer than
+    ///   `aroundLimit`.
+    private mutating func locatedYAMLMap(_ start: Int, _ column: Int, _ at: String) throws(ListDiffError) -> Int? {
+        let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
+        if !buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) {
+            // (`data: {}`: nothing to cut; the text after it must fit in a chunk.)
+            if Self.isEmptyFlow(buffer[(start + column)..<end], "{", "}") {
+                listEnded = true
+                return nil
+            }
+            throw Self.refusal("a map\(at) that starts on a line with other text", file: name)
+        }
+        guard let colon = Self.keyColon(buffer, start + column) else {
+            throw Self.refusal(
+                "a map\(at) whose first key is not a plain or quoted name, alone on its line (a tag, an anchor or `?` before it)",
+                file: name)
+        }
+        // (An object of lists, as the reader judges it by its first member.)
+        if Self.valueIsList(buffer, after: colon) {
+            throw Self.refusal("an object of lists\(at), which the spill of YAML does not cut at a path", file: name)
+        }
+        if start > aroundLimit {
+            throw Self.refusal("the text before the map\(at) is longer than \(aroundLimit >> 10) KiB", file: name)
+        }
+        opening = Array(buffer[..<start]) + Array(buffer[start...colon]) + Array(" {}\n".utf8)
+        cutsAMapping = true
+        itemColumn = column
+        return start
     }
 
     /// Whether the YAML reader finds an error in the first `lines` lines (`buffer[..<whole]`):
@@ -1134,7 +1172,9 @@ package struct RecordChunks {
     /// `column` starts, past `from` (the first item's line, which does not end one), until it
     /// returns false. Returns where the list ends, when the text holds its end: a line whose
     /// text starts at a smaller column, or at the column but is not an item.
-    static func yamlItemStarts(in b: ArraySlice<UInt8>, from: Int, column: Int, _ found: (Int) -> Bool) -> Int? {
+    static func yamlItemStarts(in b: ArraySlice<UInt8>, from: Int, column: Int, mapping: Bool = false, _ found: (Int) -> Bool)
+        -> Int?
+    {
         var tracker = YAMLLineTracker()
         return b.withUnsafeBufferPointer { text -> Int? in
             guard let base = text.baseAddress else { return nil }
@@ -1148,8 +1188,10 @@ package struct RecordChunks {
                     if i < end, ![0x0D, 0x09, UInt8(ascii: "#")].contains(text[i]), indent <= column, tracker.outside(at: indent) {
                         // (`-` then a space or the line's end.)
                         let item = Self.startsItem(text, i, end)
-                        guard indent == column, item else { return k }
-                        if k > from, !found(k) { return nil }
+                        guard indent == column, item || mapping else { return k }
+                        // (In a mapping, a `- ` line at the members' column is an item of the
+                        // member before it, an indentless list.)
+                        if k > from, !mapping || !item && Self.startsKey(text, i), !found(k) { return nil }
                     }
                 }
                 tracker.lines(text, k, end)
@@ -1201,12 +1243,13 @@ package struct RecordChunks {
         }
     }
 
-    /// Whether a line's text from a value on is `[]`, then perhaps a comment.
-    static func isEmptyFlowList(_ text: ArraySlice<UInt8>) -> Bool {
+    /// Whether a line's text from a value on is an empty flow collection (`[]` or `{}`),
+    /// then perhaps a comment.
+    static func isEmptyFlow(_ text: ArraySlice<UInt8>, _ open: Unicode.Scalar, _ close: Unicode.Scalar) -> Bool {
         var rest = text.drop { $0 == 0x20 }
-        guard rest.starts(with: "[".utf8) else { return false }
+        guard rest.first == UInt8(ascii: open) else { return false }
         rest = rest.dropFirst().drop { $0 == 0x20 }
-        guard rest.starts(with: "]".utf8) else { return false }
+        guard rest.first == UInt8(ascii: close) else { return false }
         rest = rest.dropFirst().drop { $0 == 0x20 || $0 == 0x0D }
         return rest.isEmpty || rest.first == UInt8(ascii: "#")
     }
@@ -1277,7 +1320,7 @@ package struct RecordChunks {
         return false
     }
 
-    static func startsDocument(_ b: [UInt8], _ k: Int) -> Bool {
+    static func startsDocument<Text: RandomAccessCollection<UInt8>>(_ b: Text, _ k: Int) -> Bool where Text.Index == Int {
         k + 3 <= b.count && b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: "-")
             && (k + 3 == b.count || [0x20, 0x09, 0x0A, 0x0D].contains(b[k + 3]))
     }
@@ -1313,10 +1356,12 @@ package struct RecordChunks {
     /// key (no indicator first) or a quoted one on one line, then `:` and a space or the
     /// line's end. Other lines at the margin (comments, `- ` items of an indentless
     /// sequence, markers, a continued scalar) do not.
-    static func startsKey(_ b: [UInt8], _ k: Int) -> Bool { keyColon(b, k) != nil }
+    static func startsKey<Text: RandomAccessCollection<UInt8>>(_ b: Text, _ k: Int) -> Bool where Text.Index == Int {
+        keyColon(b, k) != nil
+    }
 
     /// Where the colon after the key that starts the line at `k` is (`startsKey`), or nil.
-    static func keyColon(_ b: [UInt8], _ k: Int) -> Int? {
+    static func keyColon<Text: RandomAccessCollection<UInt8>>(_ b: Text, _ k: Int) -> Int? where Text.Index == Int {
         guard k < b.count else { return nil }
         let first = b[k]
         let blanks: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]

@@ -165,7 +165,7 @@ struct ScannedDocument: @unchecked Sendable {
 /// string), and where each name is written, to read it again.
 final class MemberNames: @unchecked Sendable {
     let hashes: PageBuffer<Hash128>
-    /// Where each name starts (JSON: its opening quote).
+    /// Where each name starts: JSON's opening quote, YAML's key (or its quote or tag).
     let starts: PageBuffer<Int>
     /// The names themselves, for a YAML input (whose key may be written many ways).
     var texts: [String] = []

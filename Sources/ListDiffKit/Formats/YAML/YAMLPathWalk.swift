@@ -1,10 +1,11 @@
-/// Finds, at the start of a YAML text, the block sequence a path names, by libyaml's
+/// Finds, at the start of a YAML text, the block sequence or mapping a path names, by libyaml's
 /// events: the member names and item numbers on the path, every other node skipped. It
 /// checks only what it must to find its way; the reader of each chunk checks the rest.
 enum YAMLPathWalk {
     enum Outcome: Equatable {
-        /// The sequence's first `-` is at this 0-based line and column.
-        case found(line: Int, column: Int)
+        /// The sequence's first `-`, or the mapping's first key (`map`), is at this 0-based
+        /// line and column.
+        case found(line: Int, column: Int, map: Bool)
         /// The events end before the path is found: the text may go on, else the path
         /// names nothing (why).
         case ended(String)
@@ -85,13 +86,14 @@ enum YAMLPathWalk {
                 // (The text before the list leads every later chunk: an anchor there could
                 // be named again by a record, and an alias after it would then mean another.)
                 if anchored { return .notFound("an anchor before the list, or on it") }
-                return .found(line: node.start.line, column: node.start.column)
+                return .found(line: node.start.line, column: node.start.column, map: false)
             case .mappingStart:
-                return .notFound("a map, which the spill of YAML does not cut at a path")
+                if anchored { return .notFound("an anchor before the map, or on it") }
+                return .found(line: node.start.line, column: node.start.column, map: true)
             case .documentEnd, .streamEnd:
                 return .ended("no document")
             default:
-                return .notFound("a value that is not a list")
+                return .notFound("a value that is not a list or a map of records")
             }
         } catch {
             return .malformed(line: (error.location?.line ?? 1) - 1)

@@ -350,6 +350,8 @@ struct YAMLScanState: YAMLEventSink {
         var keyPending = false
         var keyHash = Hash128(a: 0, b: 0)
         var keyText: String?
+        /// A map of records' own mapping: where the key being read starts, in bytes.
+        var keyStart = 0
         var keyEntry: Int?
         var keyOnPath = false
         var keyIsItems = false
@@ -988,6 +990,7 @@ struct YAMLScanState: YAMLEventSink {
             placement.building || onPath || probing && placement.isRecord || placement.role == .container
             || placement.role == .sectionObject
         stack[p].keyText = needsText ? String(decoding: text, as: UTF8.self) : nil
+        if names != nil, placement.role == .container { stack[p].keyStart = marks.offset(ofIndex: event.start.index) }
         if placement.role == .container, case .map = actualShape, path.isEmpty, !explicit,
             scan.key.isWholeRecord || scan.keys.entry(0, named: text) != nil
         {
@@ -1123,7 +1126,7 @@ struct YAMLScanState: YAMLEventSink {
             status = .keyed
             keyHash = memory.keyHashing.mix(container.keyHash)
             names.hashes.append(container.keyHash)
-            names.starts.append(0)
+            names.starts.append(container.keyStart)
             names.texts.append(container.keyText ?? "")
             map.add(key: container.keyHash, value: hash)
         } else if wholeRecord {
