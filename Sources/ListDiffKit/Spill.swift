@@ -211,7 +211,7 @@ extension FileDiffer {
                 return "'\(SafeText.escape(name))' is not a JSON object or list, or a YAML block collection, where --path could lead"
             }
             return
-                "'\(SafeText.escape(name))' is not a list or a map of records at the top (a JSON array or object, a YAML block sequence at the left margin or a stream of documents, NDJSON, CSV or TSV)"
+                "'\(SafeText.escape(name))' is not a list or a map of records at the top (a JSON array or object, a YAML block sequence or mapping at the left margin or a stream of documents, NDJSON, CSV or TSV)"
         }
         return nil
     }
