@@ -360,7 +360,7 @@ extension FileDiffer {
             let yaml = side.format == .yaml
             let offsets = side.sections.dropFirst(continues ? 1 : 0).map {
                 yaml
-                    ? RecordChunks.keyLine(before: $0.offset, in: side.file.bytes, items: true)
+                    ? RecordChunks.keyLine(before: $0.offset, in: side.file.bytes)
                     : RecordChunks.nameStart(beforeList: $0.offset, in: side.file.bytes)
             }
             let at = side.file.locations(of: offsets)

@@ -1325,14 +1325,13 @@ package struct RecordChunks {
             && (k + 3 == b.count || [0x20, 0x09, 0x0A, 0x0D].contains(b[k + 3]))
     }
 
-    /// In a block mapping at the left margin: where the line of the key of the value at
-    /// `offset` starts, the last line at or before it that starts at the margin with
-    /// content other than a comment (or, with `items`, an item of an indentless list: a
-    /// list's key in an object of lists).
-    package static func keyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>, items: Bool = false) -> Int {
+    /// In a block mapping at the left margin (an object of lists): where the line of the key
+    /// of the value at `offset` starts, the last line at or before it that starts at the
+    /// margin with content other than a comment or an item of an indentless list.
+    package static func keyLine(before offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
         var k = offset
         while k > 0, b[k - 1] != 0x0A { k -= 1 }
-        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(b[k]) || items && b[k] == UInt8(ascii: "-") {
+        while k > 0, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#"), UInt8(ascii: "-")].contains(b[k]) {
             k -= 1
             while k > 0, b[k - 1] != 0x0A { k -= 1 }
         }
