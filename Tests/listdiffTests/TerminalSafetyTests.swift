@@ -5,17 +5,19 @@ import Testing
 /// escaped, so that nothing can act on the terminal or forge a line.
 @Suite struct TerminalSafetyTests {
     /// What must never reach a terminal raw: C0 controls but the line feed, DEL, C1
-    /// controls, line and paragraph separators, bidirectional controls.
+    /// controls, line and paragraph separators, bidirectional controls, and the invisible
+    /// characters that make two keys look alike.
     static func unsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0A: return false
         case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x200B, 0x2060...0x2064, 0xFEFF: return true
         default: return false
         }
     }
 
     static let hostile = [
-        "\u{1B}]0;owned\u{07}", "x\n+ id=999 #0 {\"admin\":true}", "\u{9B}2J", "\u{202E}gnp.exe",
+        "\u{1B}]0;owned\u{07}", "x\n+ id=999 #0 {\"admin\":true}", "\u{9B}2J", "\u{202E}gnp\u{FEFF}.exe\u{200B}\u{2060}",
         "a\u{2028}b", "c\u{85}d", "e\rf\u{08}g", "\u{1B}[2J",
     ]
 
@@ -63,7 +65,7 @@ import Testing
         #expect(patch.stdout.contains(#"id="\u001b]0;owned\u0007""#))
         #expect(patch.stdout.contains(#"~ id="x\n+ id=999 #0 {\"admin\":true}" /x\n+ id=999 #0 {"admin":true}: 1 → "#))
         #expect(patch.stdout.split(separator: "\n").count == 2 + 15 + 1 + 1)
-        #expect(patch.stdout.contains(#"\u202egnp.exe"#))
+        #expect(patch.stdout.contains(#"\u202egnp\ufeff.exe\u200b\u2060"#))
         let colored = try Binary.run(["--color", "always", "old.json", "new.json"], in: dir)
         // Colour adds listdiff's own escapes only: SGR sequences, nothing else.
         let stripped = colored.stdout.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)

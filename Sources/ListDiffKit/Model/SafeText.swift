@@ -8,7 +8,9 @@
 /// - C0 controls and DEL: `\n`, `\r`, `\t`, `\b`, `\f`, else `\u001b` (as JSON spells them);
 /// - C1 controls (U+0080 to U+009F), such as U+009B, which some terminals take for ESC [;
 /// - the line and paragraph separators U+2028 and U+2029;
-/// - bidirectional controls: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069.
+/// - bidirectional controls: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069;
+/// - invisible characters that make two texts look alike: U+200B, U+2060 to U+2064 and
+///   U+FEFF. (The joiners U+200C and U+200D stay: scripts and emoji need them.)
 ///
 /// JSON text that passes through keeps its meaning: these escapes are JSON's own.
 package enum SafeText {
@@ -42,6 +44,7 @@ package enum SafeText {
         switch scalar.value {
         case 0x00..<0x20, 0x7F...0x9F: return true
         case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x200B, 0x2060...0x2064, 0xFEFF: return true
         default: return false
         }
     }
