@@ -219,17 +219,18 @@ import ListDiffKitTestSupport
             }
             let separator: UInt8 = round % 2 == 0 ? 0x2C : 0x09
             let start = length == 0 ? 0 : Int.random(in: 0..<length, using: &rng)
-            var end = start, plain = true
+            var end = start, plain = true, ascii = true
             while end < length {
                 let b = text[end]
-                if b == separator || b == 0x0A || (b == 0x0D && end + 1 < length && text[end + 1] == 0x0A) { break }
+                if b == separator || b == 0x0A || b == 0x0D { break }
                 if b == 0x22 || b == 0x5C || b < 0x20 || b == 0xE2 { plain = false }
+                if b >= 0x80 { ascii = false }
                 end += 1
             }
             let found = text.withUnsafeBufferPointer {
                 CSVReader.unquotedEnd($0.baseAddress ?? UnsafePointer(bitPattern: 8)!, from: start, count: length, separator: separator)
             }
-            #expect(found.end == end && found.plain == plain, "round \(round): \(text) from \(start)")
+            #expect(found.end == end && found.plain == plain && found.ascii == ascii, "round \(round): \(text) from \(start)")
         }
     }
 }

@@ -68,7 +68,7 @@ import Testing
         for arguments in [["/dev/zero", new], ["/dev/urandom", new], ["apply", new, "/dev/zero"], [sparse.path, new]] {
             let start = Date()
             let run = try Binary.run(arguments, in: dir)
-            expectOneLine(run, "error: holds a NUL byte, which no JSON, NDJSON or YAML text holds")
+            expectOneLine(run, "error: holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds")
             #expect(Date().timeIntervalSince(start) < 5, "\(arguments)")
         }
         // From a file through the shell: the binary stops reading early, and a pipe written

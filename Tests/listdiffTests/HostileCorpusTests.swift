@@ -124,17 +124,17 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             expected: "listdiff: error: . is a folder and new.json is not: give two files, or two folders"),
         HostileCase(
             name: "endless zeros", files: with([:]), arguments: ["/dev/zero", "new.json"],
-            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds"),
         HostileCase(
             name: "endless random bytes", files: with([:]), arguments: ["/dev/urandom", "new.json"],
-            expected: ": error: holds a NUL byte, which no JSON, NDJSON or YAML text holds", placed: true),
+            expected: ": error: holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds", placed: true),
         HostileCase(
             name: "a changeset of zeros", files: with([:]), arguments: ["apply", "old.json", "/dev/zero"],
-            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+            expected: "/dev/zero:1:1: error: holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds"),
         HostileCase(
             name: "a sparse gigabyte", files: with([:]),
             arguments: ["truncate -s 1G sparse.json && \"$LISTDIFF\" sparse.json new.json; s=$?; rm sparse.json; exit $s"],
-            shell: true, expected: "sparse.json:1:1: error: holds a NUL byte, which no JSON, NDJSON or YAML text holds"),
+            shell: true, expected: "sparse.json:1:1: error: holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds"),
         HostileCase(
             name: "an input over the size limit", files: with([:]), arguments: ["old.json", "new.json"],
             environment: ["LISTDIFF_MAX_INPUT_SIZE": "10"],

@@ -129,6 +129,8 @@ final class RecordStream {
     var filled = 0
     var position = 0
     var atEnd = false
+    /// Whether the start (a NUL byte, a byte order mark) has been looked at.
+    var pastByteOrderMark = false
     /// Line number of `buffer[0]` in the input.
     var baseLine = 1
     /// Lines counted from the start of the buffer up to `countedTo`.
@@ -218,10 +220,9 @@ final class RecordStream {
         let base = buffer.baseAddress!
         var lineStart = offset
         while lineStart > 0, base[lineStart - 1] != 0x0A { lineStart -= 1 }
-        let column = SourceLocation.of(
-            offset: offset - lineStart, in: UnsafeBufferPointer(start: base + lineStart, count: offset - lineStart)
-        ).column
-        return SourceLocation(line: baseLine + linesInBuffer, column: column)
+        return SourceLocation.of(
+            offset: offset - lineStart, in: UnsafeBufferPointer(start: base + lineStart, count: offset - lineStart),
+            from: SourceLocation(line: baseLine + linesInBuffer, column: 1))
     }
 
     @inline(__always)
@@ -243,6 +244,18 @@ final class RecordStream {
         }
         current = nil
         while true {
+            if !pastByteOrderMark {
+                // (The start is looked at as every reader looks at it: a NUL byte there is
+                // refused, and a byte order mark skipped.)
+                if filled < InputFile.startLength, filled < buffer.count, !atEnd {
+                    try refill()
+                    continue
+                }
+                let start = UnsafeBufferPointer(buffer.rebased(0..<filled))
+                try InputFile.checkStart(start, name: name)
+                position = ByteOrderMark.length(at: start)
+                pastByteOrderMark = true
+            }
             // Skip white space and blank lines.
             while position < filled, Self.isBlank(buffer[position]) { position += 1 }
             if position == filled {

@@ -10,7 +10,7 @@ package enum InputFile {
     /// How far into an input `checkStart` looks.
     static let startLength = 1 << 16
 
-    /// Refuses an input whose start holds a NUL byte: no JSON, NDJSON or YAML text does, and
+    /// Refuses an input whose start holds a NUL byte: no JSON, NDJSON, YAML or CSV text does, and
     /// /dev/zero, binary files and random bytes do at once.
     static func checkStart(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(ListDiffError) {
         let start = UnsafeBufferPointer(rebasing: bytes.prefix(startLength))
@@ -19,7 +19,7 @@ package enum InputFile {
         throw ListDiffError(
             .syntax,
             file: name, location: SourceLocation.of(offset: offset, in: start),
-            "holds a NUL byte, which no JSON, NDJSON or YAML text holds")
+            "holds a NUL byte, which no JSON, NDJSON, YAML or CSV text holds")
     }
 
     static func checkSize(_ count: Int, name: String) throws(ListDiffError) {
@@ -139,6 +139,7 @@ package struct DocumentReader: Sendable {
     /// An input as the engine reads it: a CSV or TSV input turned into the JSON text of its
     /// records (`CSVReader`), anything else as it is.
     package func opened(_ file: MappedFile, _ format: InputFormat) throws(ListDiffError) -> (MappedFile, InputFormat) {
+        if format == .yaml { file.lineBreaks = .yaml }
         guard format == .csv || format == .tsv else { return (file, format) }
         let (json, source) = try csv(format).transcode(file.bytes, name: file.name)
         let opened = MappedFile(name: file.name, json: json, csv: source)

@@ -79,8 +79,11 @@ package final class MappedFile: @unchecked Sendable {
     /// nil when the places are hidden.
     func location(of offset: Int) -> SourceLocation? {
         if placesHidden { return nil }
-        return placed(SourceLocation.of(offset: offset, in: bytes))
+        return placed(SourceLocation.of(offset: offset, in: bytes, breaks: lineBreaks))
     }
+
+    /// What ends a line of the text: set to YAML's breaks where the text is read as YAML.
+    package var lineBreaks = LineBreaks.newline
 
     /// A place in this file's text, placed in its input: a CSV input's row for its JSON
     /// text, a spill file's record at its place in the input.
@@ -111,7 +114,7 @@ package final class MappedFile: @unchecked Sendable {
     /// Where each of `offsets` is, as `location(of:)` tells.
     func locations(of offsets: [Int?]) -> [SourceLocation?] {
         if placesHidden { return offsets.map { _ in nil } }
-        let locations = SourceLocation.of(offsets: offsets, in: bytes)
+        let locations = SourceLocation.of(offsets: offsets, in: bytes, breaks: lineBreaks)
         return locations.map { $0.map(placed) }
     }
 

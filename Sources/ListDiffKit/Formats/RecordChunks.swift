@@ -69,7 +69,7 @@ package struct RecordChunks {
     /// left margin, or a stream's document marker), or with `path`, a JSON array or object
     /// (the list or map is found as it is read).
     package static func cuts(_ format: InputFormat, head: [UInt8], path: Bool = false) -> Bool {
-        var k = Self.textStart(head)
+        var k = ByteOrderMark.length(at: head)
         switch format {
         case .ndjson, .csv, .tsv: return !path
         case .json:
@@ -200,7 +200,7 @@ package struct RecordChunks {
         try fill(Self.headBytes)
         self.format = try format(Array(buffer.prefix(Self.headBytes)))
         if self.format == .json, path == nil {
-            var k = Self.textStart(buffer)
+            var k = ByteOrderMark.length(at: buffer)
             while k < buffer.count, [0x20, 0x0A, 0x0D, 0x09].contains(buffer[k]) { k += 1 }
             objectAtTop = k < buffer.count && buffer[k] == UInt8(ascii: "{")
         }
@@ -272,6 +272,7 @@ package struct RecordChunks {
         chunks += 1
         let section = cutSection
         var leadPlaces: [(chunk: SourceLocation, input: SourceLocation)] = []
+        let breaks: LineBreaks = format == .yaml ? .yaml : format == .csv || format == .tsv ? .csv : .newline
         switch format {
         case .json:
             if !first {
@@ -302,20 +303,19 @@ package struct RecordChunks {
                     // (`- `, the name member, and the records list's key, at the members' column.)
                     let members = section[(dash + 1)...].firstIndex { $0 != 0x20 } ?? dash + 1
                     let lead = [prefix.count + members, prefix.count + newline + 1 + members]
-                    leadPlaces = zip(Self.places(of: lead, in: prefix + section, line: 1, column: 0), cutSectionPlaces).map {
-                        (chunk: $0, input: $1)
-                    }
+                    leadPlaces = zip(Self.places(of: lead, in: prefix + section, line: 1, column: 0, breaks: breaks), cutSectionPlaces)
+                        .map { (chunk: $0, input: $1) }
                 }
                 prefix += section + Array(":\n".utf8)
             }
             if !last, cutsSections || yamlSectionObjects != nil {
                 cutSection = pendingSection
                 sectionColumn = pendingSectionColumn
-                if let pendingLead { cutSectionPlaces = Self.places(of: pendingLead, in: buffer, line: line, column: 0) }
+                if let pendingLead { cutSectionPlaces = Self.places(of: pendingLead, in: buffer, line: line, column: 0, breaks: breaks) }
             }
         case .ndjson: break
         }
-        prefixLines = prefix.count { $0 == UInt8(ascii: "\n") }
+        prefixLines = Self.places(of: [prefix.count], in: prefix, line: 1, column: 0, breaks: breaks)[0].line - 1
         if format == .json, !last {
             // (A section object's list cut in two closes the object too.)
             let list: [UInt8] = pendingSection == nil ? [] : sectionObjects == nil ? Array("]".utf8) : Array("]}".utf8)
@@ -334,15 +334,9 @@ package struct RecordChunks {
         // Where the next chunk starts: its line, and (JSON) its column past the comma,
         // which is not handed out.
         let skip = format == .json && !last ? cut + 1 : cut
-        var lastNewline = -1
-        for k in 0..<skip where buffer[k] == UInt8(ascii: "\n") {
-            line += 1
-            lastNewline = k
-        }
-        if format == .json {
-            let characters = buffer[(lastNewline + 1)..<skip].count { $0 & 0xC0 != 0x80 }
-            column = (lastNewline < 0 ? column : 0) + characters
-        }
+        let next = Self.places(of: [skip], in: buffer, line: line, column: column, breaks: breaks)[0]
+        line = next.line
+        if format == .json { column = next.column - 1 }
         buffer.removeFirst(skip)
         var out = Chunk(text: chunk, lineShift: startLine - 1 - prefixLines)
         out.isWhole = first && last
@@ -410,7 +404,8 @@ package struct RecordChunks {
                 fieldStart = false
             } else if byte == separator {
                 fieldStart = true
-            } else if byte == newline {
+            } else if byte == newline || byte == UInt8(ascii: "\r") && k + 1 < buffer.count && buffer[k + 1] != newline {
+                // (A lone `\r` ends a row too, as `CSVReader` reads it.)
                 fieldStart = true
                 if firstRowEnd == nil { firstRowEnd = k + 1 }
                 last = k + 1
@@ -571,24 +566,14 @@ package struct RecordChunks {
         return cut
     }
 
-    /// The places of `offsets` (in order) in `bytes`, whose first byte is at `line` after
-    /// `column` characters.
-    static func places(of offsets: [Int], in bytes: [UInt8], line: Int, column: Int) -> [SourceLocation] {
-        var out: [SourceLocation] = []
-        var line = line, characters = column, k = 0
-        for offset in offsets {
-            while k < offset {
-                if bytes[k] == 0x0A {
-                    line += 1
-                    characters = 0
-                } else if bytes[k] & 0xC0 != 0x80 {
-                    characters += 1
-                }
-                k += 1
-            }
-            out.append(SourceLocation(line: line, column: characters + 1))
+    /// The places of `offsets` in `bytes`, whose first byte is at `line` after `column`
+    /// characters, lines ending as `breaks` says.
+    static func places(of offsets: [Int], in bytes: [UInt8], line: Int, column: Int, breaks: LineBreaks = .newline)
+        -> [SourceLocation]
+    {
+        bytes.withUnsafeBufferPointer {
+            SourceLocation.of(offsets: offsets, in: $0, from: SourceLocation(line: line, column: column + 1), breaks: breaks).map { $0! }
         }
-        return out
     }
 
     /// An object of lists: where the name of the list at `list` starts (its opening quote),
@@ -704,10 +689,8 @@ package struct RecordChunks {
             _ = try JSONReader().read(Array(buffer[..<safe]), name: name)
         } catch {
             guard let place = error.location else { return }
-            let lines = buffer[..<safe].count { $0 == UInt8(ascii: "\n") }
-            let lineStart = (buffer[..<safe].lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
-            let column = buffer[lineStart..<safe].count { $0 & 0xC0 != 0x80 } + 1
-            if (place.line, place.column) < (lines + 1, column) { throw error }
+            let end = Self.places(of: [safe], in: buffer, line: 1, column: 0)[0]
+            if (place.line, place.column) < (end.line, end.column) { throw error }
         }
     }
 
@@ -803,7 +786,7 @@ package struct RecordChunks {
         buffer.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
             // (A byte order mark is not a list's name.)
-            var k = chunks == 0 ? Self.textStart(buffer) : 0
+            var k = chunks == 0 ? ByteOrderMark.length(at: buffer) : 0
             while k < whole {
                 let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
                 var i = k
@@ -941,7 +924,7 @@ package struct RecordChunks {
         }
         buffer.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
-            var k = chunks == 0 ? Self.textStart(buffer) : 0
+            var k = chunks == 0 ? ByteOrderMark.length(at: buffer) : 0
             while k < whole {
                 let end = SystemCalls.find(0x0A, in: base + k, count: whole - k).map { $0 - UnsafeRawPointer(base) } ?? whole
                 if k < from {
@@ -1070,11 +1053,11 @@ package struct RecordChunks {
         let outcome = buffer.withUnsafeBufferPointer {
             YAMLPathWalk.find(path!.components, in: UnsafeBufferPointer(rebasing: $0[..<(atEnd ? buffer.count : whole)]))
         }
-        let lines = buffer[..<whole].count { $0 == 0x0A }
+        // (libyaml's lines: a lone `\r`, U+0085, U+2028 and U+2029 end one too.)
+        let lines = Self.places(of: [whole], in: buffer, line: 0, column: 0, breaks: .yaml)[0].line
         switch outcome {
         case .found(let line, var column, let map):
-            var start = 0
-            for _ in 0..<line { start = buffer[start...].firstIndex(of: 0x0A)! + 1 }
+            var start = Self.yamlLineStart(line, in: buffer)
             if map { return try locatedYAMLMap(start, column, at) }
             if !buffer[start..<(start + column)].allSatisfy({ $0 == 0x20 }) {
                 let end = buffer[start...].firstIndex(of: 0x0A) ?? buffer.count
@@ -1168,6 +1151,19 @@ package struct RecordChunks {
         return false
     }
 
+    /// Where the 0-based `line` of a YAML text starts, its lines ended as libyaml ends them.
+    static func yamlLineStart(_ line: Int, in text: [UInt8]) -> Int {
+        text.withUnsafeBufferPointer { b in
+            var k = 0, seen = 0
+            while seen < line, k < b.count {
+                let length = b[k] == 0x0A ? 1 : LineBreaks.yaml.otherBreak(in: b, at: k, end: b.count)
+                if length > 0 { seen += 1 }
+                k += max(length, 1)
+            }
+            return k
+        }
+    }
+
     /// Calls `found` with where each item of a YAML block sequence whose items are at
     /// `column` starts, past `from` (the first item's line, which does not end one), until it
     /// returns false. Returns where the list ends, when the text holds its end: a line whose
@@ -1178,7 +1174,7 @@ package struct RecordChunks {
         var tracker = YAMLLineTracker()
         return b.withUnsafeBufferPointer { text -> Int? in
             guard let base = text.baseAddress else { return nil }
-            var k = Self.textStart(b)
+            var k = ByteOrderMark.length(at: b)
             while k < text.count {
                 let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
                 if k >= from {
@@ -1214,7 +1210,7 @@ package struct RecordChunks {
         var notes: Int? = nil
         b.withUnsafeBufferPointer { text in
             guard let base = text.baseAddress else { return }
-            var k = Self.textStart(b)
+            var k = ByteOrderMark.length(at: b)
             while k < text.count {
                 let end = SystemCalls.find(0x0A, in: base + k, count: text.count - k).map { $0 - UnsafeRawPointer(base) } ?? text.count
                 if documents {
@@ -1283,7 +1279,7 @@ package struct RecordChunks {
     /// A block sequence's leading directive lines and its `---` line, when it has directives:
     /// a later chunk needs them (`%TAG` names the handles its tags use).
     static func directives(_ b: [UInt8]) -> [UInt8] {
-        var k = Self.textStart(b)
+        var k = ByteOrderMark.length(at: b)
         var out: [UInt8] = []
         var any = false
         while k < b.count {
@@ -1303,7 +1299,7 @@ package struct RecordChunks {
 
     /// Whether the text's records are documents: a `---` line after the first content.
     static func isStream(_ bytes: [UInt8]) -> Bool {
-        var k = Self.textStart(bytes)
+        var k = ByteOrderMark.length(at: bytes)
         var lineStart = true
         var content = false
         while k < bytes.count {
@@ -1341,7 +1337,7 @@ package struct RecordChunks {
     /// Where the first line with content starts: past blank lines, comments, directives
     /// and a `---` line.
     static func firstContentLine(_ b: [UInt8]) -> Int? {
-        var k = Self.textStart(b)
+        var k = ByteOrderMark.length(at: b)
         while k < b.count {
             let first = b[k]
             guard [UInt8(ascii: "#"), UInt8(ascii: "%"), 0x0A, 0x0D, 0x20].contains(first) || startsDocument(b, k) else { return k }
@@ -1410,9 +1406,6 @@ package struct RecordChunks {
         text[k] == UInt8(ascii: "-") && (k + 1 == end || [0x20, 0x0D].contains(text[k + 1]))
     }
 
-    /// Where a text starts: past a UTF-8 byte order mark.
-    static func textStart<C: Collection>(_ b: C) -> Int where C.Element == UInt8 { b.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0 }
-
     /// Where the lines read whole end: at the last line break, or at the input's end.
     private var wholeLines: Int { atEnd ? buffer.count : (buffer.lastIndex(of: 0x0A) ?? -1) + 1 }
 
@@ -1444,7 +1437,7 @@ struct JSONPathWalk {
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
-        k = RecordChunks.textStart(bytes)
+        k = ByteOrderMark.length(at: bytes)
     }
 
     mutating func find(_ steps: [String]) -> Outcome {

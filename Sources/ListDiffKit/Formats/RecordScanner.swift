@@ -544,7 +544,7 @@ struct OldRecords: @unchecked Sendable {
 extension JSONParser {
     /// Skips a UTF-8 byte order mark at the start, as RFC 8259 §8.1 permits.
     mutating func skipByteOrderMark() {
-        if index == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        if index == 0 { index = ByteOrderMark.length(at: bytes) }
     }
 
     /// The error for an NDJSON record that goes on past the end of its line.

@@ -17,21 +17,35 @@ extension ListDiffError {
 
         public var description: String { "\(line):\(column)" }
 
-        /// The location of byte `offset` in `bytes`, counting lines by `\n` and columns by scalars.
-        static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> SourceLocation {
-            of(offsets: [offset], in: bytes)[0]!
+        /// The location of byte `offset` in `bytes`, counting lines by `breaks` and columns by
+        /// scalars.
+        static func of(
+            offset: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: SourceLocation = .textStart,
+            breaks: LineBreaks = .newline
+        ) -> SourceLocation {
+            of(offsets: [offset], in: bytes, from: start, breaks: breaks)[0]!
         }
 
+        /// Where a text starts: line 1, column 1.
+        static let textStart = SourceLocation(line: 1, column: 1)
+
         /// The locations of many offsets at once, in one pass over `bytes` (nil stays nil).
-        static func of(offsets: [Int?], in bytes: UnsafeBufferPointer<UInt8>) -> [SourceLocation?] {
+        /// `bytes[0]` is at `start`. Where that is the start of a text, a byte order mark
+        /// there takes no column: the readers skip it.
+        static func of(
+            offsets: [Int?], in bytes: UnsafeBufferPointer<UInt8>, from start: SourceLocation = .textStart,
+            breaks: LineBreaks = .newline
+        ) -> [SourceLocation?] {
             let order = offsets.indices.filter { offsets[$0] != nil }.sorted { offsets[$0]! < offsets[$1]! }
             var out = [SourceLocation?](repeating: nil, count: offsets.count)
-            var line = 1, column = 1, i = 0
+            var line = start.line, column = start.column
+            var i = start == .textStart ? ByteOrderMark.length(at: bytes) : 0
             for k in order {
                 let end = min(offsets[k]!, bytes.count)
                 while i < end {
                     let b = bytes[i]
-                    if b == 0x0A {
+                    if b == 0x0A || breaks != .newline && b >= 0x0D && breaks.otherBreak(in: bytes, at: i, end: bytes.count) > 0 {
+                        // (The bytes after the first of a longer break do not count.)
                         line += 1
                         column = 1
                     } else if b & 0xC0 != 0x80 {
@@ -42,6 +56,30 @@ extension ListDiffError {
                 out[k] = SourceLocation(line: line, column: column)
             }
             return out
+        }
+    }
+}
+
+/// What ends a line, for the places errors name: `\n` always (`\r\n` is one break, at its
+/// `\n`), and in some formats more.
+package enum LineBreaks: Sendable {
+    /// `\n` alone: JSON and NDJSON.
+    case newline
+    /// A lone `\r` too, as spreadsheets on old Macs end rows: CSV and TSV.
+    case csv
+    /// As libyaml reads YAML: a lone `\r`, U+0085, U+2028 and U+2029 too.
+    case yaml
+
+    /// The length of a line break other than `\n` at `text[i]`, in a text that ends at `end`:
+    /// a `\r` that no `\n` follows (1), in YAML U+0085 (2), U+2028 or U+2029 (3); 0 where
+    /// there is none.
+    @inline(__always)
+    package func otherBreak(in text: UnsafeBufferPointer<UInt8>, at i: Int, end: Int) -> Int {
+        switch text[i] {
+        case 0x0D: return self != .newline && (i + 1 == end || text[i + 1] != 0x0A) ? 1 : 0
+        case 0xC2: return self == .yaml && i + 1 < end && text[i + 1] == 0x85 ? 2 : 0
+        case 0xE2: return self == .yaml && i + 2 < end && text[i + 1] == 0x80 && text[i + 2] & 0xFE == 0xA8 ? 3 : 0
+        default: return 0
         }
     }
 }

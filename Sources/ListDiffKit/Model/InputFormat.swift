@@ -26,8 +26,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// Guesses from the content: a first significant byte of `[`, `{` or `"` means JSON
     /// (a YAML flow document that starts so is read strictly as JSON), anything else YAML.
     package static func sniff(_ bytes: [UInt8]) -> InputFormat {
-        var i = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+        var i = ByteOrderMark.length(at: bytes)
         while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
         guard i < bytes.count else { return .yaml }
         return [UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\"")].contains(bytes[i]) ? .json : .yaml

@@ -9,6 +9,18 @@ package enum NestingLimit {
     package static let topLevelRecord = 1
 }
 
+/// The UTF-8 byte order mark a text may start with. Every reader skips it (RFC 8259 §8.1
+/// permits it in JSON; YAML and CSV files from Windows tools often have it), and places on
+/// a text's first line count their columns from after it.
+package enum ByteOrderMark {
+    /// The length of the mark at the start of `text`: 3, or 0 where there is none.
+    @inline(__always)
+    package static func length<Text: Collection<UInt8>>(at text: Text) -> Int {
+        var bytes = text.makeIterator()
+        return bytes.next() == 0xEF && bytes.next() == 0xBB && bytes.next() == 0xBF ? 3 : 0
+    }
+}
+
 /// How `apply` is asked to read OLD: nil where the caller leaves it to the changeset
 /// (`listdiff apply` without `--input-format`, `--csv-types` or `--yaml-version`).
 package struct ReadingRequest: Sendable, Hashable {

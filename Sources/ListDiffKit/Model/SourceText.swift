@@ -12,17 +12,20 @@ package final class SourceText: @unchecked Sendable {
     package let valueOffsets: [Int]
     /// Whether the value is the list of a YAML stream's documents: always a plain list.
     package let isStream: Bool
+    /// What ends a line of the text (YAML has more breaks than JSON).
+    let lineBreaks: LineBreaks
 
-    package init(name: String, bytes: [UInt8], valueOffsets: [Int], isStream: Bool = false) {
+    package init(name: String, bytes: [UInt8], valueOffsets: [Int], isStream: Bool = false, lineBreaks: LineBreaks = .newline) {
         self.name = name
         self.bytes = bytes
         self.valueOffsets = valueOffsets
         self.isStream = isStream
+        self.lineBreaks = lineBreaks
     }
 
     /// The line and column of a byte offset.
     package func location(ofOffset offset: Int) -> ListDiffError.Location {
-        bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0) }
+        bytes.withUnsafeBufferPointer { SourceLocation.of(offset: offset, in: $0, breaks: lineBreaks) }
     }
 
     /// The start offset of the value with the given pre-order index, if known.

@@ -46,6 +46,7 @@
             repeat {
                 let at = scanner.index
                 try scanner.field(into: &field)
+                try scanner.checkText(at..<scanner.index)
                 if let earlier = seen[field] {
                     throw scanner.error(
                         at: at,
@@ -84,9 +85,10 @@
                 if start < bytes.count, base[start] != quote {
                     // Unquoted, the common cell: its end, and whether JSON needs any of its
                     // bytes escaped, found in one pass.
-                    let (end, plain) = Self.unquotedEnd(base, from: start, count: bytes.count, separator: separator)
+                    let (end, plain, ascii) = Self.unquotedEnd(base, from: start, count: bytes.count, separator: separator)
                     scanner.index = end
                     let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
+                    if !ascii { try scanner.checkText(start..<end) }
                     if !plain {
                         Self.write(text, inferring: inferTypes, to: &out)
                     } else if inferTypes, Self.isLiteral(text) {
@@ -98,6 +100,7 @@
                     }
                 } else {
                     let cell = try scanner.cell(scratch: &field)
+                    try scanner.checkText(cell.copied ? start..<scanner.index : cell.start..<cell.end)
                     if cell.copied {
                         field.withUnsafeBytes { Self.write($0, inferring: inferTypes, to: &out) }
                     } else {
@@ -143,14 +146,18 @@
         }
     }
 
-    /// Where the unquoted cell at `start` ends (at a separator, a line feed, a CR LF or the
-    /// end of the input), and whether it holds no byte that a JSON string escapes (`"`,
-    /// `\`, a control, or the first byte of U+2028 or U+2029). Eight bytes at a time: a
+    /// Where the unquoted cell at `start` ends (at a separator, a line feed, a CR or the end
+    /// of the input); whether it holds no byte that a JSON string escapes (`"`, `\`, a
+    /// control, or the first byte of U+2028 or U+2029); and whether it is ASCII (else its
+    /// text must be checked as UTF-8). Eight bytes at a time: a
     /// byte is flagged when it is the separator or one of those, and the first flagged
     /// byte is exact (the usual zero-byte test is wrong only above a true one).
     @inline(__always)
-    static func unquotedEnd(_ p: UnsafePointer<UInt8>, from start: Int, count n: Int, separator: UInt8) -> (end: Int, plain: Bool) {
+    static func unquotedEnd(_ p: UnsafePointer<UInt8>, from start: Int, count n: Int, separator: UInt8) -> (
+        end: Int, plain: Bool, ascii: Bool
+    ) {
         var i = start
+        var high: UInt64 = 0
         #if _endian(little)
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let separators = ones &* UInt64(separator)
@@ -161,22 +168,26 @@
                 zeroBytes(w ^ separators) | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C))
                 | zeroBytes(w ^ (ones &* 0xE2)) | ((w &- ones &* 0x20) & ~w & highs)
             if flags == 0 {
+                high |= w & highs
                 i &+= 8
                 continue
             }
+            // (The bytes before the first flagged one are looked at here alone.)
+            high |= w & highs & ((flags & (0 &- flags)) &- 1)
             i &+= flags.trailingZeroBitCount >> 3
             break
         }
         #endif
         // From the first flagged byte (or the last few), one at a time.
-        var plain = true
+        var plain = true, ascii = high == 0
         while i < n {
             let b = p[i]
-            if b == separator || b == 0x0A || (b == 0x0D && i + 1 < n && p[i + 1] == 0x0A) { return (i, plain) }
+            if b == separator || b == 0x0A || b == 0x0D { return (i, plain, ascii) }
             if b == 0x22 || b == 0x5C || b < 0x20 || b == 0xE2 { plain = false }
+            if b >= 0x80 { ascii = false }
             i += 1
         }
-        return (i, plain)
+        return (i, plain, ascii)
     }
 
     /// A cell's value in JSON: a string, or under `inferring` the literal it is.
@@ -277,7 +288,7 @@ struct CSVScanner {
     var sawCRLF = false
 
     mutating func skipByteOrderMark() {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        if index == 0 { index = ByteOrderMark.length(at: bytes) }
     }
 
     /// Skips empty lines; the start of the next row, or nil at the end.
@@ -286,8 +297,9 @@ struct CSVScanner {
             if bytes[index] == 0x0A {
                 index += 1
                 line += 1
-            } else if bytes[index] == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
-                index += 2
+            } else if bytes[index] == 0x0D {
+                // (`\r\n`, or a lone `\r`, as spreadsheets on old Macs end rows.)
+                index += index + 1 < bytes.count && bytes[index + 1] == 0x0A ? 2 : 1
                 line += 1
             } else {
                 return index
@@ -310,7 +322,7 @@ struct CSVScanner {
         let start = index + 1
         var i = start
         while i < n, bytes[i] != UInt8(ascii: "\"") {
-            if bytes[i] == 0x0A { line += 1 }
+            if Self.endsLine(bytes, i) { line += 1 }
             i += 1
         }
         if i + 1 >= n || bytes[i + 1] != UInt8(ascii: "\"") {
@@ -321,7 +333,8 @@ struct CSVScanner {
             }
         }
         // Counted again as the copy reads them.
-        line -= bytes[start..<min(i, n)].lazy.filter { $0 == 0x0A }.count
+        let text = bytes
+        line -= (start..<min(i, n)).count { Self.endsLine(text, $0) }
         try field(into: &scratch)
         return (0, 0, true)
     }
@@ -341,7 +354,7 @@ struct CSVScanner {
         while true {
             guard index < n else { throw error(at: open, "this quoted field is never closed") }
             let b = bytes[index]
-            if b == 0x0A { line += 1 }
+            if Self.endsLine(bytes, index) { line += 1 }
             if b == UInt8(ascii: "\"") {
                 if index + 1 < n, bytes[index + 1] == UInt8(ascii: "\"") {
                     field.append(b)
@@ -362,7 +375,7 @@ struct CSVScanner {
         let n = bytes.count
         guard index < n else { return }
         let b = bytes[index]
-        if b == separator || b == 0x0A || (b == 0x0D && index + 1 < n && bytes[index + 1] == 0x0A) { return }
+        if b == separator || b == 0x0A || b == 0x0D { return }
         throw error(at: index, "expected a separator or the end of the row after a quoted field's closing quote")
     }
 
@@ -375,8 +388,12 @@ struct CSVScanner {
             index += 1
             return true
         case 0x0D:
-            sawCRLF = true
-            index += 2
+            if index + 1 < bytes.count, bytes[index + 1] == 0x0A {
+                sawCRLF = true
+                index += 2
+            } else {
+                index += 1
+            }
             line += 1
             return false
         default:
@@ -387,6 +404,29 @@ struct CSVScanner {
     }
 
     func error(at offset: Int, _ message: String) -> ListDiffError {
-        ListDiffError(.syntax, file: name, location: SourceLocation.of(offset: offset, in: bytes), message)
+        ListDiffError(.syntax, file: name, location: SourceLocation.of(offset: offset, in: bytes, breaks: .csv), message)
+    }
+
+    /// Refuses a field's text `bytes[range]` that is not UTF-8, at the byte where it fails
+    /// (by the JSON reader's rule, which would refuse its JSON text at its row).
+    func checkText(_ range: Range<Int>) throws(ListDiffError) {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            guard bytes[i] >= 0x80 else {
+                i += 1
+                continue
+            }
+            do throws(JSONParseFailure) {
+                i = try JSONParser.validateUTF8Scalar(in: bytes, at: i)
+            } catch {
+                throw self.error(at: error.offset, error.message)
+            }
+        }
+    }
+
+    /// Whether `bytes[i]` ends a line: `\n`, or a lone `\r` (`LineBreaks.csv`).
+    @inline(__always)
+    static func endsLine(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
+        bytes[i] == 0x0A || LineBreaks.csv.otherBreak(in: bytes, at: i, end: bytes.count) > 0
     }
 }

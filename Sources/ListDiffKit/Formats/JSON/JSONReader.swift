@@ -657,7 +657,13 @@ struct JSONParser {
     }
 
     /// Validates one multi-byte UTF-8 sequence starting at `i`; returns the index after it.
-    func validateUTF8Scalar(at i: Int) throws(JSONParseFailure) -> Int {
+    @inline(__always)
+    func validateUTF8Scalar(at i: Int) throws(JSONParseFailure) -> Int { try Self.validateUTF8Scalar(in: bytes, at: i) }
+
+    /// Validates one multi-byte UTF-8 sequence of `bytes` starting at `i`; returns the index
+    /// after it. (CSV's reader checks its fields' text by this rule too.)
+    static func validateUTF8Scalar(in bytes: UnsafeBufferPointer<UInt8>, at i: Int) throws(JSONParseFailure) -> Int {
+        func fail(_ message: String, at offset: Int) -> JSONParseFailure { JSONParseFailure(offset: offset, message: message) }
         let b0 = bytes[i]
         let length: Int
         var lowerBound: UInt8 = 0x80

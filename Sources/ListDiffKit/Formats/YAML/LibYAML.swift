@@ -30,7 +30,11 @@ final class LibYAMLEvents {
     @exclusivity(unchecked) private var event = yaml_event_t()
     @exclusivity(unchecked) private var held = false
 
+    /// The text, for the place of an error libyaml's reader finds (a byte, not a mark).
+    private let text: UnsafeBufferPointer<UInt8>
+
     init(bytes: UnsafeBufferPointer<UInt8>) {
+        text = bytes
         yaml_parser_initialize(&parser)
         yaml_parser_set_input_string(&parser, bytes.baseAddress ?? UnsafePointer(bitPattern: 1), bytes.count)
     }
@@ -52,7 +56,12 @@ final class LibYAMLEvents {
             if let context = parser.context.map({ String(cString: $0) }) {
                 message += " " + context
             }
-            throw ListDiffError(.syntax, location: SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1), message)
+            // (The reader's errors, about bytes that are not text, name an offset and no mark.)
+            let place =
+                parser.error == YAML_READER_ERROR
+                ? SourceLocation.of(offset: min(Int(parser.problem_offset), text.count), in: text, breaks: .yaml)
+                : SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+            throw ListDiffError(.syntax, location: place, message)
         }
         held = true
         func bytes(_ p: UnsafeMutablePointer<yaml_char_t>?) -> UnsafeRawBufferPointer? {

@@ -45,15 +45,7 @@ struct YAMLLineTracker {
         var from = start
         var i = start
         while i < end {
-            let c = b[i]
-            var length = 0
-            if c == 0x0D, i + 1 < end {
-                length = 1
-            } else if c == 0xC2, i + 1 < end, b[i + 1] == 0x85 {
-                length = 2
-            } else if c == 0xE2, i + 2 < end, b[i + 1] == 0x80, b[i + 2] == 0xA8 || b[i + 2] == 0xA9 {
-                length = 3
-            }
+            let length = LineBreaks.yaml.otherBreak(in: b, at: i, end: b.count)
             if length > 0 {
                 line(b, from, i)
                 from = i + length

@@ -45,14 +45,16 @@ package struct YAMLReader: Sendable {
         guard !documents.isEmpty else {
             throw ListDiffError(.shape, file: name, "no YAML document in the input")
         }
-        if documents.count == 1, !asStream { return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets)) }
+        if documents.count == 1, !asStream {
+            return (documents[0], SourceText(name: name, bytes: bytes, valueOffsets: offsets, lineBreaks: .yaml))
+        }
         var records: [Value] = []
         var kept = [0]  // the list itself: the start of the stream
         for (d, document) in documents.enumerated() where document != .null {
             records.append(document)
             kept.append(contentsOf: offsets[starts[d]..<(d + 1 < starts.count ? starts[d + 1] : offsets.count)])
         }
-        return (.array(records), SourceText(name: name, bytes: bytes, valueOffsets: kept, isStream: true))
+        return (.array(records), SourceText(name: name, bytes: bytes, valueOffsets: kept, isStream: true, lineBreaks: .yaml))
     }
 
     /// Reads every document of a YAML stream.
@@ -67,6 +69,7 @@ package struct YAMLReader: Sendable {
     func walk(_ file: MappedFile, anchors: [String: Value] = [:], documentDepth: Int = 0, parsing: YAMLParsing = .auto)
         throws(ListDiffError) -> YAMLScanState
     {
+        file.lineBreaks = .yaml
         if parsing == .auto {
             if let walked = try? walk(file, anchors: anchors, documentDepth: documentDepth, parsing: .own) { return walked }
             return try walk(file, anchors: anchors, documentDepth: documentDepth, parsing: .libyaml)

@@ -275,7 +275,7 @@ struct MarkConverter {
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        start = RecordChunks.textStart(bytes)
+        start = ByteOrderMark.length(at: bytes)
         offset = start
     }
 
