@@ -20,13 +20,17 @@ Other shapes hold the same records, and sort(1) has no way in:
 - yaml-section-objects: a YAML list of 10 section objects (`- name: s0`, `title:`,
   `items:` then its items, and `open:` after them);
 - yaml-map-path: a YAML map of records (`u17:` then its record's members) under
-  `data:`, `users:`, diffed with `--path /data/users`.
+  `data:`, `users:`, diffed with `--path /data/users`;
+- csv-cr: CSV whose rows end with a lone CR, as Excel for Mac writes them, each name a
+  quoted field that holds one too;
+- yaml-ls: the YAML block sequence, each record with a quoted note that holds U+2028 (a
+  line break to libyaml, so every place counts it).
 
 With --given, the section-object shapes are diffed with `--section-key name --items
 items` (the layout given, not found), so that the first section is cut inside too.
 
 Usage: spill.py DIR COUNT [--limit 1G] [--runs 3] [--no-memory] [--binary PATH] [--given]
-       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections|yaml-section-objects|yaml-map-path]
+       [--shape list|sections|section-objects|yaml|yaml-path|yaml-sections|yaml-section-objects|yaml-map-path|csv-cr|yaml-ls]
 """
 import os
 import random
@@ -147,6 +151,21 @@ def write_yaml_section_objects(path, records):
             f.write(f"  open: {'true' if k % 2 == 0 else 'false'}\n")
 
 
+def write_csv_cr(path, records):
+    with open(path, "w", newline="") as f:
+        f.write("id,name,email,age,active,score,team\r")
+        for r in records:
+            f.write(f"{r['id']},\"{r['name']}\r{r['id']}\",{r['email']},{r['age']},{'true' if r['active'] else 'false'},"
+                    f"{r['score']},{r['team']}\r")
+
+
+def write_yaml_ls(path, records):
+    with open(path, "w") as f:
+        for r in records:
+            yaml_items(f, [r])
+            f.write(f"  note: \"one\u2028two {r['id']}\"\n")
+
+
 SHAPES = {
     "list": ("spill", "ndjson", write_ndjson, [], "unsorted NDJSON"),
     "sections": ("spill-sections", "json", write_sections, [], "an object of 10 lists"),
@@ -156,6 +175,8 @@ SHAPES = {
     "yaml-map-path": ("spill-yaml-map", "yaml", write_yaml_map_path, ["--path", "/data/users"], "a YAML map at --path /data/users"),
     "yaml-sections": ("spill-yaml-sections", "yaml", write_yaml_sections, [], "a YAML object of 10 lists"),
     "yaml-section-objects": ("spill-yaml-objects", "yaml", write_yaml_section_objects, [], "a YAML list of 10 section objects"),
+    "csv-cr": ("spill-csv-cr", "csv", write_csv_cr, [], "CSV rows ending with a lone CR"),
+    "yaml-ls": ("spill-yaml-ls", "yaml", write_yaml_ls, [], "a YAML block sequence with U+2028 in quoted text"),
 }
 
 

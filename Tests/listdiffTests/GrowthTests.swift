@@ -83,10 +83,12 @@ import Glibc
         /// text up to its first member's end), and a YAML list of section objects with the
         /// layout given (each chunk led by `- `, the section's name and its list's key), and
         /// a YAML map of records at --path (each chunk led by the text before it and its
-        /// first key).
+        /// first key); CSV whose rows end with a lone CR, a quoted field holding one; and YAML
+        /// whose quoted text holds U+2028, a line break to libyaml (each chunk's lines counted
+        /// so).
         case spillOneLine, spillNDJSON, spillPath, spillMap, spillSections, spillSmallSections, spillYAMLMap, spillYAMLMargin,
             spillYAMLPath, spillYAMLSections, spillSectionObjects, spillSmallSectionObjects, spillYAMLSectionObjects,
-            spillYAMLMapAtPath
+            spillYAMLMapAtPath, spillCSVReturns, spillYAMLLineSeparators
     }
 
     /// Writes OLD and NEW of `count` records in `shape`; the arguments that diff them.
@@ -176,6 +178,12 @@ import Glibc
                     + (try records.map { r in
                         "    m\(r["id"]!):\n" + (try block(r, indent: "    ")).replacingOccurrences(of: "    - ", with: "      ")
                     }.joined(separator: "\n")) + "\n  after: 1\n"
+            case .spillCSVReturns:
+                return "id,name,score,region\r"
+                    + records.map { "\($0["id"]!),\"\($0["name"]!)\r\($0["n"]!)\",\($0["score"]!),\($0["region"]!)\r" }.joined()
+            case .spillYAMLLineSeparators:
+                return try records.map { try block($0, indent: "") + "\n  note: \"one\u{2028}two \($0["id"]!)\"" }.joined(separator: "\n")
+                    + "\n"
             case .wideMapping:
                 return "- id: 0\n  members:\n"
                     + records.map { "    k\($0["n"]!)-\($0["id"]!): \($0["score"]!)\n" }.joined()
@@ -205,11 +213,13 @@ import Glibc
         let ext =
             shape == .ndjson || shape == .spillNDJSON
             ? "ndjson"
-            : [
-                .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
-                .spillYAMLPath, .spillYAMLSections, .spillYAMLSectionObjects, .spillYAMLMapAtPath,
-            ].contains(shape)
-                ? "yaml" : "json"
+            : shape == .spillCSVReturns
+                ? "csv"
+                : [
+                    .yaml, .yamlSections, .wideMapping, .yamlOneLine, .yamlMap, .githubWideYAML, .spillYAMLMap, .spillYAMLMargin,
+                    .spillYAMLPath, .spillYAMLSections, .spillYAMLSectionObjects, .spillYAMLMapAtPath, .spillYAMLLineSeparators,
+                ].contains(shape)
+                    ? "yaml" : "json"
         let oldURL = dir.appendingPathComponent("old-\(count).\(ext)"), newURL = dir.appendingPathComponent("new-\(count).\(ext)")
         try text(old).write(to: oldURL, atomically: true, encoding: .utf8)
         try text(new).write(to: newURL, atomically: true, encoding: .utf8)
@@ -219,7 +229,7 @@ import Glibc
         case .composite: options = ["--key", "region", "--key", "n"]
         case .duplicates: options = ["--duplicates", "match"]
         case .spillOneLine, .spillNDJSON, .spillMap, .spillSections, .spillSmallSections, .spillYAMLMap, .spillYAMLMargin,
-            .spillYAMLSections, .spillSectionObjects, .spillSmallSectionObjects:
+            .spillYAMLSections, .spillSectionObjects, .spillSmallSectionObjects, .spillCSVReturns, .spillYAMLLineSeparators:
             options = ["--memory-limit", "1M"]
         case .spillPath, .spillYAMLPath, .spillYAMLMapAtPath: options = ["--memory-limit", "1M", "--path", "/data/users"]
         case .spillYAMLSectionObjects: options = ["--memory-limit", "1M", "--section-key", "name", "--items", "items"]
