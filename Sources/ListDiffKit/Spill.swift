@@ -419,8 +419,13 @@ extension FileDiffer {
         var chunkCount = 0
         // An object of lists: where each list's name was first given.
         var names: [String: SourceLocation] = [:]
+        var first = true
         while let chunk = try chunks.next() {
             let file = MappedFile(name: path, owning: chunk.text)
+            // (A later part of NDJSON starts at a line inside the input; other formats lead
+            // every part with the input's own start, or a header that begins as it does.)
+            file.startsMidText = out.format == .ndjson && !first
+            first = false
             if chunks.documents, reader.layout.sectionKey != nil || reader.layout.items != nil {
                 // (A part may hold one document, which is no stream: the whole input is one.)
                 throw Layout.streamRefuses(path)

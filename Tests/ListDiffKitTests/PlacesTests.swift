@@ -52,6 +52,28 @@ import ListDiffKitTestSupport
         #expect(diff.contains(#""summary": {"inserted": 0, "deleted": 0, "moved": 0, "updated": 1, "unchanged": 299}"#), "\(diff)")
     }
 
+    /// The spill's later parts read as the input does: a CSV header after empty rows (the
+    /// reader skips them), a header that ends with a lone CR before rows that end with LF
+    /// and blank lines (a part that starts with one must not read `\r\n` after the header),
+    /// and an NDJSON line that starts with U+FEFF (its text, no mark).
+    @Test func laterPartsReadAsTheInput() throws {
+        let rows = (0..<300).map { "\($0),name \($0)\n" }
+        let new = "id,name\n1,a\n"
+        for lead in ["\n", "\r", "\n\r\n", "\u{FEFF}\n"] {
+            let diff = try Self.diffed(lead + "id,name\n" + rows.joined(), against: new, ext: "csv")
+            #expect(diff.contains(#""summary": {"inserted": 0, "deleted": 299, "moved": 0, "updated": 1, "unchanged": 0}"#), "\(diff)")
+        }
+        // (Each row after a blank line, so that parts start with one.)
+        let spaced = rows.map { "\n" + $0 }.joined()
+        #expect(
+            try Self.diffed("id,name\r" + spaced + "\n5,x\n", against: new, ext: "csv").hasPrefix(
+                "error: old.csv:602:1: error: duplicate key id=\"5\" (records 5 and 300; the first is at line 12, column 1)"))
+        let lines = (0..<300).map { "{\"id\":\($0)}\n" }.joined()
+        #expect(
+            try Self.diffed(lines + "\u{FEFF}{\"id\":300}\n", against: "", ext: "ndjson").hasPrefix(
+                "error: old.ndjson:301:1: error: expected a JSON value, found byte 0xEF"))
+    }
+
     /// libyaml's errors about bytes that are not text name the byte.
     @Test func yamlByteErrorsNameTheByte() throws {
         #expect(

@@ -85,6 +85,10 @@ package final class MappedFile: @unchecked Sendable {
     /// What ends a line of the text: set to YAML's breaks where the text is read as YAML.
     package var lineBreaks = LineBreaks.newline
 
+    /// Whether the text is a part of an input that starts inside it (a later part of NDJSON
+    /// cut by the spill): a byte order mark there is no mark but a line's text.
+    package var startsMidText = false
+
     /// A place in this file's text, placed in its input: a CSV input's row for its JSON
     /// text, a spill file's record at its place in the input.
     private func placed(_ location: SourceLocation) -> SourceLocation {

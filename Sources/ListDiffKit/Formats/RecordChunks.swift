@@ -379,13 +379,16 @@ package struct RecordChunks {
     }
 
     /// CSV: after the last row end outside a quoted field (a field that starts with `"`
-    /// and runs to a lone `"`, as `CSVReader` reads it). The first chunk keeps its header row.
+    /// and runs to a lone `"`, as `CSVReader` reads it). The first chunk keeps its header row:
+    /// the first row that is not empty, as `CSVReader` skips empty rows.
     private mutating func csvCut() -> Int? {
-        let quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n")
+        let quote = UInt8(ascii: "\""), newline = UInt8(ascii: "\n"), `return` = UInt8(ascii: "\r")
         let separator = format == .tsv ? UInt8(0x09) : UInt8(ascii: ",")
         var last: Int? = nil, firstRowEnd: Int? = nil
         var fieldStart = true, quoted = false
-        var k = 0
+        // (Whether the row read so far holds anything: a byte order mark and row ends do not.)
+        var rowHolds = false
+        var k = chunks == 0 ? ByteOrderMark.length(at: buffer) : 0
         while k < buffer.count {
             // (A chunk is about `chunkBytes`, however much is read.)
             if k >= chunkBytes, last != nil, chunks > 0 || !header.isEmpty { break }
@@ -404,20 +407,28 @@ package struct RecordChunks {
                 fieldStart = false
             } else if byte == separator {
                 fieldStart = true
-            } else if byte == newline || byte == UInt8(ascii: "\r") && k + 1 < buffer.count && buffer[k + 1] != newline {
+            } else if byte == newline || byte == `return` && k + 1 < buffer.count && buffer[k + 1] != newline {
                 // (A lone `\r` ends a row too, as `CSVReader` reads it.)
                 fieldStart = true
-                if firstRowEnd == nil { firstRowEnd = k + 1 }
+                if firstRowEnd == nil, rowHolds { firstRowEnd = k + 1 }
+                rowHolds = false
                 last = k + 1
             } else {
                 fieldStart = false
             }
+            // (The `\r` of `\r\n` holds nothing; one at the end of what is read is looked at again.)
+            if byte != newline, byte != `return` || quoted { rowHolds = true }
             k += 1
         }
         if chunks == 0 {
-            // The header row stays in the first chunk, and leads the later ones.
+            // The header row stays in the first chunk, and leads the later ones, its row end
+            // a line feed: a lone `\r` there and a chunk that starts with `\n` would read as
+            // one `\r\n`, and lose a line.
             guard let end = firstRowEnd else { return nil }
-            if header.isEmpty { header = Array(buffer[..<end]) }
+            if header.isEmpty {
+                header = Array(buffer[..<end])
+                if header.last == `return` { header[header.count - 1] = newline }
+            }
         }
         return last
     }

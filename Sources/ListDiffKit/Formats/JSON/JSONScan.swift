@@ -31,6 +31,12 @@ struct JSONScan {
     var keepsHashes = false
 
     var bytes: UnsafeBufferPointer<UInt8> { file.bytes }
+
+    /// Skips a byte order mark at the text's start, unless the text is a part of an input
+    /// that starts inside it (where such bytes are a line's text, as in memory).
+    func skipByteOrderMark(_ parser: inout JSONParser) {
+        if !file.startsMidText { parser.skipByteOrderMark() }
+    }
     var what: String { options.path.map { "the value at \($0.spelling)" } ?? "the top level" }
 
     /// The scan of the input as `shape`, or as the shape its start suggests.
@@ -126,7 +132,7 @@ struct JSONScan {
         part.shape = .pattern
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
-        parser.skipByteOrderMark()
+        skipByteOrderMark(&parser)
         let state = PartState(scan: self, table: part.table, startsList: true)
         if lines {
             // (NDJSON: the first step picks lines, as for any path; a line is one level
@@ -230,7 +236,7 @@ struct JSONScan {
     func probe() throws(JSONParseFailure) -> Probe? {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
-        parser.skipByteOrderMark()
+        skipByteOrderMark(&parser)
         let path = options.path?.components ?? []
         if lines {
             guard path.isEmpty else { return nil }
@@ -296,7 +302,7 @@ struct JSONScan {
         var part = ScanPart(table: RecordTable(capacity: 1, keepsHashes: true))
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.recordsOffsets = false
-        parser.skipByteOrderMark()
+        skipByteOrderMark(&parser)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
         let start = parser.index
@@ -424,7 +430,7 @@ struct JSONScan {
         parser.recordsOffsets = false
         let state = PartState(scan: self, table: part.table, startsList: true)
         do throws(JSONParseFailure) {
-            parser.skipByteOrderMark()
+            skipByteOrderMark(&parser)
             var enclosures: [Enclosure] = []
             let path = options.path?.components ?? []
             var steps = path[...]
